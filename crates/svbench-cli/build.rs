@@ -1,0 +1,28 @@
+//! Embeds build provenance (git commit, rustc version, target) at compile time.
+
+use std::process::Command;
+
+fn main() {
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let rustc_version = Command::new(rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    println!("cargo:rustc-env=SVBENCH_GIT_COMMIT={commit}");
+    println!("cargo:rustc-env=SVBENCH_RUSTC_VERSION={rustc_version}");
+    println!(
+        "cargo:rustc-env=SVBENCH_TARGET={}",
+        std::env::var("TARGET").unwrap_or_default()
+    );
+    println!("cargo:rerun-if-changed=../../.git/HEAD");
+    println!("cargo:rerun-if-changed=../../.git/refs");
+}

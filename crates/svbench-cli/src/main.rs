@@ -1,0 +1,52 @@
+//! The `svbench` binary: argument parsing and wiring only.
+
+mod cmd;
+mod exit;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// svbench — security verifiers: RL environments and a benchmark whose rewards are executed, not judged.
+#[derive(Debug, Parser)]
+#[command(name = "svbench", version, about, long_about = None)]
+struct Cli {
+    #[command(flatten)]
+    global: cmd::GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Evaluate a model or builtin policy on an environment.
+    Eval(cmd::eval::EvalArgs),
+    /// Recompute summary.json and report.md from run directories.
+    Report(cmd::report::ReportArgs),
+    /// Generate, import and hash datasets.
+    #[command(subcommand)]
+    Data(cmd::data::DataCommand),
+    /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
+    Bench(cmd::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval(args) => cmd::eval::run(args, &cli.global),
+        Command::Report(args) => cmd::report::run(args, &cli.global),
+        Command::Data(args) => cmd::data::run(args, &cli.global),
+        Command::Bench(args) => cmd::bench::run(args, &cli.global),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            let code = exit::code_for(&err);
+            eprintln!("error: {err:#}");
+            if let Some(hint) = exit::hint_for(&err) {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}

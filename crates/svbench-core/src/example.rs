@@ -1,0 +1,216 @@
+//! Dataset rows as examples: identity, splits and row hashing.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::canonical::{canonical_sha256, RowHasher};
+
+/// One dataset row ready for an environment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Example {
+    /// Position in the selected, evaluation-ordered list.
+    pub index: usize,
+    /// Stable id (harness §0): row `id`, else `meta.hash`, else a content hash;
+    /// repeats get `~1`, `~2`, ….
+    pub id: String,
+    /// The split the row belongs to (`meta.split` / `split`), if it says.
+    pub split: Option<String>,
+    /// The question shown to the model.
+    pub question: String,
+    /// The reference answer as given to rewards (normalised by the environment).
+    pub answer: Value,
+    /// Row metadata passed to rewards: the row without `question` and `answer`.
+    pub info: Value,
+    /// The row exactly as loaded (hashing input).
+    pub row: Value,
+}
+
+impl Example {
+    /// `meta.<key>` of the row as a string, if present.
+    pub fn meta_str(&self, key: &str) -> Option<&str> {
+        self.row.get("meta").and_then(|m| m.get(key)).and_then(Value::as_str)
+    }
+}
+
+/// Errors reading a dataset file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DatasetError {
+    /// The file could not be opened or read.
+    #[error("cannot read dataset {path}: {source}")]
+    Io {
+        /// File path.
+        path: PathBuf,
+        /// Underlying error.
+        source: std::io::Error,
+    },
+    /// A line is not a JSON object or misses a field.
+    #[error("{path}:{line}: {message}")]
+    Row {
+        /// File path (or embedded name).
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The selection is empty or the split is unknown.
+    #[error("{0}")]
+    Selection(String),
+}
+
+/// A raw JSONL row with its 1-based line number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawRow {
+    /// 1-based line number in the source.
+    pub line: usize,
+    /// The parsed object.
+    pub value: Value,
+}
+
+/// Parses JSONL text into objects, skipping blank lines. `origin` names the
+/// source in errors.
+pub fn parse_jsonl(text: &str, origin: &Path) -> Result<Vec<RawRow>, DatasetError> {
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(trimmed).map_err(|e| DatasetError::Row {
+            path: origin.to_path_buf(),
+            line: i + 1,
+            message: format!("not valid JSON: {e}"),
+        })?;
+        if !value.is_object() {
+            return Err(DatasetError::Row {
+                path: origin.to_path_buf(),
+                line: i + 1,
+                message: "row is not a JSON object".to_string(),
+            });
+        }
+        rows.push(RawRow {
+            line: i + 1,
+            value,
+        });
+    }
+    Ok(rows)
+}
+
+/// Reads a JSONL file (UTF-8) into objects.
+pub fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, DatasetError> {
+    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+        DatasetError::Row {
+            path: path.to_path_buf(),
+            line,
+            message: "invalid UTF-8".to_string(),
+        }
+    })?;
+    parse_jsonl(&text, path)
+}
+
+/// The split a row declares: top-level `split`, else `meta.split`.
+pub fn row_split(row: &Value) -> Option<&str> {
+    row.get("split")
+        .and_then(Value::as_str)
+        .or_else(|| row.get("meta").and_then(|m| m.get("split")).and_then(Value::as_str))
+}
+
+/// The id a row declares before de-duplication (harness §0).
+pub fn base_example_id(row: &Value) -> String {
+    if let Some(id) = row.get("id") {
+        match id {
+            Value::String(s) if !s.is_empty() => return s.clone(),
+            Value::Number(n) => return n.to_string(),
+            _ => {}
+        }
+    }
+    if let Some(h) = row.get("meta").and_then(|m| m.get("hash")).and_then(Value::as_str) {
+        if !h.is_empty() {
+            return h.to_string();
+        }
+    }
+    canonical_sha256(row)[..16].to_string()
+}
+
+/// Assigns unique ids in source order; repeats get `~1`, `~2`, … and a warning.
+pub fn assign_example_ids(rows: &[Value]) -> (Vec<String>, Vec<String>) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut ids = Vec::with_capacity(rows.len());
+    let mut warnings = Vec::new();
+    for row in rows {
+        let base = base_example_id(row);
+        let count = seen.entry(base.clone()).or_insert(0);
+        if *count == 0 {
+            ids.push(base);
+        } else {
+            let id = format!("{base}~{count}");
+            warnings.push(format!("duplicate example id {base}: renamed to {id}"));
+            ids.push(id);
+        }
+        *count += 1;
+    }
+    (ids, warnings)
+}
+
+/// `dataset_sha256`-style hash of rows in order (harness §9.2).
+pub fn rows_sha256<'a>(rows: impl IntoIterator<Item = &'a Value>) -> String {
+    let mut h = RowHasher::new();
+    for row in rows {
+        h.push(row);
+    }
+    h.finish()
+}
+
+/// Row metadata handed to rewards: the row without `question` and `answer`.
+pub fn row_info(row: &Value) -> Value {
+    match row {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "question" && k.as_str() != "answer")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => Value::Object(Default::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids_prefer_id_then_hash_then_content() {
+        assert_eq!(base_example_id(&json!({"id": "x1", "meta": {"hash": "h"}})), "x1");
+        assert_eq!(base_example_id(&json!({"meta": {"hash": "abc"}})), "abc");
+        assert_eq!(base_example_id(&json!({"q": 1})).len(), 16);
+    }
+
+    #[test]
+    fn duplicate_ids_get_suffixes_and_warnings() {
+        let rows = vec![
+            json!({"meta": {"hash": "a"}}),
+            json!({"meta": {"hash": "a"}}),
+            json!({"meta": {"hash": "b"}}),
+            json!({"meta": {"hash": "a"}}),
+        ];
+        let (ids, warnings) = assign_example_ids(&rows);
+        assert_eq!(ids, vec!["a", "a~1", "b", "a~2"]);
+        assert_eq!(warnings.len(), 2);
+    }
+
+    #[test]
+    fn malformed_line_names_its_number() {
+        let err = parse_jsonl("{\"a\":1}\n\nnot json\n", Path::new("d.jsonl")).unwrap_err();
+        assert!(err.to_string().starts_with("d.jsonl:3:"), "{err}");
+    }
+}

@@ -1,0 +1,25 @@
+//! Shared vocabulary of svbench.
+//!
+//! Every type that crosses a boundary (written to disk, sent over HTTP, passed
+//! between the environments, the runner and the report) lives here, together
+//! with the pieces the environment specs define once and reuse: the JSON answer
+//! extractor, the cost-matrix utility, Brier calibration and the metric
+//! primitives.
+
+pub mod canonical;
+pub mod cost;
+pub mod example;
+pub mod extract;
+pub mod json;
+pub mod message;
+pub mod metrics;
+pub mod parse;
+pub mod record;
+pub mod reward;
+pub mod reward_config;
+pub mod summary;
+
+pub use example::Example;
+pub use message::{Completion, Message, Role};
+pub use parse::{ParseOutcome, ParseRecord, ParseStatus};
+pub use reward::{RewardBreakdown, RewardComponent};

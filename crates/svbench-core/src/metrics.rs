@@ -1,0 +1,2 @@
+//! Metric primitives: confusion counts, ECE, Brier, risk–coverage, AURC, F1,
+//! bootstrap confidence intervals.

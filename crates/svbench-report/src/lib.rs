@@ -1,0 +1,1 @@
+//! svbench reports: metrics recomputed from `metadata.json` and `results.jsonl` alone.
