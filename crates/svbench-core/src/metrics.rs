@@ -1,2 +1,0 @@
-//! Metric primitives: confusion counts, ECE, Brier, risk–coverage, AURC, F1,
-//! bootstrap confidence intervals.
