@@ -1,5 +1,6 @@
 //! The `svbench` binary: argument parsing and wiring only.
 
+mod build_info;
 mod cmd;
 mod exit;
 

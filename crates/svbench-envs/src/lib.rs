@@ -6,3 +6,4 @@
 
 pub mod e1;
 pub mod policy;
+pub mod single_turn;

@@ -1,14 +1,668 @@
-//! `svbench eval` (scaffold).
+//! `svbench eval ENV`: run a policy over an environment's examples and write
+//! the run artifacts (harness §1.1, §3).
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
 use clap::Args;
+use serde_json::{json, Value};
+use svbench_core::canonical::sha256_hex;
+use svbench_core::record::{FileRef, RunCounts, RunMetadata, RunStatus, Selection};
+use svbench_envs::e1::dataset::{self, DatasetSpec, LoadedDataset, SelectionRequest, SplitRequest};
+use svbench_envs::e1::env::E1Env;
+use svbench_envs::policy::{e1_builtin, Policy};
+use svbench_runner::artifacts::{new_run_id, run_dir, validate_run_id};
+use svbench_runner::{run_eval, EvalPlan, RunSettings};
 
 use super::GlobalArgs;
+use crate::build_info;
+use crate::exit;
 
 /// Arguments of `svbench eval`.
 #[derive(Debug, Args)]
-pub struct EvalArgs {}
+pub struct EvalArgs {
+    /// Environment: e1, network-logs or sv-env-network-logs.
+    pub env: String,
+    /// Model reference or builtin policy (builtin:heuristic, builtin:oracle,
+    /// builtin:replay:FILE); repeatable. E1 defaults to builtin:heuristic.
+    #[arg(long = "model", value_name = "M")]
+    pub models: Vec<String>,
+    /// Distinct examples to run (default: all in the split).
+    #[arg(short = 'n', long = "num-examples")]
+    pub num_examples: Option<usize>,
+    /// Samples per example.
+    #[arg(short = 'r', long = "rollouts-per-example")]
+    pub rollouts_per_example: Option<usize>,
+    /// embedded, a JSONL path, or synthetic:SEED:N.
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// train, dev, test, ood or all (default test; `all` for rows without splits).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Seeded shuffle before taking -n examples.
+    #[arg(long)]
+    pub shuffle: bool,
+    /// Seed for shuffling, request seeds and generators.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Reward profile: v1 (default) or upstream (the parser mode follows it).
+    #[arg(long)]
+    pub reward_profile: Option<String>,
+    /// TOML file overriding reward constants (only the keys to change).
+    #[arg(long, value_name = "FILE")]
+    pub reward_config: Option<PathBuf>,
+    /// Environment-specific argument K=V (E1 has none).
+    #[arg(long = "env-arg", value_name = "K=V")]
+    pub env_args: Vec<String>,
+    /// Run id (default: <timestamp>-<8 hex>).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// Artifact root.
+    #[arg(long, default_value = "outputs/evals")]
+    pub output_dir: PathBuf,
+    /// Continue an interrupted run from its directory.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub resume: Option<PathBuf>,
+    /// With --resume: also re-run samples whose last record is an error.
+    #[arg(long)]
+    pub retry_errors: bool,
+    /// Abort after this many consecutive errored samples (0 disables).
+    #[arg(long, default_value_t = 3)]
+    pub max_consecutive_errors: u32,
+    /// Samples in flight (model endpoints; builtin policies run one at a time).
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Token limit per model call.
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Model calls per sample.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// Sampling temperature.
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Replace the environment's system prompt with this file.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt_file: Option<PathBuf>,
+    /// Label recorded as baseline_name.
+    #[arg(long)]
+    pub baseline_name: Option<String>,
+    /// Free-text notes for metadata.
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Budget group label for metadata.
+    #[arg(long)]
+    pub budget_group: Option<String>,
+    /// Print one JSON object per run on stdout instead of the run directory.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Accepted spellings of E1's name.
+const E1_NAMES: [&str; 3] = ["e1", "network-logs", "sv-env-network-logs"];
+/// The other environments, known but not built yet.
+const LATER_ENVS: [&str; 15] = [
+    "e2",
+    "config-verification",
+    "sv-env-config-verification",
+    "e3",
+    "code-vulnerability",
+    "sv-env-code-vulnerability",
+    "e4",
+    "phishing-detection",
+    "sv-env-phishing-detection",
+    "e5",
+    "redteam-attack",
+    "sv-env-redteam-attack",
+    "e6",
+    "redteam-defense",
+    "sv-env-redteam-defense",
+];
+
+/// Run-defining settings, from flags or from a resumed run's metadata.
+#[derive(Debug, Clone, PartialEq)]
+struct RunSpec {
+    model: String,
+    dataset: String,
+    split: Option<String>,
+    num_examples: Option<usize>,
+    shuffle: bool,
+    seed: u64,
+    rollouts: usize,
+    reward_profile: String,
+    reward_config: Option<PathBuf>,
+    system_prompt_file: Option<PathBuf>,
+}
 
 /// Runs the command; returns the exit code.
-pub fn run(_args: EvalArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    Err(anyhow::anyhow!("`svbench eval` is not implemented yet"))
+pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
+    if LATER_ENVS.contains(&args.env.as_str()) {
+        return Err(exit::with_hint(
+            exit::USAGE,
+            format!(
+                "environment `{}` is not implemented yet in this build",
+                args.env
+            ),
+            "only e1 (sv-env-network-logs) is available so far",
+        ));
+    }
+    if !E1_NAMES.contains(&args.env.as_str()) {
+        return Err(exit::usage(format!(
+            "unknown environment `{}` (known: e1/network-logs/sv-env-network-logs; e2–e6 are not built yet)",
+            args.env
+        )));
+    }
+    if let Some(arg) = args.env_args.first() {
+        return Err(exit::usage(format!(
+            "E1 has no environment-specific arguments (got --env-arg {arg}); use the common flags \
+             (--dataset, --split, -n, --seed, --reward-profile, …)"
+        )));
+    }
+    if args.retry_errors && args.resume.is_none() {
+        return Err(exit::usage(
+            "--retry-errors only makes sense with --resume RUN_DIR",
+        ));
+    }
+
+    let interrupt = install_interrupt_handler();
+    if let Some(dir) = args.resume.clone() {
+        let spec = resume_spec(&dir, &args)?;
+        return run_one(&args, global, spec, Some(dir), interrupt);
+    }
+
+    let models = if args.models.is_empty() {
+        eprintln!("note: no --model given; running builtin:heuristic, E1's default policy");
+        vec!["builtin:heuristic".to_string()]
+    } else {
+        args.models.clone()
+    };
+    // Validate every model route before running any (nothing is created on a usage error).
+    for m in &models {
+        builtin_name(m)?;
+    }
+    let mut worst = exit::OK;
+    for model in models {
+        let spec = RunSpec {
+            model,
+            dataset: args.dataset.clone().unwrap_or_else(|| "embedded".into()),
+            split: args.split.clone(),
+            num_examples: args.num_examples,
+            shuffle: args.shuffle,
+            seed: args.seed.unwrap_or(42),
+            rollouts: args.rollouts_per_example.unwrap_or(1),
+            reward_profile: args.reward_profile.clone().unwrap_or_else(|| "v1".into()),
+            reward_config: args.reward_config.clone(),
+            system_prompt_file: args.system_prompt_file.clone(),
+        };
+        let code = run_one(&args, global, spec, None, interrupt.clone())?;
+        worst = worst.max(code);
+        if code == exit::INTERRUPTED {
+            break;
+        }
+    }
+    Ok(worst)
+}
+
+/// The builtin policy name of a model reference, or a usage error.
+fn builtin_name(model: &str) -> anyhow::Result<&str> {
+    match model.strip_prefix("builtin:") {
+        Some(name) if !name.is_empty() => Ok(name),
+        _ => Err(exit::with_hint(
+            exit::USAGE,
+            format!(
+                "model `{model}`: calling model endpoints is not implemented yet in this build"
+            ),
+            "use a builtin policy: builtin:heuristic, builtin:oracle or builtin:replay:FILE",
+        )),
+    }
+}
+
+/// First SIGINT/SIGTERM stops dispatch (the run stays resumable); a second exits at once.
+fn install_interrupt_handler() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let result = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            eprintln!("second interrupt: exiting now");
+            std::process::exit(exit::INTERRUPTED as i32);
+        }
+        eprintln!(
+            "interrupt: finishing the sample in flight; the run can be resumed with --resume"
+        );
+    });
+    if let Err(e) = result {
+        eprintln!("warning: cannot install the interrupt handler: {e}");
+    }
+    flag
+}
+
+/// Reads a run's metadata and checks the flags given now do not contradict it.
+fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
+    let path = dir.join("metadata.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| exit::data(format!("cannot resume {}: {e}", path.display())))?;
+    let meta: RunMetadata = serde_json::from_str(&text).map_err(|e| {
+        exit::data(format!(
+            "cannot resume: {} is not valid metadata: {e}",
+            path.display()
+        ))
+    })?;
+    if meta.environment != svbench_envs::e1::NAME {
+        return Err(exit::usage(format!(
+            "cannot resume: {} is a run of {}, not {}",
+            dir.display(),
+            meta.environment,
+            svbench_envs::e1::NAME
+        )));
+    }
+    let recorded = RunSpec {
+        model: meta.model.clone(),
+        dataset: meta.dataset.clone(),
+        split: Some(meta.split.clone()),
+        num_examples: Some(meta.selection.num_examples),
+        shuffle: meta.selection.mode == "shuffle",
+        seed: meta.seed,
+        rollouts: meta.rollouts_per_example,
+        reward_profile: meta.reward_profile.clone(),
+        reward_config: meta
+            .reward_config_file
+            .as_ref()
+            .map(|f| PathBuf::from(&f.path)),
+        system_prompt_file: meta.system_prompt_file.as_ref().map(PathBuf::from),
+    };
+    let check = |name: &str, given: Option<String>, was: String| -> Option<String> {
+        given
+            .filter(|g| *g != was)
+            .map(|g| format!("  {name}: run has {was}, flag says {g}"))
+    };
+    let shown = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let mut diff: Vec<String> = [
+        check(
+            "model",
+            (args.models.len() == 1).then(|| args.models[0].clone()),
+            recorded.model.clone(),
+        ),
+        check("dataset", args.dataset.clone(), recorded.dataset.clone()),
+        check("split", args.split.clone(), meta.split.clone()),
+        check(
+            "num_examples",
+            args.num_examples.map(|n| n.to_string()),
+            meta.selection.num_examples.to_string(),
+        ),
+        check(
+            "seed",
+            args.seed.map(|s| s.to_string()),
+            meta.seed.to_string(),
+        ),
+        check(
+            "rollouts_per_example",
+            args.rollouts_per_example.map(|r| r.to_string()),
+            recorded.rollouts.to_string(),
+        ),
+        check(
+            "reward_profile",
+            args.reward_profile.clone(),
+            recorded.reward_profile.clone(),
+        ),
+        check(
+            "reward_config",
+            shown(&args.reward_config),
+            shown(&recorded.reward_config).unwrap_or_else(|| "none".into()),
+        ),
+        check(
+            "system_prompt_file",
+            shown(&args.system_prompt_file),
+            meta.system_prompt_file
+                .clone()
+                .unwrap_or_else(|| "none".into()),
+        ),
+        check("run_id", args.run_id.clone(), meta.run_id.clone()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if args.models.len() > 1 {
+        diff.push("  model: --resume continues one run; give at most one --model".into());
+    }
+    if args.shuffle && !recorded.shuffle {
+        diff.push("  shuffle: run has first, flag says shuffle".into());
+    }
+    if !diff.is_empty() {
+        return Err(exit::usage(format!(
+            "--resume: flags contradict the run's metadata:\n{}",
+            diff.join("\n")
+        )));
+    }
+    Ok(recorded)
+}
+
+/// Everything resolved before any directory is created.
+struct Prepared {
+    env: E1Env,
+    policy: Box<dyn Policy>,
+    data: LoadedDataset,
+    reward_config_file: Option<FileRef>,
+    system_prompt_file: Option<String>,
+}
+
+fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
+    let policy_name = builtin_name(&spec.model)?;
+    let overrides = match &spec.reward_config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                exit::usage(format!(
+                    "cannot read --reward-config {}: {e}",
+                    path.display()
+                ))
+            })?;
+            Some((text, path.display().to_string()))
+        }
+        None => None,
+    };
+    let mut env = E1Env::new(
+        &spec.reward_profile,
+        overrides.as_ref().map(|(t, o)| (t.as_str(), o.as_str())),
+    )
+    .map_err(|e| exit::usage(e.to_string()))?;
+    let reward_config_file = overrides.as_ref().map(|(text, path)| FileRef {
+        path: path.clone(),
+        sha256: sha256_hex(text.as_bytes()),
+    });
+    let system_prompt_file = match &spec.system_prompt_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                exit::usage(format!(
+                    "cannot read --system-prompt-file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            env.set_system_prompt(text);
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    if spec.rollouts == 0 {
+        return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
+    }
+    let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
+    let data = dataset::load(
+        &dataset_spec,
+        &SplitRequest(spec.split.clone()),
+        &SelectionRequest {
+            max_examples: spec.num_examples,
+            shuffle: spec.shuffle,
+            seed: spec.seed,
+        },
+    )
+    .map_err(|e| exit::data(e.to_string()))?;
+    let policy = e1_builtin(policy_name).map_err(|e| match e {
+        svbench_envs::policy::PolicyError::Unknown { .. } => exit::usage(e.to_string()),
+        other => exit::data(other.to_string()),
+    })?;
+    let missing = policy.missing(&data.examples, spec.rollouts);
+    if !missing.is_empty() {
+        let shown: Vec<_> = missing.iter().take(20).cloned().collect();
+        return Err(exit::data(format!(
+            "replay file has no record for {} selected sample(s): {}{}",
+            missing.len(),
+            shown.join(", "),
+            if missing.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(Prepared {
+        env,
+        policy,
+        data,
+        reward_config_file,
+        system_prompt_file,
+    })
+}
+
+fn run_one(
+    args: &EvalArgs,
+    global: &GlobalArgs,
+    spec: RunSpec,
+    resume_dir: Option<PathBuf>,
+    interrupt: Arc<AtomicBool>,
+) -> anyhow::Result<u8> {
+    let prepared = prepare(&spec)?;
+    let resume = resume_dir.is_some();
+    let now = chrono::Utc::now();
+    let (dir, metadata) = match resume_dir {
+        Some(dir) => {
+            let text = std::fs::read_to_string(dir.join("metadata.json"))
+                .with_context(|| format!("reading {}", dir.join("metadata.json").display()))?;
+            let mut old: RunMetadata = serde_json::from_str(&text)?;
+            let fresh = new_metadata(args, &spec, &prepared, old.run_id.clone(), now);
+            let mut mismatches = Vec::new();
+            for (name, was, is) in [
+                ("dataset_sha256", &old.dataset_sha256, &fresh.dataset_sha256),
+                (
+                    "selected_sha256",
+                    &old.selected_sha256,
+                    &fresh.selected_sha256,
+                ),
+                (
+                    "reward_config_hash",
+                    &old.reward_config_hash,
+                    &fresh.reward_config_hash,
+                ),
+            ] {
+                if was != is {
+                    mismatches.push(format!("  {name}: run has {was}, now {is}"));
+                }
+            }
+            if !mismatches.is_empty() {
+                return Err(exit::usage(format!(
+                    "--resume refused: the inputs changed since the run started:\n{}",
+                    mismatches.join("\n")
+                )));
+            }
+            // Settings that may change on resume.
+            old.concurrency = fresh.concurrency;
+            old.argv = fresh.argv;
+            (dir, old)
+        }
+        None => {
+            let run_id = match &args.run_id {
+                Some(id) => {
+                    validate_run_id(id).map_err(|e| exit::usage(e.to_string()))?;
+                    id.clone()
+                }
+                None => new_run_id(now),
+            };
+            let meta = new_metadata(args, &spec, &prepared, run_id.clone(), now);
+            let dir = run_dir(
+                &args.output_dir,
+                svbench_envs::e1::NAME,
+                prepared.policy.name(),
+                &run_id,
+            );
+            if dir.exists()
+                && std::fs::read_dir(&dir)
+                    .map(|mut d| d.next().is_some())
+                    .unwrap_or(false)
+            {
+                return Err(exit::with_hint(
+                    exit::USAGE,
+                    format!(
+                        "run directory {} already exists and is not empty",
+                        dir.display()
+                    ),
+                    "choose another --run-id, or continue it with --resume",
+                ));
+            }
+            (dir, meta)
+        }
+    };
+
+    let outcome = run_eval(EvalPlan {
+        env: &prepared.env,
+        policy: prepared.policy.as_ref(),
+        examples: &prepared.data.examples,
+        metadata,
+        run_dir: dir.clone(),
+        resume,
+        settings: RunSettings {
+            rollouts_per_example: spec.rollouts,
+            max_consecutive_errors: args.max_consecutive_errors,
+            progress: !global.no_progress,
+            retry_errors: args.retry_errors,
+        },
+        interrupt,
+    })
+    .map_err(|e| match &e {
+        svbench_runner::eval::EvalError::Artifact(
+            svbench_runner::artifacts::ArtifactError::Locked(_),
+        ) => exit::usage(e.to_string()),
+        _ => anyhow::Error::new(e),
+    })?;
+    if outcome.truncated_lines > 0 {
+        eprintln!(
+            "warning: truncated {} torn line(s) at the end of results.jsonl before resuming",
+            outcome.truncated_lines
+        );
+    }
+
+    write_report(&dir)?;
+
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "run_dir": dir.display().to_string(),
+                "run_id": outcome.metadata.run_id,
+                "status": outcome.status,
+                "counts": outcome.counts,
+            })
+        );
+    } else {
+        println!("{}", dir.display());
+    }
+    Ok(match outcome.status {
+        RunStatus::Completed | RunStatus::Running => exit::OK,
+        RunStatus::Aborted => exit::ABORTED,
+        RunStatus::Interrupted => exit::INTERRUPTED,
+    })
+}
+
+fn new_metadata(
+    args: &EvalArgs,
+    spec: &RunSpec,
+    p: &Prepared,
+    run_id: String,
+    now: chrono::DateTime<chrono::Utc>,
+) -> RunMetadata {
+    let policy = p.policy.name().to_string();
+    let rewards = &p.env.rewards;
+    let env_args = [
+        ("dataset", json!(spec.dataset)),
+        ("split", json!(p.data.split)),
+        ("max_examples", json!(spec.num_examples)),
+        ("seed", json!(spec.seed)),
+        ("shuffle", json!(spec.shuffle)),
+        ("reward_profile", json!(rewards.name())),
+        (
+            "reward_config",
+            json!(spec.reward_config.as_ref().map(|p| p.display().to_string())),
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let planned = p.data.examples.len() * spec.rollouts;
+    RunMetadata {
+        environment: svbench_envs::e1::NAME.into(),
+        env_version: svbench_envs::e1::VERSION.into(),
+        model: spec.model.clone(),
+        effective_model: policy.clone(),
+        dataset: spec.dataset.clone(),
+        dataset_revision: format!("sha256:{}", p.data.dataset_sha256),
+        timestamp: now.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        num_examples: p.data.examples.len(),
+        git_commit: build_info::git_commit(),
+        python_version: None,
+        verifiers_version: None,
+        svbench_version: build_info::VERSION.into(),
+        rustc_version: build_info::RUSTC_VERSION.into(),
+        target: build_info::TARGET.into(),
+        seed: spec.seed,
+        temperature: args.temperature,
+        max_tokens: args.max_tokens.unwrap_or(2048),
+        max_turns: args.max_turns.unwrap_or(1),
+        tool_budget: 0,
+        include_tools: false,
+        tool_versions: Default::default(),
+        evaluation_type: "single-turn".into(),
+        max_consecutive_errors: args.max_consecutive_errors,
+        baseline_name: args.baseline_name.clone(),
+        baseline_type: Some(policy),
+        system_prompt_file: p.system_prompt_file.clone(),
+        system_prompt_sha256: Some(sha256_hex(p.env.system_prompt.as_bytes())),
+        run_id,
+        status: RunStatus::Running,
+        abort_reason: None,
+        started_at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        finished_at: None,
+        split: p.data.split.clone(),
+        dataset_rows: p.data.split_rows,
+        dataset_warnings: p.data.warnings.clone(),
+        dataset_sha256: p.data.dataset_sha256.clone(),
+        selected_sha256: p.data.selected_sha256.clone(),
+        dataset_file_sha256: p.data.file_sha256.clone(),
+        selection: Selection {
+            mode: if spec.shuffle { "shuffle" } else { "first" }.into(),
+            num_examples: p.data.examples.len(),
+            rollouts_per_example: spec.rollouts,
+            seed: spec.seed,
+        },
+        rollouts_per_example: spec.rollouts,
+        env_args,
+        reward_profile: rewards.name().into(),
+        reward_config_hash: rewards.config_hash(),
+        reward_weights: rewards
+            .weights()
+            .into_iter()
+            .map(|(n, w)| (n.to_string(), w))
+            .collect(),
+        reward_params: rewards.params.clone(),
+        reward_config_file: p.reward_config_file.clone(),
+        env_provenance: Default::default(),
+        replay_source: p
+            .policy
+            .replay_source()
+            .map(|(path, sha256)| FileRef { path, sha256 }),
+        sampling_params: sampling_params(args),
+        // Builtin policies answer in-process, one sample at a time.
+        concurrency: 1,
+        cache_mode: "off".into(),
+        endpoint: None,
+        counts: RunCounts {
+            planned,
+            completed: 0,
+            errored: 0,
+            pending: planned,
+        },
+        argv: std::env::args().collect(),
+        notes: args.notes.clone(),
+        budget_group: args.budget_group.clone(),
+    }
+}
+
+/// Builtin policies send nothing; record that plainly.
+fn sampling_params(_args: &EvalArgs) -> std::collections::BTreeMap<String, Value> {
+    Default::default()
+}
+
+/// Writes summary.json and report.md for a finished (or stopped) run.
+fn write_report(dir: &Path) -> anyhow::Result<()> {
+    // Wired to svbench-report once its API lands.
+    let _ = dir;
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! E1 `sv-env-network-logs`: network flow classification (spec `e1-network-logs.md`).
 
 pub mod dataset;
+pub mod env;
 pub mod generate;
 pub mod heuristic;
 pub mod leak;

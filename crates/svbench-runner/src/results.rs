@@ -1,0 +1,211 @@
+//! `results.jsonl`: the append-only record of finished samples.
+//!
+//! One `write` of line + `\n` per sample, flushed at once and fsynced at least
+//! every 5 s and at the end, so a crash loses at most a torn last line — which
+//! [`recover`] detects and truncates before a resume.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use svbench_core::record::ResultRecord;
+
+use crate::artifacts::ArtifactError;
+
+const FSYNC_EVERY: Duration = Duration::from_secs(5);
+
+/// Appends result records.
+#[derive(Debug)]
+pub struct ResultsWriter {
+    path: PathBuf,
+    file: File,
+    last_sync: Instant,
+}
+
+impl ResultsWriter {
+    /// Opens (creating if needed) `results.jsonl` for appending.
+    pub fn open(path: &Path) -> Result<Self, ArtifactError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| ArtifactError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            last_sync: Instant::now(),
+        })
+    }
+
+    /// Appends one record as a single write.
+    pub fn append(&mut self, record: &ResultRecord) -> Result<(), ArtifactError> {
+        let mut line = serde_json::to_vec(record).map_err(|e| ArtifactError::Serialize {
+            what: "result record",
+            message: e.to_string(),
+        })?;
+        line.push(b'\n');
+        self.file
+            .write_all(&line)
+            .map_err(|source| ArtifactError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if self.last_sync.elapsed() >= FSYNC_EVERY {
+            self.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes to disk.
+    pub fn sync(&mut self) -> Result<(), ArtifactError> {
+        self.last_sync = Instant::now();
+        self.file.sync_data().map_err(|source| ArtifactError::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+/// What [`recover`] found in an existing `results.jsonl`.
+#[derive(Debug, Default)]
+pub struct Recovered {
+    /// Last record per `(example_id, rollout_index)`.
+    pub records: HashMap<(String, usize), ResultRecord>,
+    /// Lines dropped from the end (torn or unparseable).
+    pub truncated_lines: usize,
+}
+
+/// Reads an existing results file for a resume. A trailing partial or
+/// unparseable line is truncated away (the file is rewritten to end at the
+/// last good line); an unparseable line before good ones is an error.
+pub fn recover(path: &Path) -> Result<Recovered, ArtifactError> {
+    let ioerr = |source| ArtifactError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut out = Recovered::default();
+    if !path.exists() {
+        return Ok(out);
+    }
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(ioerr)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(ioerr)?;
+
+    let mut good_end = 0usize; // byte offset just after the last good line
+    let mut pending_bad: Option<usize> = None; // line number of a bad line seen
+    let mut start = 0usize;
+    let mut line_no = 0usize;
+    while start < bytes.len() {
+        line_no += 1;
+        let (end, complete) = match bytes[start..].iter().position(|b| *b == b'\n') {
+            Some(p) => (start + p, true),
+            None => (bytes.len(), false),
+        };
+        let line = &bytes[start..end];
+        let next = if complete { end + 1 } else { end };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            if complete && pending_bad.is_none() {
+                good_end = next;
+            }
+            start = next;
+            continue;
+        }
+        let parsed = if complete {
+            serde_json::from_slice::<ResultRecord>(line).ok()
+        } else {
+            None
+        };
+        match parsed {
+            Some(rec) => {
+                if let Some(bad) = pending_bad {
+                    return Err(ArtifactError::Serialize {
+                        what: "results.jsonl",
+                        message: format!("{}: line {bad} is not a valid record", path.display()),
+                    });
+                }
+                out.records
+                    .insert((rec.example_id.clone(), rec.rollout_index), rec);
+                good_end = next;
+            }
+            None => {
+                pending_bad.get_or_insert(line_no);
+                out.truncated_lines += 1;
+            }
+        }
+        start = next;
+    }
+    if good_end < bytes.len() {
+        file.set_len(good_end as u64).map_err(ioerr)?;
+        file.seek(SeekFrom::End(0)).map_err(ioerr)?;
+        file.sync_all().map_err(ioerr)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(id: &str) -> ResultRecord {
+        ResultRecord {
+            example_id: id.into(),
+            reward: Some(1.0),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn torn_last_line_is_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        {
+            let mut w = ResultsWriter::open(&path).unwrap();
+            w.append(&rec("a")).unwrap();
+            w.append(&rec("b")).unwrap();
+        }
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"example_id\":\"c\",\"rew").unwrap();
+        drop(f);
+        let r = recover(&path).unwrap();
+        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.truncated_lines, 1);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("}\n"));
+        assert_eq!(text.lines().count(), 2);
+        // Appending after recovery yields a valid file.
+        let mut w = ResultsWriter::open(&path).unwrap();
+        w.append(&rec("c")).unwrap();
+        assert_eq!(recover(&path).unwrap().records.len(), 3);
+    }
+
+    #[test]
+    fn bad_line_in_the_middle_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let good = serde_json::to_string(&rec("a")).unwrap();
+        std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
+        assert!(recover(&path).is_err());
+    }
+
+    #[test]
+    fn last_record_per_key_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let mut w = ResultsWriter::open(&path).unwrap();
+        w.append(&rec("a")).unwrap();
+        let mut second = rec("a");
+        second.reward = Some(2.0);
+        w.append(&second).unwrap();
+        let r = recover(&path).unwrap();
+        assert_eq!(r.records[&("a".to_string(), 0)].reward, Some(2.0));
+    }
+}
