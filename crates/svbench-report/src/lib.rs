@@ -1,1 +1,256 @@
-//! svbench reports: metrics recomputed from `metadata.json` and `results.jsonl` alone.
+//! svbench reports: `summary.json` and `report.md` recomputed from a run's
+//! `metadata.json` and `results.jsonl` alone (harness §4). The report never
+//! uses the network, never spawns processes and never re-parses answers: it
+//! reads the parse outcomes and reward components the run recorded.
+//!
+//! Entry points: [`report_run`] (write both files), [`check_run`]
+//! (`report --check`: recompute and compare, write nothing) and
+//! [`build_report`] (compute without writing, e.g. for benchmarks).
+
+pub mod build;
+pub mod e1;
+pub mod error;
+pub mod markdown;
+pub mod read;
+pub mod schema;
+pub mod write;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use svbench_core::metrics::BootstrapConfig;
+use svbench_core::summary::Summary;
+
+pub use build::BuildNotes;
+pub use error::ReportError;
+
+/// File name of the summary.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// File name of the Markdown report.
+pub const REPORT_FILE: &str = "report.md";
+
+/// How to build a report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportOptions {
+    /// Directory for the outputs (default: the run directory).
+    pub out_dir: Option<PathBuf>,
+    /// Require complete svbench artifacts (full metadata, identity fields on
+    /// every record, a known environment).
+    pub strict: bool,
+    /// Bootstrap settings (default 1,000 resamples, seed 1234; `check_run`
+    /// defaults to the settings recorded in the existing summary).
+    pub bootstrap: Option<BootstrapConfig>,
+    /// Generation time written as `timestamp` (default: now, UTC). Fixing it
+    /// makes the output bytes fully reproducible.
+    pub timestamp: Option<String>,
+}
+
+/// A computed report, not yet written.
+#[derive(Debug, Clone)]
+pub struct BuiltReport {
+    /// The summary; `None` when the run has no record at all.
+    pub summary: Option<Summary>,
+    /// `summary.json` bytes (pretty JSON, trailing newline).
+    pub summary_json: Option<String>,
+    /// `report.md` text.
+    pub report_md: String,
+    /// How the numbers came about (profiles used, records left out).
+    pub notes: BuildNotes,
+}
+
+/// What [`report_run`] wrote.
+#[derive(Debug, Clone)]
+pub struct ReportOutcome {
+    /// Path of `summary.json`; `None` when the run has no record.
+    pub summary_path: Option<PathBuf>,
+    /// Path of `report.md`.
+    pub report_path: PathBuf,
+    /// The summary written.
+    pub summary: Option<Summary>,
+}
+
+/// The result of [`check_run`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckOutcome {
+    /// Human-readable differences (JSON paths with both values); empty when
+    /// the existing summary matches the recomputation.
+    pub differences: Vec<String>,
+}
+
+impl CheckOutcome {
+    /// Whether the existing summary matches.
+    pub fn passed(&self) -> bool {
+        self.differences.is_empty()
+    }
+}
+
+/// Computes the summary and Markdown report of the run in `run_dir`.
+pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
+    let run = read::load_run(run_dir, opts.strict)?;
+    let cfg = opts.bootstrap.unwrap_or_default();
+    let timestamp = opts.timestamp.clone().unwrap_or_else(now);
+    match build::build_summary(&run, cfg, timestamp) {
+        Some((summary, notes)) => {
+            let report_md = markdown::render(&summary, &run.info, &notes);
+            let mut json =
+                serde_json::to_string_pretty(&summary).map_err(|e| ReportError::Metadata {
+                    path: run_dir.join(SUMMARY_FILE),
+                    message: format!("cannot serialise the summary: {e}"),
+                })?;
+            json.push('\n');
+            Ok(BuiltReport {
+                summary: Some(summary),
+                summary_json: Some(json),
+                report_md,
+                notes,
+            })
+        }
+        None => Ok(BuiltReport {
+            summary: None,
+            summary_json: None,
+            report_md: markdown::render_empty(&run),
+            notes: BuildNotes::default(),
+        }),
+    }
+}
+
+/// Recomputes `summary.json` and `report.md` for the run in `run_dir` and
+/// writes them atomically into `opts.out_dir` (default: the run directory).
+/// A run without any record gets a `report.md` saying so and no summary.
+pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
+    let built = build_report(run_dir, opts)?;
+    let out = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| run_dir.to_path_buf());
+    std::fs::create_dir_all(&out).map_err(|source| ReportError::Write {
+        path: out.clone(),
+        source,
+    })?;
+    let summary_path = match &built.summary_json {
+        Some(json) => {
+            let p = out.join(SUMMARY_FILE);
+            write::write_atomic(&p, json.as_bytes())?;
+            Some(p)
+        }
+        None => None,
+    };
+    let report_path = out.join(REPORT_FILE);
+    write::write_atomic(&report_path, built.report_md.as_bytes())?;
+    Ok(ReportOutcome {
+        summary_path,
+        report_path,
+        summary: built.summary,
+    })
+}
+
+/// `report --check`: recomputes the summary and compares it with the
+/// existing `summary.json` (in `opts.out_dir`, default the run directory),
+/// ignoring `timestamp`. Writes nothing. Without `opts.bootstrap`, the
+/// bootstrap settings recorded in the existing summary are used.
+pub fn check_run(run_dir: &Path, opts: &ReportOptions) -> Result<CheckOutcome, ReportError> {
+    let dir = opts
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| run_dir.to_path_buf());
+    let path = dir.join(SUMMARY_FILE);
+    let existing: Option<Value> = match std::fs::read(&path) {
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes).map_err(|e| ReportError::Metadata {
+                path: path.clone(),
+                message: format!("not valid JSON: {e}"),
+            })?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(ReportError::Read { path, source }),
+    };
+    let mut opts = opts.clone();
+    if opts.bootstrap.is_none() {
+        opts.bootstrap = existing.as_ref().and_then(recorded_bootstrap);
+    }
+    let built = build_report(run_dir, &opts)?;
+    let fresh = match &built.summary {
+        Some(s) => Some(serde_json::to_value(s).map_err(|e| ReportError::Metadata {
+            path: path.clone(),
+            message: format!("cannot serialise the summary: {e}"),
+        })?),
+        None => None,
+    };
+    let mut differences = Vec::new();
+    match (existing, fresh) {
+        (None, None) => {}
+        (Some(_), None) => differences.push(format!(
+            "{} exists but the run has no record (no summary is expected)",
+            path.display()
+        )),
+        (None, Some(_)) => differences.push(format!("{} is missing", path.display())),
+        (Some(mut a), Some(mut b)) => {
+            for v in [&mut a, &mut b] {
+                if let Value::Object(m) = v {
+                    m.remove("timestamp");
+                }
+            }
+            diff("", &a, &b, &mut differences);
+        }
+    }
+    Ok(CheckOutcome { differences })
+}
+
+fn recorded_bootstrap(summary: &Value) -> Option<BootstrapConfig> {
+    let b = summary.get("bootstrap")?;
+    Some(BootstrapConfig {
+        resamples: usize::try_from(b.get("resamples")?.as_u64()?).ok()?,
+        seed: b.get("seed")?.as_u64()?,
+    })
+}
+
+/// At most this many differences are listed.
+const MAX_DIFFERENCES: usize = 50;
+
+fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
+    if out.len() >= MAX_DIFFERENCES || a == b {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let p = format!("{path}/{k}");
+                match y.get(k) {
+                    Some(w) => diff(&p, v, w, out),
+                    None => out.push(format!(
+                        "{p}: present in summary.json, absent when recomputed"
+                    )),
+                }
+            }
+            for k in y.keys().filter(|k| !x.contains_key(*k)) {
+                out.push(format!(
+                    "{path}/{k}: absent in summary.json, present when recomputed"
+                ));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                diff(&format!("{path}/{i}"), v, w, out);
+            }
+        }
+        _ => out.push(format!(
+            "{}: summary.json has {}, recomputed {}",
+            if path.is_empty() { "/" } else { path },
+            short(a),
+            short(b)
+        )),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 80 {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}

@@ -1,0 +1,458 @@
+//! Building `summary.json` from a loaded run (harness §4.1, §4.2).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use svbench_core::metrics::{
+    bootstrap, max, mean, min, percentile, population_std, BootstrapConfig,
+};
+use svbench_core::record::{RunStatus, Usage};
+use svbench_core::summary::{
+    BootstrapSettings, ComponentStats, E1Metrics, GenericMetrics, LatencyStats, RewardStats,
+    Summary, SummaryCounts, SummaryMetadata, SummaryMetrics, UpstreamCompat, Validity,
+    METRICS_VERSION, SUMMARY_SCHEMA_VERSION,
+};
+use svbench_core::ParseStatus;
+
+use crate::e1::{self, outcome::status_of, E1Input};
+use crate::read::{LoadedRun, RecordView, E1_NAME};
+
+/// Facts about how the summary was computed that the Markdown report states.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BuildNotes {
+    /// The reward profile whose records entered the metrics.
+    pub profile_used: Option<String>,
+    /// Scored records per recorded reward profile (empty name = unrecorded).
+    pub profiles: BTreeMap<String, u64>,
+    /// Scored records left out because another profile scored them.
+    pub excluded_other_profile: u64,
+    /// Scored records without a usable gold label (E1).
+    pub unusable_gold: u64,
+    /// Lines replaced by a later line with the same key.
+    pub superseded: usize,
+}
+
+/// Builds the summary of a run with at least one record; `None` otherwise.
+pub fn build_summary(
+    run: &LoadedRun,
+    cfg: BootstrapConfig,
+    timestamp: String,
+) -> Option<(Summary, BuildNotes)> {
+    let recs = &run.records.records;
+    if recs.is_empty() {
+        return None;
+    }
+    let info = &run.info;
+    let is_e1 = info.environment == E1_NAME;
+    let mut warnings = run.records.warnings.clone();
+    let mut notes = BuildNotes {
+        superseded: run.records.superseded,
+        ..BuildNotes::default()
+    };
+
+    let mut counts = SummaryCounts {
+        records: recs.len() as u64,
+        ..SummaryCounts::default()
+    };
+    let mut usage = Usage::default();
+    let mut latencies = Vec::with_capacity(recs.len());
+    let mut errors_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    for r in recs {
+        add_usage(&mut usage, &r.usage);
+        counts.truncated += u64::from(r.truncated);
+        counts.cached_requests += if r.requests.is_empty() {
+            r.usage.cached_requests
+        } else {
+            r.requests.iter().filter(|q| q.cached).count() as u64
+        };
+        if let Some(l) = r.latency_ms.filter(|l| l.is_finite()) {
+            latencies.push(l);
+        }
+        if let Some(kind) = r.error_kind() {
+            counts.errored += 1;
+            *errors_by_kind.entry(kind).or_default() += 1;
+            continue;
+        }
+        counts.scored += 1;
+        match status_of(r, is_e1) {
+            ParseStatus::Valid => counts.valid += 1,
+            ParseStatus::LabelOnly => counts.label_only += 1,
+            ParseStatus::Invalid => counts.invalid += 1,
+            ParseStatus::NoAnswer => counts.no_answer += 1,
+        }
+        *notes.profiles.entry(r.reward_profile.clone()).or_default() += 1;
+    }
+
+    // Never average across reward profiles: the run's profile decides.
+    let profile = info.reward_profile.clone().or_else(|| {
+        notes
+            .profiles
+            .iter()
+            .filter(|(p, _)| !p.is_empty())
+            .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+            .map(|(p, _)| p.clone())
+    });
+    notes.profile_used = profile.clone();
+    let in_profile =
+        |r: &RecordView| r.reward_profile.is_empty() || Some(&r.reward_profile) == profile.as_ref();
+
+    let mut rewards = Vec::new();
+    let mut reward_keys: Vec<&str> = Vec::new();
+    let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut e1_input = E1Input::default();
+    for r in recs.iter().filter(|r| !r.is_errored()) {
+        if !in_profile(r) {
+            notes.excluded_other_profile += 1;
+            continue;
+        }
+        if let Some(x) = r.reward {
+            rewards.push(x);
+            reward_keys.push(&r.example_id);
+        }
+        for (k, v) in &r.rewards {
+            if let Some(v) = v {
+                components.entry(k.as_str()).or_default().push(*v);
+            }
+        }
+        if is_e1 {
+            match e1::classify(r) {
+                Ok(s) => e1_input.push(s, &r.example_id, r.meta("source"), r.meta("scenario")),
+                Err(_) => notes.unusable_gold += 1,
+            }
+        }
+    }
+
+    let named: Vec<String> = notes
+        .profiles
+        .iter()
+        .map(|(p, n)| format!("{}: {n}", if p.is_empty() { "(unrecorded)" } else { p }))
+        .collect();
+    let distinct = notes.profiles.keys().filter(|p| !p.is_empty()).count();
+    if distinct > 1 || notes.excluded_other_profile > 0 {
+        warnings.push(format!(
+            "records were scored under more than one reward profile ({}); metrics and reward statistics use only records of profile `{}` and leave out {} other scored record(s)",
+            named.join(", "),
+            profile.as_deref().unwrap_or("?"),
+            notes.excluded_other_profile
+        ));
+    }
+    if notes.unusable_gold > 0 {
+        warnings.push(format!(
+            "{} scored record(s) have no Malicious/Benign gold answer and are not in the E1 metrics",
+            notes.unusable_gold
+        ));
+    }
+    match info.status {
+        Some(RunStatus::Completed) | None => {}
+        Some(s) => warnings.push(format!(
+            "the run is not complete (status {}): metrics cover the {} record(s) present",
+            status_name(s),
+            recs.len()
+        )),
+    }
+    if counts.scored == 0 {
+        warnings.push(format!(
+            "no sample was scored ({} record(s), all errored): metrics take their edge-case values",
+            counts.records
+        ));
+    }
+
+    let reward = reward_stats(&rewards, &reward_keys, &components, cfg);
+
+    let mut validity = Validity {
+        parse_failure_rate: rate(counts.invalid, counts.scored),
+        no_answer_rate: rate(counts.no_answer, counts.scored),
+        error_rate: rate(counts.errored, counts.records),
+        strict: BTreeMap::new(),
+    };
+
+    let (metrics, upstream_compat, e1) = if is_e1 {
+        let matrix = e1::cost_matrix(profile.as_deref(), &info.reward_params);
+        let mut rep = e1::e1_report(&e1_input, matrix, cfg);
+        let t = rep.tally;
+        validity.strict.insert(
+            "accuracy_strict".to_string(),
+            rate(t.tp + t.tn, t.scored() + counts.errored),
+        );
+        guard_e1(&mut rep.metrics, "metrics", &mut warnings);
+        guard_e1_upstream(&mut rep.upstream, &mut warnings);
+        guard_e1_summary(&mut rep.e1, &mut warnings);
+        (
+            SummaryMetrics::E1(rep.metrics),
+            Some(UpstreamCompat::E1(rep.upstream)),
+            Some(rep.e1),
+        )
+    } else {
+        warnings.push(format!(
+            "environment-specific metrics of `{}` are not computed by this report version; `metrics` holds the mean reward and component means",
+            info.environment
+        ));
+        let generic = GenericMetrics {
+            reward: reward.mean,
+            components: reward
+                .components
+                .iter()
+                .map(|(k, v)| (k.clone(), v.mean))
+                .collect(),
+        };
+        (SummaryMetrics::Generic(generic), None, None)
+    };
+
+    let summary = Summary {
+        environment: info.environment.clone(),
+        version: METRICS_VERSION.to_string(),
+        run_id: info.run_id.clone(),
+        timestamp,
+        model: info.model.clone(),
+        dataset: info.dataset.clone(),
+        n_examples: counts.records,
+        metrics,
+        metadata: SummaryMetadata {
+            git_sha: info.git_commit.clone(),
+            env_version: info.env_version.clone(),
+            python_version: None,
+            verifiers_version: None,
+            seed: info.seed,
+            baseline_name: info.baseline_name.clone(),
+            baseline_type: info.baseline_type.clone(),
+            system_prompt_file: info.system_prompt_file.clone(),
+        },
+        schema_version: SUMMARY_SCHEMA_VERSION.to_string(),
+        svbench_version: env!("CARGO_PKG_VERSION").to_string(),
+        run_status: info.status,
+        run_started_at: info.started_at.clone(),
+        run_finished_at: info.finished_at.clone(),
+        split: info.split.clone(),
+        dataset_sha256: info.dataset_sha256.clone(),
+        selected_sha256: info.selected_sha256.clone(),
+        results_sha256: run.records.sha256.clone(),
+        reward_profile: profile,
+        reward_config_hash: info.reward_config_hash.clone(),
+        counts,
+        validity,
+        upstream_compat,
+        reward,
+        usage,
+        latency_ms: LatencyStats {
+            mean: finite(mean(&latencies)),
+            p50: finite(percentile(&latencies, 0.5)),
+            p90: finite(percentile(&latencies, 0.9)),
+            p99: finite(percentile(&latencies, 0.99)),
+        },
+        errors_by_kind,
+        warnings,
+        bootstrap: BootstrapSettings {
+            resamples: cfg.resamples as u64,
+            seed: cfg.seed,
+        },
+        e1,
+    };
+    Some((summary, notes))
+}
+
+fn status_name(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Completed => "completed",
+        RunStatus::Aborted => "aborted",
+        RunStatus::Interrupted => "interrupted",
+    }
+}
+
+fn add_usage(total: &mut Usage, u: &Usage) {
+    total.prompt_tokens += u.prompt_tokens;
+    total.completion_tokens += u.completion_tokens;
+    total.reasoning_tokens += u.reasoning_tokens;
+    total.total_tokens += u.total_tokens;
+    total.requests += u.requests;
+    total.cached_requests += u.cached_requests;
+}
+
+fn rate(num: u64, den: u64) -> Option<f64> {
+    svbench_core::metrics::ratio(num, den)
+}
+
+fn finite(v: Option<f64>) -> Option<f64> {
+    v.filter(|x| x.is_finite())
+}
+
+/// Contiguous runs of equal non-empty keys; an empty key is its own unit.
+fn units(keys: &[&str]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        match out.last_mut() {
+            Some(r) if !k.is_empty() && keys[r.start] == *k => r.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+fn reward_stats(
+    rewards: &[f64],
+    keys: &[&str],
+    components: &BTreeMap<&str, Vec<f64>>,
+    cfg: BootstrapConfig,
+) -> RewardStats {
+    let units = units(keys);
+    let ci = bootstrap(units.len(), cfg, |idx| {
+        let mut sum = 0.0;
+        let mut n = 0usize;
+        for &u in idx {
+            for x in &rewards[units[u].clone()] {
+                sum += x;
+                n += 1;
+            }
+        }
+        [sum / n as f64]
+    });
+    let (lo, hi) = match ci {
+        Some([[lo, hi]]) => (Some(lo), Some(hi)),
+        None => (None, None),
+    };
+    RewardStats {
+        n: rewards.len() as u64,
+        mean: finite(mean(rewards)),
+        std: finite(population_std(rewards)),
+        min: finite(min(rewards)),
+        max: finite(max(rewards)),
+        ci95_low: finite(lo),
+        ci95_high: finite(hi),
+        components: components
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    ComponentStats {
+                        n: v.len() as u64,
+                        mean: finite(mean(v)),
+                        std: finite(population_std(v)),
+                        min: finite(min(v)),
+                        max: finite(max(v)),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Upstream-named numbers must be numbers: a non-finite value (only possible
+/// from absurd recorded confidences) becomes 0.0 with a warning.
+fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
+    if !v.is_finite() {
+        warnings.push(format!(
+            "{name} was not a finite number and is written as 0.0"
+        ));
+        *v = 0.0;
+    }
+}
+
+fn guard_blocks(
+    prefix: &str,
+    d: &mut svbench_core::summary::E1Detection,
+    c: &mut svbench_core::summary::E1Calibration,
+    k: &mut svbench_core::summary::E1Cost,
+    a: &mut svbench_core::summary::E1Abstention,
+    w: &mut Vec<String>,
+) {
+    let fields: [(&str, &mut f64); 15] = [
+        ("detection.tpr", &mut d.tpr),
+        ("detection.fpr", &mut d.fpr),
+        ("detection.fnr", &mut d.fnr),
+        ("detection.precision", &mut d.precision),
+        ("detection.f1", &mut d.f1),
+        ("detection.accuracy", &mut d.accuracy),
+        ("calibration.ece", &mut c.ece),
+        ("calibration.brier", &mut c.brier),
+        ("cost.fn_cost_weight", &mut k.fn_cost_weight),
+        ("cost.fp_cost_weight", &mut k.fp_cost_weight),
+        ("cost.total_cost", &mut k.total_cost),
+        ("cost.cost_weighted_accuracy", &mut k.cost_weighted_accuracy),
+        ("abstention.abstain_rate", &mut a.abstain_rate),
+        (
+            "abstention.accuracy_non_abstained",
+            &mut a.accuracy_non_abstained,
+        ),
+        ("abstention.aurc", &mut a.aurc),
+    ];
+    for (name, v) in fields {
+        guard(&format!("{prefix}.{name}"), v, w);
+    }
+}
+
+fn guard_e1(m: &mut E1Metrics, prefix: &str, w: &mut Vec<String>) {
+    guard_blocks(
+        prefix,
+        &mut m.detection,
+        &mut m.calibration,
+        &mut m.cost,
+        &mut m.abstention,
+        w,
+    );
+}
+
+fn guard_e1_upstream(m: &mut svbench_core::summary::E1UpstreamMetrics, w: &mut Vec<String>) {
+    guard_blocks(
+        "upstream_compat",
+        &mut m.detection,
+        &mut m.calibration,
+        &mut m.cost,
+        &mut m.abstention,
+        w,
+    );
+}
+
+fn guard_extras(prefix: &str, x: &mut svbench_core::summary::E1Extras, w: &mut Vec<String>) {
+    guard(&format!("{prefix}.aurc_standard"), &mut x.aurc_standard, w);
+    guard(
+        &format!("{prefix}.expected_cost_v1"),
+        &mut x.expected_cost_v1,
+        w,
+    );
+    guard(
+        &format!("{prefix}.expected_utility_v1"),
+        &mut x.expected_utility_v1,
+        w,
+    );
+    guard(&format!("{prefix}.invalid_rate"), &mut x.invalid_rate, w);
+}
+
+fn guard_e1_summary(e: &mut svbench_core::summary::E1Summary, w: &mut Vec<String>) {
+    guard_extras("e1.extras", &mut e.extras, w);
+    for (kind, map) in [
+        ("source", &mut e.groups.source),
+        ("scenario", &mut e.groups.scenario),
+    ] {
+        for (k, g) in map.iter_mut() {
+            let prefix = format!("e1.groups.{kind}.{k}");
+            guard_e1(&mut g.metrics, &format!("{prefix}.metrics"), w);
+            guard_extras(&format!("{prefix}.extras"), &mut g.extras, w);
+        }
+    }
+    if let Some(ci) = &mut e.ci95 {
+        for (name, pair) in [
+            ("accuracy", &mut ci.accuracy),
+            ("f1", &mut ci.f1),
+            ("ece", &mut ci.ece),
+            ("brier", &mut ci.brier),
+        ] {
+            for v in pair.iter_mut() {
+                guard(&format!("e1.ci95.{name}"), v, w);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_group_contiguous_keys() {
+        assert_eq!(
+            units(&["a", "a", "b", "", "", "c"]),
+            vec![0..2, 2..3, 3..4, 4..5, 5..6]
+        );
+        assert!(units(&[]).is_empty());
+    }
+}

@@ -1,0 +1,157 @@
+//! E1 (`sv-env-network-logs`) metrics from recorded fields (E1 §4).
+
+pub mod ci;
+pub mod compute;
+pub mod outcome;
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde_json::Value;
+use svbench_core::cost::CostMatrix;
+use svbench_core::metrics::BootstrapConfig;
+use svbench_core::summary::{
+    CostMatrixRecord, E1Group, E1Groups, E1Metrics, E1Summary, E1UpstreamMetrics,
+};
+
+pub use compute::{compute, E1Computed, Tally};
+pub use outcome::{classify, E1Sample, Prediction};
+
+/// Default v1 cost matrix (E1 §3.2).
+pub const DEFAULT_COSTS: CostMatrix = CostMatrix {
+    cost_fp: 0.25,
+    cost_fn: 1.0,
+    cost_abstain: 0.15,
+};
+
+/// The scored E1 samples of a run with their grouping keys and example units.
+#[derive(Debug, Clone, Default)]
+pub struct E1Input {
+    /// Samples in record order.
+    pub samples: Vec<E1Sample>,
+    /// `meta.source` per sample (`unknown` when missing).
+    pub sources: Vec<String>,
+    /// `meta.scenario` per sample (`unknown` when missing).
+    pub scenarios: Vec<String>,
+    /// Contiguous sample ranges belonging to one example (bootstrap units).
+    pub units: Vec<Range<usize>>,
+    last_example: Option<String>,
+}
+
+impl E1Input {
+    /// Adds a sample of example `example` (samples of one example must be
+    /// added consecutively).
+    pub fn push(
+        &mut self,
+        sample: E1Sample,
+        example: &str,
+        source: Option<String>,
+        scenario: Option<String>,
+    ) {
+        let i = self.samples.len();
+        self.samples.push(sample);
+        self.sources
+            .push(source.unwrap_or_else(|| "unknown".to_string()));
+        self.scenarios
+            .push(scenario.unwrap_or_else(|| "unknown".to_string()));
+        let same = self.last_example.as_deref() == Some(example) && !example.is_empty();
+        match self.units.last_mut() {
+            Some(r) if same => r.end = i + 1,
+            _ => self.units.push(i..i + 1),
+        }
+        self.last_example = Some(example.to_string());
+    }
+}
+
+/// The v1 cost matrix for `expected_cost_v1`: the run's `reward_params` when
+/// its profile is v1 (and they are valid), else the defaults.
+pub fn cost_matrix(
+    profile: Option<&str>,
+    params: &BTreeMap<String, Value>,
+) -> (CostMatrix, CostMatrixRecord) {
+    let from_params = (profile == Some("v1"))
+        .then(|| {
+            let get = |k: &str| params.get(k).and_then(Value::as_f64);
+            Some(CostMatrix {
+                cost_fp: get("cost_fp")?,
+                cost_fn: get("cost_fn")?,
+                cost_abstain: get("cost_abstain")?,
+            })
+        })
+        .flatten()
+        .filter(|m| m.validate().is_ok());
+    let (m, source) = match from_params {
+        Some(m) => (m, "reward_params"),
+        None => (DEFAULT_COSTS, "defaults"),
+    };
+    (
+        m,
+        CostMatrixRecord {
+            cost_fp: m.cost_fp,
+            cost_fn: m.cost_fn,
+            cost_abstain: m.cost_abstain,
+            source: source.to_string(),
+        },
+    )
+}
+
+/// Everything E1 contributes to a summary.
+#[derive(Debug, Clone)]
+pub struct E1Report {
+    /// `metrics` (invalid-aware).
+    pub metrics: E1Metrics,
+    /// `upstream_compat`.
+    pub upstream: E1UpstreamMetrics,
+    /// The top-level `e1` object.
+    pub e1: E1Summary,
+    /// Counts of the whole set.
+    pub tally: Tally,
+}
+
+/// Computes E1's metrics, groups and intervals.
+pub fn e1_report(
+    input: &E1Input,
+    matrix: (CostMatrix, CostMatrixRecord),
+    cfg: BootstrapConfig,
+) -> E1Report {
+    let (m, record) = matrix;
+    let all = compute(&input.samples, &m);
+    let groups = E1Groups {
+        source: groups(&input.samples, &input.sources, &m),
+        scenario: groups(&input.samples, &input.scenarios, &m),
+    };
+    let ci95 = ci::ci95(&input.samples, &input.units, cfg);
+    E1Report {
+        metrics: all.metrics,
+        upstream: all.upstream,
+        tally: all.tally,
+        e1: E1Summary {
+            extras: all.extras,
+            cost_matrix_v1: record,
+            groups,
+            ci95,
+            undefined: all.undefined,
+        },
+    }
+}
+
+fn groups(samples: &[E1Sample], keys: &[String], m: &CostMatrix) -> BTreeMap<String, E1Group> {
+    let mut by: BTreeMap<&str, Vec<E1Sample>> = BTreeMap::new();
+    for (s, k) in samples.iter().zip(keys) {
+        by.entry(k.as_str()).or_default().push(*s);
+    }
+    by.into_iter()
+        .map(|(k, v)| {
+            let c = compute(&v, &m.clone());
+            (
+                k.to_string(),
+                E1Group {
+                    n: v.len() as u64,
+                    metrics: c.metrics,
+                    extras: c.extras,
+                    undefined: c.undefined,
+                },
+            )
+        })
+        .collect()
+}

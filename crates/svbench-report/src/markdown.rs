@@ -1,0 +1,442 @@
+//! `report.md` (harness §4.4): run information, the environment's metric
+//! tables, validity, reward components, usage and latency. Floats are printed
+//! with a fixed number of decimals so identical inputs give identical bytes.
+
+use std::fmt::Write;
+
+use svbench_core::summary::{
+    E1Group, E1Metrics, E1Summary, E1UpstreamMetrics, Summary, SummaryMetrics, UpstreamCompat,
+};
+
+use crate::build::BuildNotes;
+use crate::read::{LoadedRun, RunInfo};
+
+fn f(v: f64) -> String {
+    format!("{v:.4}")
+}
+
+fn fo(v: Option<f64>) -> String {
+    v.map(f).unwrap_or_else(|| "—".to_string())
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map(|x| format!("{:.2} %", 100.0 * x))
+        .unwrap_or_else(|| "—".to_string())
+}
+
+fn text(v: Option<&str>) -> String {
+    match v {
+        Some(s) if !s.is_empty() => format!("`{}`", s.replace('`', "'")),
+        _ => "—".to_string(),
+    }
+}
+
+/// Escapes a free-text table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn title(info: &RunInfo) -> String {
+    let model = if info.model.is_empty() {
+        "?"
+    } else {
+        &info.model
+    };
+    format!(
+        "# svbench report: {} · {}\n\n",
+        info.environment,
+        cell(model)
+    )
+}
+
+/// The report of a run without any record: says so plainly.
+pub fn render_empty(run: &LoadedRun) -> String {
+    let info = &run.info;
+    let mut s = title(info);
+    let _ = writeln!(s, "- run id: {}", text(Some(&info.run_id)));
+    let _ = writeln!(s, "- dataset: {}", text(info.dataset.as_deref()));
+    let _ = writeln!(s, "- status: {}", text(info.status.map(status).as_deref()));
+    s.push('\n');
+    s.push_str("**No records.** `results.jsonl` holds no result record, so there is nothing to summarise and no `summary.json` was written.\n");
+    for w in &run.records.warnings {
+        let _ = writeln!(s, "\n- ⚠ {}", cell(w));
+    }
+    s
+}
+
+fn status(s: svbench_core::record::RunStatus) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The report of a run with a summary.
+pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes) -> String {
+    let mut s = title(info);
+    run_section(&mut s, summary, info, notes);
+    warnings_section(&mut s, summary);
+    if summary.counts.scored == 0 {
+        s.push_str("> **No sample was scored** (every record errored): the metrics below take their edge-case values.\n\n");
+    }
+    validity_section(&mut s, summary);
+    match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
+        (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
+            e1_sections(&mut s, m, u, e1)
+        }
+        _ => {
+            s.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
+        }
+    }
+    reward_section(&mut s, summary);
+    usage_section(&mut s, summary);
+    s
+}
+
+fn run_section(s: &mut String, sm: &Summary, info: &RunInfo, notes: &BuildNotes) {
+    s.push_str("## Run\n\n| | |\n|---|---|\n");
+    let rows: Vec<(&str, String)> = vec![
+        ("environment", text(Some(&sm.environment))),
+        ("model", text(Some(&sm.model))),
+        ("effective model", text(info.effective_model.as_deref())),
+        (
+            "baseline",
+            text(
+                sm.metadata
+                    .baseline_name
+                    .as_deref()
+                    .or(sm.metadata.baseline_type.as_deref()),
+            ),
+        ),
+        ("dataset", text(sm.dataset.as_deref())),
+        ("dataset sha256", text(sm.dataset_sha256.as_deref())),
+        ("selected sha256", text(sm.selected_sha256.as_deref())),
+        ("split", text(sm.split.as_deref())),
+        ("run id", text(Some(&sm.run_id))),
+        ("status", text(sm.run_status.map(status).as_deref())),
+        ("abort reason", text(info.abort_reason.as_deref())),
+        ("started", text(sm.run_started_at.as_deref())),
+        ("finished", text(sm.run_finished_at.as_deref())),
+        ("svbench (run)", text(info.svbench_version.as_deref())),
+        ("svbench (report)", text(Some(&sm.svbench_version))),
+        ("git commit", text(sm.metadata.git_sha.as_deref())),
+        (
+            "seed",
+            sm.metadata
+                .seed
+                .map(|x| x.to_string())
+                .unwrap_or_else(|| "—".into()),
+        ),
+        ("reward profile", text(sm.reward_profile.as_deref())),
+        ("reward config hash", text(sm.reward_config_hash.as_deref())),
+        ("results sha256", text(Some(&sm.results_sha256))),
+        (
+            "records",
+            format!(
+                "{} ({} scored, {} errored{})",
+                sm.counts.records,
+                sm.counts.scored,
+                sm.counts.errored,
+                if notes.superseded > 0 {
+                    format!(
+                        "; {} earlier line(s) superseded by retries",
+                        notes.superseded
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        (
+            "bootstrap",
+            format!(
+                "{} resamples, seed {}",
+                sm.bootstrap.resamples, sm.bootstrap.seed
+            ),
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(s, "| {k} | {} |", cell(&v));
+    }
+    s.push('\n');
+    if notes.profiles.keys().filter(|p| !p.is_empty()).count() > 1
+        || notes.excluded_other_profile > 0
+    {
+        let _ = writeln!(
+            s,
+            "> **Mixed reward profiles.** Scored records per profile: {}. Metrics and reward statistics use only profile {} ({} record(s) left out); they are never averaged across profiles.\n",
+            notes
+                .profiles
+                .iter()
+                .map(|(p, n)| format!("{} {n}", if p.is_empty() { "(unrecorded)" } else { p }))
+                .collect::<Vec<_>>()
+                .join(", "),
+            text(notes.profile_used.as_deref()),
+            notes.excluded_other_profile
+        );
+    }
+}
+
+fn warnings_section(s: &mut String, sm: &Summary) {
+    if sm.warnings.is_empty() {
+        return;
+    }
+    s.push_str("## Warnings\n\n");
+    for w in &sm.warnings {
+        let _ = writeln!(s, "- ⚠ {}", cell(w));
+    }
+    s.push('\n');
+}
+
+fn validity_section(s: &mut String, sm: &Summary) {
+    s.push_str("## Validity\n\n| metric | value |\n|---|---:|\n");
+    if let SummaryMetrics::E1(m) = &sm.metrics {
+        let _ = writeln!(
+            s,
+            "| accuracy (invalid counted as errors) | {} |",
+            f(m.detection.accuracy)
+        );
+    }
+    for (k, v) in &sm.validity.strict {
+        let _ = writeln!(
+            s,
+            "| {k} (errored samples counted as failures) | {} |",
+            fo(*v)
+        );
+    }
+    let c = &sm.counts;
+    let _ = writeln!(
+        s,
+        "| parse failure rate | {} |",
+        pct(sm.validity.parse_failure_rate)
+    );
+    let _ = writeln!(
+        s,
+        "| no-answer rate | {} |",
+        pct(sm.validity.no_answer_rate)
+    );
+    let _ = writeln!(s, "| error rate | {} |", pct(sm.validity.error_rate));
+    let _ = writeln!(
+        s,
+        "| parse outcomes | valid {} · label-only {} · invalid {} · no answer {} |",
+        c.valid, c.label_only, c.invalid, c.no_answer
+    );
+    let _ = writeln!(s, "| truncated | {} |", c.truncated);
+    s.push('\n');
+    if !sm.errors_by_kind.is_empty() {
+        s.push_str("| error kind | records |\n|---|---:|\n");
+        for (k, n) in &sm.errors_by_kind {
+            let _ = writeln!(s, "| {} | {n} |", cell(k));
+        }
+        s.push('\n');
+    }
+}
+
+fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summary) {
+    s.push_str("## Detection\n\nsvbench counts invalid outputs (a miss on malicious, an error in accuracy); the upstream column drops them, as upstream's report does.\n\n");
+    s.push_str("| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    let d = (&m.detection, &u.detection);
+    for (k, a, b) in [
+        ("accuracy", d.0.accuracy, d.1.accuracy),
+        ("tpr", d.0.tpr, d.1.tpr),
+        ("fpr", d.0.fpr, d.1.fpr),
+        ("fnr", d.0.fnr, d.1.fnr),
+        ("precision", d.0.precision, d.1.precision),
+        ("f1", d.0.f1, d.1.f1),
+    ] {
+        let _ = writeln!(s, "| {k} | {} | {} |", f(a), f(b));
+    }
+    s.push_str("\n## Calibration\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    let _ = writeln!(
+        s,
+        "| ece | {} | {} |",
+        f(m.calibration.ece),
+        f(u.calibration.ece)
+    );
+    let _ = writeln!(
+        s,
+        "| brier | {} | {} |",
+        f(m.calibration.brier),
+        f(u.calibration.brier)
+    );
+    s.push_str("\n## Cost\n\nUpstream's weights: a miss costs 10, a false alarm 1.\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    let _ = writeln!(
+        s,
+        "| total_cost | {} | {} |",
+        f(m.cost.total_cost),
+        f(u.cost.total_cost)
+    );
+    let _ = writeln!(
+        s,
+        "| cost_weighted_accuracy | {} | {} |",
+        f(m.cost.cost_weighted_accuracy),
+        f(u.cost.cost_weighted_accuracy)
+    );
+    let cm = &e1.cost_matrix_v1;
+    let _ = writeln!(
+        s,
+        "| expected_cost_v1 (fp {}, fn {}, abstain {}; {}) | {} | — |",
+        f(cm.cost_fp),
+        f(cm.cost_fn),
+        f(cm.cost_abstain),
+        cm.source,
+        f(e1.extras.expected_cost_v1)
+    );
+    let _ = writeln!(
+        s,
+        "| expected_utility_v1 | {} | — |",
+        f(e1.extras.expected_utility_v1)
+    );
+    s.push_str("\n## Abstention\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    let _ = writeln!(
+        s,
+        "| abstain_rate | {} | {} |",
+        f(m.abstention.abstain_rate),
+        f(u.abstention.abstain_rate)
+    );
+    let _ = writeln!(
+        s,
+        "| accuracy_non_abstained | {} | {} |",
+        f(m.abstention.accuracy_non_abstained),
+        f(u.abstention.accuracy_non_abstained)
+    );
+    let _ = writeln!(
+        s,
+        "| aurc (upstream definition) | {} | {} |",
+        f(m.abstention.aurc),
+        f(u.abstention.aurc)
+    );
+    let _ = writeln!(s, "| aurc_standard | {} | — |", f(e1.extras.aurc_standard));
+    let _ = writeln!(s, "| invalid_rate | {} | — |", f(e1.extras.invalid_rate));
+    let c = &m.confusion_matrix;
+    s.push_str("\n## Confusion matrix\n\n| gold \\ predicted | Malicious | Benign | Invalid |\n|---|---:|---:|---:|\n");
+    let _ = writeln!(
+        s,
+        "| Malicious | {} | {} | {} |",
+        c.tp, c.fn_, c.invalid_malicious
+    );
+    let _ = writeln!(s, "| Benign | {} | {} | {} |", c.fp, c.tn, c.invalid_benign);
+    let _ = writeln!(
+        s,
+        "\nAbstentions: {}. Label-only answers (counted as their label with confidence 0.0): {}.\n",
+        c.abstain, c.label_only
+    );
+    match &e1.ci95 {
+        Some(ci) => {
+            s.push_str("## 95 % bootstrap intervals\n\n| metric | low | high |\n|---|---:|---:|\n");
+            for (k, v) in [
+                ("accuracy", ci.accuracy),
+                ("f1", ci.f1),
+                ("ece", ci.ece),
+                ("brier", ci.brier),
+            ] {
+                let _ = writeln!(s, "| {k} | {} | {} |", f(v[0]), f(v[1]));
+            }
+            s.push('\n');
+        }
+        None => s.push_str("## 95 % bootstrap intervals\n\nNone: no sample was scored.\n\n"),
+    }
+    if !e1.undefined.is_empty() {
+        let _ = writeln!(
+            s,
+            "Undefined (zero denominator; upstream's edge-case value shown): {}.\n",
+            e1.undefined
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    for (name, groups) in [
+        ("source", &e1.groups.source),
+        ("scenario", &e1.groups.scenario),
+    ] {
+        group_table(s, name, groups);
+    }
+}
+
+fn group_table(s: &mut String, name: &str, groups: &std::collections::BTreeMap<String, E1Group>) {
+    let _ = writeln!(s, "## Groups by {name}\n");
+    s.push_str("| group | n | accuracy | tpr | fpr | f1 | ece | brier | abstain_rate | invalid_rate |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (k, g) in groups {
+        let m = &g.metrics;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            cell(k),
+            g.n,
+            f(m.detection.accuracy),
+            f(m.detection.tpr),
+            f(m.detection.fpr),
+            f(m.detection.f1),
+            f(m.calibration.ece),
+            f(m.calibration.brier),
+            f(m.abstention.abstain_rate),
+            f(g.extras.invalid_rate)
+        );
+    }
+    s.push('\n');
+}
+
+fn reward_section(s: &mut String, sm: &Summary) {
+    let r = &sm.reward;
+    let _ = writeln!(
+        s,
+        "## Reward\n\nProfile {} over {} scored record(s).\n",
+        text(sm.reward_profile.as_deref()),
+        r.n
+    );
+    s.push_str("| | mean | std | min | max | 95 % CI of mean |\n|---|---:|---:|---:|---:|---|\n");
+    let ci = match (r.ci95_low, r.ci95_high) {
+        (Some(a), Some(b)) => format!("[{}, {}]", f(a), f(b)),
+        _ => "—".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "| **total** | {} | {} | {} | {} | {ci} |",
+        fo(r.mean),
+        fo(r.std),
+        fo(r.min),
+        fo(r.max)
+    );
+    for (k, c) in &r.components {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | |",
+            cell(k),
+            fo(c.mean),
+            fo(c.std),
+            fo(c.min),
+            fo(c.max)
+        );
+    }
+    s.push('\n');
+}
+
+fn usage_section(s: &mut String, sm: &Summary) {
+    let u = &sm.usage;
+    let l = &sm.latency_ms;
+    s.push_str("## Usage and latency\n\n| | |\n|---|---:|\n");
+    for (k, v) in [
+        ("prompt tokens", u.prompt_tokens),
+        ("completion tokens", u.completion_tokens),
+        ("reasoning tokens", u.reasoning_tokens),
+        ("total tokens", u.total_tokens),
+        ("requests", u.requests),
+        ("cached requests", sm.counts.cached_requests),
+    ] {
+        let _ = writeln!(s, "| {k} | {v} |");
+    }
+    for (k, v) in [
+        ("latency mean (ms)", l.mean),
+        ("latency p50 (ms)", l.p50),
+        ("latency p90 (ms)", l.p90),
+        ("latency p99 (ms)", l.p99),
+    ] {
+        let _ = writeln!(
+            s,
+            "| {k} | {} |",
+            v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "—".into())
+        );
+    }
+}
