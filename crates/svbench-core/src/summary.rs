@@ -27,6 +27,7 @@ pub struct Summary {
     /// Canonical environment name.
     pub environment: String,
     /// Metrics spec version ([`METRICS_VERSION`]).
+    #[schemars(pattern(r"^\d+\.\d+\.\d+$"))]
     pub version: String,
     /// Run id.
     pub run_id: String,
@@ -38,6 +39,7 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dataset: Option<String>,
     /// Number of result records (≥ 1; errored records included).
+    #[schemars(range(min = 1))]
     pub n_examples: u64,
     /// The environment's metrics: upstream's blocks for E1.
     pub metrics: SummaryMetrics,
@@ -181,16 +183,22 @@ pub struct E1UpstreamMetrics {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Detection {
     /// True-positive rate (recall on malicious).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub tpr: f64,
     /// False-positive rate.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub fpr: f64,
     /// 1 − tpr.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub fnr: f64,
     /// Precision of Malicious calls.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub precision: f64,
     /// F1 of precision and tpr.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub f1: f64,
     /// Accuracy.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub accuracy: f64,
 }
 
@@ -198,8 +206,10 @@ pub struct E1Detection {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Calibration {
     /// Expected calibration error, 10 bins.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub ece: f64,
     /// Brier score.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub brier: f64,
 }
 
@@ -207,12 +217,16 @@ pub struct E1Calibration {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Cost {
     /// Weight of a miss (10).
+    #[schemars(range(min = 0.0))]
     pub fn_cost_weight: f64,
     /// Weight of a false alarm (1).
+    #[schemars(range(min = 0.0))]
     pub fp_cost_weight: f64,
     /// Weighted error count.
+    #[schemars(range(min = 0.0))]
     pub total_cost: f64,
     /// 1 − total_cost / (fn_cost_weight · n).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub cost_weighted_accuracy: f64,
 }
 
@@ -220,10 +234,13 @@ pub struct E1Cost {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Abstention {
     /// Share of abstentions.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub abstain_rate: f64,
     /// Accuracy over non-abstained predictions (equals `accuracy`).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub accuracy_non_abstained: f64,
     /// Upstream's AURC (τ = 0.00…1.00).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub aurc: f64,
 }
 

@@ -169,11 +169,15 @@ pub fn check_run(run_dir: &Path, opts: &ReportOptions) -> Result<CheckOutcome, R
         opts.bootstrap = existing.as_ref().and_then(recorded_bootstrap);
     }
     let built = build_report(run_dir, &opts)?;
-    let fresh = match &built.summary {
-        Some(s) => Some(serde_json::to_value(s).map_err(|e| ReportError::Metadata {
-            path: path.clone(),
-            message: format!("cannot serialise the summary: {e}"),
-        })?),
+    // Compare what would be written, parsed by the same reader as the
+    // existing file, so float parsing cannot introduce differences.
+    let fresh: Option<Value> = match &built.summary_json {
+        Some(text) => Some(
+            serde_json::from_str(text).map_err(|e| ReportError::Metadata {
+                path: path.clone(),
+                message: format!("cannot re-read the recomputed summary: {e}"),
+            })?,
+        ),
         None => None,
     };
     let mut differences = Vec::new();

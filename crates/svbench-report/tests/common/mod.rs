@@ -10,7 +10,7 @@ pub const TS: &str = "2025-01-02T03:04:05Z";
 
 /// A complete svbench `metadata.json` for E1.
 pub fn metadata(profile: &str) -> Value {
-    json!({
+    let mut head = json!({
         "environment": "sv-env-network-logs",
         "env_version": "0.1.0",
         "model": "builtin:heuristic",
@@ -38,6 +38,8 @@ pub fn metadata(profile: &str) -> Value {
         "baseline_type": "heuristic",
         "system_prompt_file": null,
         "system_prompt_sha256": "bb",
+    });
+    let tail = json!({
         "run_id": "20250101T000000Z-deadbeef",
         "status": "completed",
         "abort_reason": null,
@@ -66,12 +68,24 @@ pub fn metadata(profile: &str) -> Value {
         "endpoint": null,
         "counts": {"planned": 4, "completed": 4, "errored": 0, "pending": 0},
         "argv": ["svbench", "eval", "e1"]
-    })
+    });
+    let m = head.as_object_mut().expect("object");
+    for (k, v) in tail.as_object().expect("object") {
+        m.insert(k.clone(), v.clone());
+    }
+    head
 }
 
 /// An E1 result line. `label` is `Malicious`/`Benign`/`Abstain`, or `""` for
 /// an invalid answer; `conf` None makes it label-only.
-pub fn e1_record(index: usize, gold: &str, label: &str, conf: Option<f64>, source: &str, profile: &str) -> Value {
+pub fn e1_record(
+    index: usize,
+    gold: &str,
+    label: &str,
+    conf: Option<f64>,
+    source: &str,
+    profile: &str,
+) -> Value {
     let (status, parsed, reason) = if label.is_empty() {
         ("invalid", Value::Null, json!("no_json_object"))
     } else if conf.is_none() {
@@ -87,7 +101,11 @@ pub fn e1_record(index: usize, gold: &str, label: &str, conf: Option<f64>, sourc
             Value::Null,
         )
     };
-    let reward = if label.is_empty() { 0.0 } else { 1.0 + index as f64 / 10.0 };
+    let reward = if label.is_empty() {
+        0.0
+    } else {
+        1.0 + index as f64 / 10.0
+    };
     json!({
         "index": index,
         "rollout_index": 0,
@@ -161,7 +179,11 @@ pub fn sample_records() -> Vec<Value> {
 pub fn write_run(root: &Path, name: &str, meta: &Value, records: &[Value]) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).expect("mkdir");
-    std::fs::write(dir.join("metadata.json"), serde_json::to_string_pretty(meta).expect("json")).expect("write");
+    std::fs::write(
+        dir.join("metadata.json"),
+        serde_json::to_string_pretty(meta).expect("json"),
+    )
+    .expect("write");
     let mut lines = String::new();
     for r in records {
         lines.push_str(&serde_json::to_string(r).expect("json"));
