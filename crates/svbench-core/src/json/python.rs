@@ -1,0 +1,465 @@
+//! Emulation of CPython's `json.loads` (E1 §2.2.1) and of the Python
+//! built-ins upstream applies to its results (`float()`, `str()`,
+//! `str.strip()`).
+//!
+//! Dialect, as CPython 3.11's C scanner: literals `NaN`, `Infinity` and
+//! `-Infinity` are numbers; float literals that overflow become ±inf;
+//! integers have arbitrary size (up to CPython's 4,300-digit conversion
+//! limit, beyond which `json.loads` raises); duplicate keys keep the last
+//! value (at the first key's position, as a Python `dict`); lone surrogate
+//! escapes are accepted (stored as U+FFFD); only space, tab, LF and CR are
+//! whitespace; raw control characters in strings are rejected.
+
+use std::borrow::Cow;
+
+use super::lexer::{token_f64, Lexer};
+use super::{JsonError, JsonErrorKind, MAX_DEPTH};
+
+pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
+pub use super::pystr::{py_isspace, py_str, py_strip};
+
+/// CPython's default `sys.get_int_max_str_digits()`.
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// A value as `json.loads` returns it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PyValue<'a> {
+    /// `None` (JSON `null`).
+    None,
+    /// `True` / `False`.
+    Bool(bool),
+    /// An `int` of any size.
+    Int(PyInt<'a>),
+    /// A `float`, including `nan` and ±`inf`.
+    Float(f64),
+    /// A `str`.
+    Str(Cow<'a, str>),
+    /// A `list`.
+    List(Vec<PyValue<'a>>),
+    /// A `dict`.
+    Dict(PyDict<'a>),
+}
+
+impl<'a> PyValue<'a> {
+    /// The dict, if this is one.
+    pub fn as_dict(&self) -> Option<&PyDict<'a>> {
+        match self {
+            PyValue::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            PyValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Python's type name (`NoneType`, `bool`, `int`, `float`, `str`, `list`,
+    /// `dict`).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            PyValue::None => "NoneType",
+            PyValue::Bool(_) => "bool",
+            PyValue::Int(_) => "int",
+            PyValue::Float(_) => "float",
+            PyValue::Str(_) => "str",
+            PyValue::List(_) => "list",
+            PyValue::Dict(_) => "dict",
+        }
+    }
+}
+
+/// A Python `int` parsed from JSON, kept as its decimal text so that any size
+/// is representable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PyInt<'a> {
+    text: &'a str,
+}
+
+impl<'a> PyInt<'a> {
+    /// The integer as written in the JSON text (`-?(0|[1-9][0-9]*)`).
+    pub fn as_text(&self) -> &'a str {
+        self.text
+    }
+
+    /// Python's `float(i)`: correctly rounded, `None` where Python raises
+    /// `OverflowError` (magnitude ≥ 2^1024 after rounding).
+    pub fn to_f64(&self) -> Option<f64> {
+        let v = token_f64(self.text);
+        // `-0` is the int 0, whose float is +0.0.
+        v.is_finite().then_some(v + 0.0)
+    }
+
+    /// The value, if it fits an i64.
+    pub fn to_i64(&self) -> Option<i64> {
+        self.text.parse().ok()
+    }
+}
+
+/// A Python `dict` from `json.loads`: unique keys in first-insertion order,
+/// each with the last value given for it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PyDict<'a> {
+    items: Vec<(Cow<'a, str>, PyValue<'a>)>,
+}
+
+impl<'a> PyDict<'a> {
+    /// An empty dict.
+    pub fn new() -> Self {
+        PyDict { items: Vec::new() }
+    }
+
+    /// Builds a dict from `(key, value)` pairs in order, as Python's `dict()`
+    /// does: a repeated key keeps its first position and its last value.
+    pub fn from_pairs(pairs: Vec<(Cow<'a, str>, PyValue<'a>)>) -> Self {
+        PyDict {
+            items: dedupe_last_wins(pairs),
+        }
+    }
+
+    /// `d.get(key)`.
+    pub fn get(&self, key: &str) -> Option<&PyValue<'a>> {
+        self.items
+            .iter()
+            .find(|(k, _)| k.as_ref() == key)
+            .map(|(_, v)| v)
+    }
+
+    /// `key in d`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Items in dict order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &PyValue<'a>)> {
+        self.items.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    /// `len(d)`.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// `not d`.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// `json.loads(text)`; `Err` wherever CPython raises (`JSONDecodeError`, the
+/// integer digit limit's `ValueError`, or `RecursionError` for nesting deeper
+/// than [`MAX_DEPTH`]).
+pub fn loads(text: &str) -> Result<PyValue<'_>, JsonError> {
+    let mut lx = Lexer::new(text);
+    lx.skip_ws();
+    let value = read_value(&mut lx, 0)?;
+    lx.finish()?;
+    Ok(value)
+}
+
+/// `json.loads(text)` when it returns a dict; `None` when it raises or
+/// returns anything else.
+pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+    {
+        return None;
+    }
+    match loads(text) {
+        Ok(PyValue::Dict(d)) => Some(d),
+        _ => None,
+    }
+}
+
+fn read_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyValue<'a>, JsonError> {
+    match lx.peek() {
+        Some(b'{') => read_dict(lx, depth + 1).map(PyValue::Dict),
+        Some(b'[') => read_list(lx, depth + 1),
+        Some(b'"') => lx.string().map(PyValue::Str),
+        Some(b'-') if lx.eat(b"-Infinity") => Ok(PyValue::Float(f64::NEG_INFINITY)),
+        Some(b'-' | b'0'..=b'9') => {
+            let token = lx.number()?;
+            if !token.integer {
+                return Ok(PyValue::Float(token_f64(token.text)));
+            }
+            let digits = token.text.len() - usize::from(token.text.starts_with('-'));
+            if digits > INT_MAX_STR_DIGITS {
+                return Err(lx.error(JsonErrorKind::IntegerTooLong));
+            }
+            Ok(PyValue::Int(PyInt { text: token.text }))
+        }
+        Some(b'N') if lx.eat(b"NaN") => Ok(PyValue::Float(f64::NAN)),
+        Some(b'I') if lx.eat(b"Infinity") => Ok(PyValue::Float(f64::INFINITY)),
+        Some(b't') if lx.eat(b"true") => Ok(PyValue::Bool(true)),
+        Some(b'f') if lx.eat(b"false") => Ok(PyValue::Bool(false)),
+        Some(b'n') if lx.eat(b"null") => Ok(PyValue::None),
+        _ => Err(lx.unexpected()),
+    }
+}
+
+fn read_list<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyValue<'a>, JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(lx.error(JsonErrorKind::TooDeep));
+    }
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut items = Vec::new();
+    if lx.peek() == Some(b']') {
+        lx.pos += 1;
+        return Ok(PyValue::List(items));
+    }
+    loop {
+        items.push(read_value(lx, depth)?);
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => {
+                lx.pos += 1;
+                lx.skip_ws();
+            }
+            Some(b']') => {
+                lx.pos += 1;
+                return Ok(PyValue::List(items));
+            }
+            _ => return Err(lx.unexpected()),
+        }
+    }
+}
+
+fn read_dict<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyDict<'a>, JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(lx.error(JsonErrorKind::TooDeep));
+    }
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut pairs = Vec::new();
+    if lx.peek() == Some(b'}') {
+        lx.pos += 1;
+        return Ok(PyDict::new());
+    }
+    loop {
+        if lx.peek() != Some(b'"') {
+            return Err(lx.unexpected());
+        }
+        let key = lx.string()?;
+        lx.skip_ws();
+        if lx.peek() != Some(b':') {
+            return Err(lx.unexpected());
+        }
+        lx.pos += 1;
+        lx.skip_ws();
+        let value = read_value(lx, depth)?;
+        pairs.push((key, value));
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => {
+                lx.pos += 1;
+                lx.skip_ws();
+            }
+            Some(b'}') => {
+                lx.pos += 1;
+                return Ok(PyDict::from_pairs(pairs));
+            }
+            _ => return Err(lx.unexpected()),
+        }
+    }
+}
+
+/// Python `dict` insertion semantics: the first position, the last value.
+fn dedupe_last_wins<'a>(
+    pairs: Vec<(Cow<'a, str>, PyValue<'a>)>,
+) -> Vec<(Cow<'a, str>, PyValue<'a>)> {
+    const LINEAR_MAX: usize = 12;
+    if pairs.len() <= LINEAR_MAX {
+        let has_dup = pairs
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| pairs[..i].iter().any(|(other, _)| other == k));
+        if !has_dup {
+            return pairs;
+        }
+        let mut out: Vec<(Cow<'a, str>, PyValue<'a>)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            match out.iter_mut().find(|(other, _)| *other == k) {
+                Some(slot) => slot.1 = v,
+                None => out.push((k, v)),
+            }
+        }
+        return out;
+    }
+    // Large dicts: group equal keys by a stable sort of positions.
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    order.sort_by(|&a, &b| pairs[a].0.cmp(&pairs[b].0));
+    let mut slots: Vec<Option<(Cow<'a, str>, PyValue<'a>)>> = pairs.into_iter().map(Some).collect();
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start + 1;
+        while end < order.len() && key_of(&slots, order[end]) == key_of(&slots, order[start]) {
+            end += 1;
+        }
+        if end - start > 1 {
+            // Positions are ascending within the group (stable sort).
+            let first = order[start];
+            let last = order[end - 1];
+            let last_value = slots[last].take().map(|(_, v)| v);
+            for &pos in &order[start + 1..end - 1] {
+                slots[pos] = None;
+            }
+            if let (Some(slot), Some(v)) = (slots[first].as_mut(), last_value) {
+                slot.1 = v;
+            }
+        }
+        start = end;
+    }
+    slots.into_iter().flatten().collect()
+}
+
+fn key_of<'s>(slots: &'s [Option<(Cow<'_, str>, PyValue<'_>)>], pos: usize) -> Option<&'s str> {
+    slots[pos].as_ref().map(|(k, _)| k.as_ref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dict(text: &str) -> PyDict<'_> {
+        loads_dict(text).unwrap_or_else(|| panic!("not a dict: {text}"))
+    }
+
+    #[test]
+    fn python_literals() {
+        assert!(matches!(loads("NaN"), Ok(PyValue::Float(f)) if f.is_nan()));
+        assert_eq!(loads("Infinity"), Ok(PyValue::Float(f64::INFINITY)));
+        assert_eq!(loads(" -Infinity "), Ok(PyValue::Float(f64::NEG_INFINITY)));
+        assert_eq!(loads("1e400"), Ok(PyValue::Float(f64::INFINITY)));
+        assert_eq!(loads("-1e400"), Ok(PyValue::Float(f64::NEG_INFINITY)));
+        assert_eq!(loads("null"), Ok(PyValue::None));
+        assert_eq!(loads("true"), Ok(PyValue::Bool(true)));
+        for bad in [
+            "-NaN",
+            "nan",
+            "infinity",
+            "+Infinity",
+            "-Inf",
+            "NaNx",
+            "None",
+            "True",
+        ] {
+            assert!(loads(bad).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn integers_of_any_size() {
+        let big = "1".repeat(4300);
+        match loads(&big) {
+            Ok(PyValue::Int(i)) => {
+                assert_eq!(i.as_text(), big);
+                assert_eq!(i.to_f64(), None, "float(int) overflows");
+                assert_eq!(i.to_i64(), None);
+            }
+            other => panic!("{other:?}"),
+        }
+        let too_long = "1".repeat(4301);
+        assert_eq!(
+            loads(&too_long).map_err(|e| e.kind),
+            Err(JsonErrorKind::IntegerTooLong)
+        );
+        let neg = format!("-{big}");
+        assert!(matches!(loads(&neg), Ok(PyValue::Int(_))));
+        match loads("-0") {
+            Ok(PyValue::Int(i)) => {
+                let f = i.to_f64().unwrap();
+                assert!(f == 0.0 && f.is_sign_positive());
+            }
+            other => panic!("{other:?}"),
+        }
+        match loads("12345678901234567890123") {
+            Ok(PyValue::Int(i)) => assert_eq!(i.to_f64(), Some(1.2345678901234568e22)),
+            other => panic!("{other:?}"),
+        }
+        // 2**1024 - 2**970 is the halfway point that rounds up to 2**1024.
+        let max_ok = "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368";
+        match loads(max_ok) {
+            Ok(PyValue::Int(i)) => assert_eq!(i.to_f64(), Some(f64::MAX)),
+            other => panic!("{other:?}"),
+        }
+        let halfway = "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792";
+        match loads(halfway) {
+            Ok(PyValue::Int(i)) => assert_eq!(i.to_f64(), None),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(loads("1.5"), Ok(PyValue::Float(1.5)));
+        assert_eq!(loads("1E2"), Ok(PyValue::Float(100.0)));
+    }
+
+    #[test]
+    fn duplicate_keys_keep_last_value_at_first_position() {
+        let d = dict(r#"{"a":1,"b":2,"a":3}"#);
+        let keys: Vec<&str> = d.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["a", "b"]);
+        assert!(matches!(d.get("a"), Some(PyValue::Int(i)) if i.as_text() == "3"));
+
+        let mut text = String::from("{");
+        for i in 0..30 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k3\":\"x\",\"k0\":\"y\",\"k3\":\"z\"}");
+        let d = dict(&text);
+        assert_eq!(d.len(), 30);
+        assert_eq!(d.iter().next().map(|(k, _)| k), Some("k0"));
+        assert_eq!(d.get("k0").and_then(PyValue::as_str), Some("y"));
+        assert_eq!(d.get("k3").and_then(PyValue::as_str), Some("z"));
+        assert_eq!(d.iter().nth(3).map(|(k, _)| k), Some("k3"));
+    }
+
+    #[test]
+    fn strings_like_cpython() {
+        assert_eq!(
+            loads(r#""\ud800""#)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned)),
+            Some("\u{fffd}".into())
+        );
+        assert!(loads("\"a\u{1}\"").is_err());
+        assert!(loads("\"\u{7f}\"").is_ok());
+        assert!(loads(r#""\U0041""#).is_err());
+        assert_eq!(
+            loads(r#""\uDEAD""#)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned)),
+            Some("\u{fffd}".into())
+        );
+    }
+
+    #[test]
+    fn whitespace_and_structure() {
+        assert!(loads(" \t\r\n{\"a\": [1, 2]}\n ").is_ok());
+        for bad in [
+            "\u{c}1",
+            "\u{b}1",
+            "\u{feff}1",
+            "\u{a0}1",
+            "[1,]",
+            "{\"a\":1,}",
+            "{'a':1}",
+            "01",
+            "1.",
+            "1e",
+            "1 2",
+            "",
+        ] {
+            assert!(loads(bad).is_err(), "accepted {bad:?}");
+        }
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert_eq!(
+            loads(&deep).map_err(|e| e.kind),
+            Err(JsonErrorKind::TooDeep)
+        );
+        assert!(loads_dict("[{}]").is_none());
+        assert!(loads_dict("{}").is_some_and(|d| d.is_empty()));
+    }
+}

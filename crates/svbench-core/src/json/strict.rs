@@ -1,0 +1,464 @@
+//! Strict RFC 8259 JSON with duplicate-key detection (the `v1` reader,
+//! E1 §2.3 step 4).
+//!
+//! No `NaN`/`Infinity` literals, comments or trailing commas; whitespace is
+//! space, tab, LF and CR; raw control characters in strings are rejected.
+//! Differences from `serde_json` that the parser relies on: duplicate keys are
+//! kept and flagged instead of merged, numbers that overflow f64 (`1e400`)
+//! parse as ±inf instead of failing, and each number remembers whether it was
+//! written as an integer. A lone surrogate escape (`"\ud800"`, grammatical in
+//! RFC 8259) becomes U+FFFD.
+
+use std::borrow::Cow;
+
+use super::lexer::{token_f64, Lexer};
+use super::{JsonError, JsonErrorKind, MAX_DEPTH};
+
+/// A JSON value; strings borrow from the input when they hold no escapes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string, unescaped.
+    String(Cow<'a, str>),
+    /// An array.
+    Array(Vec<Value<'a>>),
+    /// An object.
+    Object(Object<'a>),
+}
+
+/// A JSON number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Number {
+    /// The nearest f64; ±inf when the magnitude overflows f64 (`1e400`).
+    pub value: f64,
+    /// Whether it was written without fraction and exponent (`1`, not `1.0`).
+    pub integer: bool,
+}
+
+impl Number {
+    /// Whether the value is finite as f64.
+    pub fn is_finite(self) -> bool {
+        self.value.is_finite()
+    }
+}
+
+/// A JSON object: members in input order, duplicates kept.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Object<'a> {
+    members: Vec<(Cow<'a, str>, Value<'a>)>,
+    duplicate_here: bool,
+    duplicate_within: bool,
+}
+
+impl<'a> Object<'a> {
+    /// Builds an object from members in order, computing its duplicate flags.
+    pub fn from_members(members: Vec<(Cow<'a, str>, Value<'a>)>) -> Self {
+        let duplicate_here = has_duplicate(&members);
+        let duplicate_within =
+            duplicate_here || members.iter().any(|(_, v)| v.has_duplicate_keys());
+        Object {
+            members,
+            duplicate_here,
+            duplicate_within,
+        }
+    }
+
+    /// The value of the first member named `key`.
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        self.members
+            .iter()
+            .find(|(k, _)| k.as_ref() == key)
+            .map(|(_, v)| v)
+    }
+
+    /// Whether a member named `key` exists at the top level.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.members.iter().any(|(k, _)| k.as_ref() == key)
+    }
+
+    /// Members in input order, duplicates included.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value<'a>)> {
+        self.members.iter().map(|(k, v)| (k.as_ref(), v))
+    }
+
+    /// Number of members, duplicates included.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether the object has no members.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether two members of this object (not of nested ones) share a key.
+    pub fn has_duplicate_here(&self) -> bool {
+        self.duplicate_here
+    }
+
+    /// Whether this object or any object nested in it has a duplicate key.
+    pub fn has_duplicate_keys(&self) -> bool {
+        self.duplicate_within
+    }
+
+    /// Copies every borrowed string so the object outlives its input.
+    pub fn into_owned(self) -> Object<'static> {
+        Object {
+            members: self
+                .members
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned()))
+                .collect(),
+            duplicate_here: self.duplicate_here,
+            duplicate_within: self.duplicate_within,
+        }
+    }
+}
+
+impl<'a> Value<'a> {
+    /// The object, if this is one.
+    pub fn as_object(&self) -> Option<&Object<'a>> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_number(&self) -> Option<Number> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// Whether any object in this value (at any depth) has a duplicate key.
+    pub fn has_duplicate_keys(&self) -> bool {
+        match self {
+            Value::Object(o) => o.has_duplicate_keys(),
+            Value::Array(items) => items.iter().any(Value::has_duplicate_keys),
+            _ => false,
+        }
+    }
+
+    /// The JSON type name (`null`, `boolean`, `number`, `string`, `array`,
+    /// `object`), for diagnostics.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+
+    /// Copies every borrowed string so the value outlives its input.
+    pub fn into_owned(self) -> Value<'static> {
+        match self {
+            Value::Null => Value::Null,
+            Value::Bool(b) => Value::Bool(b),
+            Value::Number(n) => Value::Number(n),
+            Value::String(s) => Value::String(Cow::Owned(s.into_owned())),
+            Value::Array(items) => Value::Array(items.into_iter().map(Value::into_owned).collect()),
+            Value::Object(o) => Value::Object(o.into_owned()),
+        }
+    }
+}
+
+/// Parses `text` as one strict JSON value, with optional surrounding
+/// whitespace.
+pub fn parse(text: &str) -> Result<Value<'_>, JsonError> {
+    let mut lx = Lexer::new(text);
+    lx.skip_ws();
+    let value = read_value(&mut lx, 0)?;
+    lx.finish()?;
+    Ok(value)
+}
+
+/// Parses `text` and returns it only if it is a JSON object.
+pub fn parse_object(text: &str) -> Option<Object<'_>> {
+    // Cheap rejection before the full parse: an object starts with `{`.
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+    {
+        return None;
+    }
+    match parse(text) {
+        Ok(Value::Object(o)) => Some(o),
+        _ => None,
+    }
+}
+
+fn read_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Value<'a>, JsonError> {
+    match lx.peek() {
+        Some(b'{') => read_object(lx, depth + 1).map(Value::Object),
+        Some(b'[') => read_array(lx, depth + 1),
+        Some(b'"') => lx.string().map(Value::String),
+        Some(b'-' | b'0'..=b'9') => {
+            let token = lx.number()?;
+            Ok(Value::Number(Number {
+                value: token_f64(token.text),
+                integer: token.integer,
+            }))
+        }
+        Some(b't') if lx.eat(b"true") => Ok(Value::Bool(true)),
+        Some(b'f') if lx.eat(b"false") => Ok(Value::Bool(false)),
+        Some(b'n') if lx.eat(b"null") => Ok(Value::Null),
+        _ => Err(lx.unexpected()),
+    }
+}
+
+fn read_array<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Value<'a>, JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(lx.error(JsonErrorKind::TooDeep));
+    }
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut items = Vec::new();
+    if lx.peek() == Some(b']') {
+        lx.pos += 1;
+        return Ok(Value::Array(items));
+    }
+    loop {
+        items.push(read_value(lx, depth)?);
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => {
+                lx.pos += 1;
+                lx.skip_ws();
+            }
+            Some(b']') => {
+                lx.pos += 1;
+                return Ok(Value::Array(items));
+            }
+            _ => return Err(lx.unexpected()),
+        }
+    }
+}
+
+fn read_object<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Object<'a>, JsonError> {
+    if depth > MAX_DEPTH {
+        return Err(lx.error(JsonErrorKind::TooDeep));
+    }
+    lx.pos += 1;
+    lx.skip_ws();
+    let mut members = Vec::new();
+    if lx.peek() == Some(b'}') {
+        lx.pos += 1;
+        return Ok(Object::default());
+    }
+    loop {
+        if lx.peek() != Some(b'"') {
+            return Err(lx.unexpected());
+        }
+        let key = lx.string()?;
+        lx.skip_ws();
+        if lx.peek() != Some(b':') {
+            return Err(lx.unexpected());
+        }
+        lx.pos += 1;
+        lx.skip_ws();
+        let value = read_value(lx, depth)?;
+        members.push((key, value));
+        lx.skip_ws();
+        match lx.peek() {
+            Some(b',') => {
+                lx.pos += 1;
+                lx.skip_ws();
+            }
+            Some(b'}') => {
+                lx.pos += 1;
+                return Ok(Object::from_members(members));
+            }
+            _ => return Err(lx.unexpected()),
+        }
+    }
+}
+
+/// Whether two members share a key: pairwise for small objects, sorted for
+/// large ones so a hostile object with many keys stays O(n log n).
+fn has_duplicate(members: &[(Cow<'_, str>, Value<'_>)]) -> bool {
+    const PAIRWISE_MAX: usize = 12;
+    if members.len() <= PAIRWISE_MAX {
+        members
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| members[..i].iter().any(|(other, _)| other == k))
+    } else {
+        let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(text: &str) -> Object<'_> {
+        match parse(text) {
+            Ok(Value::Object(o)) => o,
+            other => panic!("not an object: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_scalars() {
+        assert_eq!(parse("null"), Ok(Value::Null));
+        assert_eq!(parse(" true "), Ok(Value::Bool(true)));
+        assert_eq!(parse("\tfalse\r\n"), Ok(Value::Bool(false)));
+        assert_eq!(parse(r#""a\nb""#), Ok(Value::String("a\nb".into())));
+        let n = parse("-0.5e1").unwrap().as_number().unwrap();
+        assert_eq!((n.value, n.integer), (-5.0, false));
+        let n = parse("42").unwrap().as_number().unwrap();
+        assert_eq!((n.value, n.integer), (42.0, true));
+    }
+
+    #[test]
+    fn overflow_is_infinite_not_an_error() {
+        let n = parse("1e400").unwrap().as_number().unwrap();
+        assert_eq!(n.value, f64::INFINITY);
+        assert!(!n.is_finite());
+        let n = parse("-1e400").unwrap().as_number().unwrap();
+        assert_eq!(n.value, f64::NEG_INFINITY);
+        let big = "9".repeat(400);
+        let n = parse(&big).unwrap().as_number().unwrap();
+        assert!(n.integer && n.value.is_infinite());
+        let n = parse("1e-400").unwrap().as_number().unwrap();
+        assert_eq!(n.value, 0.0);
+    }
+
+    #[test]
+    fn rejects_non_rfc_input() {
+        for bad in [
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "[1,]",
+            r#"{"a":1,}"#,
+            "{'a':1}",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "+1",
+            "-",
+            "tru",
+            "nul",
+            "\"a\u{1}\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"abc",
+            "// c\n1",
+            "\u{feff}1",
+            "\u{c}1",
+            "\u{a0}1",
+            "1 2",
+            "",
+            "   ",
+            "{\"a\" 1}",
+            "{1:2}",
+            "[1 2]",
+        ] {
+            assert!(parse(bad).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_and_surrogates() {
+        let v = parse(r#""\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00""#).unwrap();
+        assert_eq!(v.as_str(), Some("\"\\/\u{8}\u{c}\n\r\té😀"));
+        assert_eq!(parse(r#""\ud800""#).unwrap().as_str(), Some("\u{fffd}"));
+        assert_eq!(parse(r#""\udc00x""#).unwrap().as_str(), Some("\u{fffd}x"));
+        assert_eq!(
+            parse(r#""\ud800\ud800\udc00""#).unwrap().as_str(),
+            Some("\u{fffd}\u{10000}")
+        );
+        assert_eq!(
+            parse("\"\u{7f}\u{2028}\"").unwrap().as_str(),
+            Some("\u{7f}\u{2028}")
+        );
+        // Borrowed when there is no escape.
+        assert!(matches!(
+            parse(r#""plain""#),
+            Ok(Value::String(Cow::Borrowed("plain")))
+        ));
+    }
+
+    #[test]
+    fn duplicate_keys_are_flagged_at_every_depth() {
+        let o = obj(r#"{"a":1,"a":2}"#);
+        assert!(o.has_duplicate_here() && o.has_duplicate_keys());
+        assert_eq!(o.len(), 2);
+        assert_eq!(
+            o.get("a").and_then(Value::as_number).map(|n| n.value),
+            Some(1.0)
+        );
+
+        let o = obj(r#"{"a":{"b":1,"b":1}}"#);
+        assert!(!o.has_duplicate_here() && o.has_duplicate_keys());
+        let o = obj(r#"{"a":[0,{"c":{"d":1,"d":2}}]}"#);
+        assert!(o.has_duplicate_keys());
+        let o = obj(r#"{"a":{"b":1},"c":{"b":1}}"#);
+        assert!(!o.has_duplicate_keys());
+
+        // Large objects take the sorted path.
+        let mut text = String::from("{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k39\":0}");
+        assert!(obj(&text).has_duplicate_here());
+        let unique = text.replace("\"k39\":0}", "\"k40\":0}");
+        assert!(!obj(&unique).has_duplicate_here());
+        // Escaped and raw spellings of a key are the same key.
+        assert!(obj(r#"{"a":1,"\u0061":2}"#).has_duplicate_here());
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&ok).is_ok());
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        assert_eq!(
+            parse(&deep).map_err(|e| e.kind),
+            Err(JsonErrorKind::TooDeep)
+        );
+        let hostile = "{\"a\":".repeat(100_000);
+        assert!(parse(&hostile).is_err());
+    }
+
+    #[test]
+    fn parse_object_only_accepts_objects() {
+        assert!(parse_object(" {\"a\":1} ").is_some());
+        assert!(parse_object("[{\"a\":1}]").is_none());
+        assert!(parse_object("\"{}\"").is_none());
+        assert!(parse_object("{").is_none());
+    }
+
+    #[test]
+    fn into_owned_preserves_everything() {
+        let text = String::from(r#"{"k":"v","n":[1,2.5,null,true],"d":{"x":1,"x":2}}"#);
+        let owned = obj(&text).into_owned();
+        drop(text);
+        assert_eq!(owned.get("k").and_then(Value::as_str), Some("v"));
+        assert!(owned.has_duplicate_keys());
+        assert_eq!(owned.len(), 3);
+    }
+}
