@@ -1,14 +1,358 @@
-//! `svbench data` (scaffold).
+//! `svbench data`: dataset generation and import (harness §1.2).
+//!
+//! Data goes to stdout or files; progress and summaries go to stderr.
 
-use clap::Subcommand;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+use svbench_core::canonical::sha256_hex;
+use svbench_envs::e1::generate::{
+    corpus_files, corpus_from_manifest, generate_corpus, generate_split, question_hash, to_jsonl,
+    GenConfig, Manifest, Split, Template, DEFAULT_SEED, GENERATOR_NAME,
+};
+use svbench_envs::e1::zeek::{
+    import, parse_device_map, parse_label_file, ImportInput, ImportOptions, SplitAssignment,
+    ZeekError,
+};
 
 use super::GlobalArgs;
+use crate::exit;
 
 /// Arguments of `svbench data`.
 #[derive(Debug, Subcommand)]
-pub enum DataCommand {}
+pub enum DataCommand {
+    /// Generate rows with an environment's seeded generator.
+    Gen(GenArgs),
+    /// Import Zeek conn.log / conn.log.labeled files as E1 rows.
+    ImportZeek(ImportZeekArgs),
+}
+
+/// `svbench data gen`.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// Environment (e1, network-logs or sv-env-network-logs).
+    pub env: String,
+    /// Generator name (default: the environment's only generator).
+    #[arg(long)]
+    pub generator: Option<String>,
+    /// Seed [default: 42].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Rows of the split (only with --split; default: its configured size).
+    #[arg(short = 'n', long = "num-examples")]
+    pub n: Option<usize>,
+    /// Generate one split (train, dev, test, ood) as JSONL to --out FILE or stdout.
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Output: a directory for the whole corpus [default: datasets/e1], a file with --split.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Regenerate exactly what this manifest records (into --out, default its directory).
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+}
+
+/// `svbench data import-zeek`.
+#[derive(Debug, Args)]
+pub struct ImportZeekArgs {
+    /// Zeek conn.log or conn.log.labeled files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Label every row of unlabelled logs: benign or malicious.
+    #[arg(long, conflicts_with = "labels")]
+    pub label: Option<String>,
+    /// uid→label file for unlabelled logs (one `uid label` per line).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// meta.source of the rows.
+    #[arg(long, default_value = "zeek")]
+    pub source: String,
+    /// Device type of every row.
+    #[arg(long, conflicts_with = "device_map")]
+    pub device: Option<String>,
+    /// IP→device file (one `ip device` per line; originator, then responder).
+    #[arg(long)]
+    pub device_map: Option<PathBuf>,
+    /// Capture name for all files [default: each file's folder].
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Put every capture in this split (train, dev, test, ood).
+    #[arg(long, conflicts_with = "split_ratios")]
+    pub split: Option<String>,
+    /// Shares of train,dev,test for per-capture assignment [default: 0.7,0.15,0.15].
+    #[arg(long)]
+    pub split_ratios: Option<String>,
+    /// Seed for split assignment and sampling.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Keep at most N rows per label (seeded sample).
+    #[arg(long)]
+    pub max_per_label: Option<usize>,
+    /// Drop rows whose meta.hash already occurs in this JSONL dataset.
+    #[arg(long)]
+    pub dedup_against: Option<PathBuf>,
+    /// Question template: v1 or upstream.
+    #[arg(long, default_value = "v1")]
+    pub template: String,
+    /// Output JSONL file [default: stdout].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
 
 /// Runs the command; returns the exit code.
-pub fn run(_args: DataCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    Err(anyhow::anyhow!("`svbench data` is not implemented yet"))
+pub fn run(args: DataCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    match args {
+        DataCommand::Gen(a) => gen(a),
+        DataCommand::ImportZeek(a) => import_zeek(a),
+    }
+}
+
+/// Environments by canonical name and aliases (harness §0).
+const ENVS: [(&str, &str, &str); 6] = [
+    ("sv-env-network-logs", "e1", "network-logs"),
+    ("sv-env-config-verification", "e2", "config-verification"),
+    ("sv-env-code-vulnerability", "e3", "code-vulnerability"),
+    ("sv-env-phishing-detection", "e4", "phishing-detection"),
+    ("sv-env-redteam-attack", "e5", "redteam-attack"),
+    ("sv-env-redteam-defense", "e6", "redteam-defense"),
+];
+
+fn gen(a: GenArgs) -> anyhow::Result<u8> {
+    let Some((canonical, alias, _)) = ENVS
+        .iter()
+        .find(|(c, s, n)| [*c, *s, *n].contains(&a.env.as_str()))
+    else {
+        return Err(exit::usage(format!(
+            "unknown environment `{}` (e1…e6 or their names)",
+            a.env
+        )));
+    };
+    if *alias != "e1" {
+        return Err(exit::usage(format!(
+            "`data gen` for {canonical} is not implemented yet (only e1 / sv-env-network-logs has a generator so far)"
+        )));
+    }
+    if let Some(g) = &a.generator {
+        if g != GENERATOR_NAME {
+            return Err(exit::usage(format!(
+                "unknown generator `{g}` for e1 (available: {GENERATOR_NAME})"
+            )));
+        }
+    }
+    if let Some(path) = &a.manifest {
+        if a.seed.is_some() || a.n.is_some() || a.split.is_some() {
+            return Err(exit::usage(
+                "--manifest regenerates exactly what the manifest records; do not combine it with --seed, -n or --split",
+            ));
+        }
+        return gen_from_manifest(path, a.out.as_deref());
+    }
+    let seed = a.seed.unwrap_or(DEFAULT_SEED);
+    let config = GenConfig::default();
+    match &a.split {
+        None => {
+            if a.n.is_some() {
+                return Err(exit::with_hint(
+                    exit::USAGE,
+                    "-n needs --split (the whole corpus uses the configured sizes)",
+                    "add --split train|dev|test|ood, or drop -n",
+                ));
+            }
+            let dir = a.out.unwrap_or_else(|| PathBuf::from("datasets/e1"));
+            write_corpus(&dir, &generate_corpus(&config, seed))?;
+            Ok(exit::OK)
+        }
+        Some(name) => {
+            let split: Split = name.parse().map_err(|e| exit::usage(format!("{e}")))?;
+            let n = a.n.unwrap_or(config.sizes.get(split));
+            let text = to_jsonl(&generate_split(&config, seed, split, n));
+            eprintln!("generated {n} {split} rows ({GENERATOR_NAME}, seed {seed})");
+            emit(&text, a.out.as_deref())
+        }
+    }
+}
+
+fn gen_from_manifest(path: &Path, out: Option<&Path>) -> anyhow::Result<u8> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| exit::data(format!("cannot read manifest {}: {e}", path.display())))?;
+    let manifest =
+        Manifest::parse(&text).map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
+    let corpus = corpus_from_manifest(&manifest)
+        .map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
+    let regenerated = Manifest::for_corpus(&corpus);
+    let differ: Vec<String> = manifest
+        .files
+        .iter()
+        .filter(|f| {
+            !regenerated
+                .files
+                .iter()
+                .any(|g| g.split == f.split && g.sha256 == f.sha256)
+        })
+        .map(|f| f.path.clone())
+        .collect();
+    if !differ.is_empty() {
+        return Err(exit::with_hint(
+            exit::CHECK_FAILED,
+            format!(
+                "regenerating {} does not reproduce the recorded SHA-256 of: {}",
+                path.display(),
+                differ.join(", ")
+            ),
+            "the generator's output changed without a version bump; bump GENERATOR_VERSION and regenerate",
+        ));
+    }
+    let dir = out
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
+    write_corpus(&dir, &corpus)?;
+    eprintln!("reproduced {} byte for byte", path.display());
+    Ok(exit::OK)
+}
+
+fn write_corpus(dir: &Path, corpus: &svbench_envs::e1::generate::Corpus) -> anyhow::Result<()> {
+    let files = corpus_files(corpus).map_err(|e| anyhow::anyhow!("{e}"))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    for (name, text) in files {
+        let path = dir.join(&name);
+        std::fs::write(&path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        eprintln!(
+            "wrote {} (sha256 {})",
+            path.display(),
+            &sha256_hex(text.as_bytes())[..16]
+        );
+    }
+    Ok(())
+}
+
+/// Writes data to a file or stdout; a closed pipe is not an error.
+fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<u8> {
+    match out {
+        Some(p) => {
+            std::fs::write(p, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|_| stdout.flush())
+            {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => return Err(anyhow::anyhow!("cannot write to stdout: {e}")),
+            }
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| exit::data(format!("cannot read {what} {}: {e}", path.display())))
+}
+
+fn parse_ratios(s: &str) -> anyhow::Result<[f64; 3]> {
+    let parts: Vec<f64> = s
+        .split(',')
+        .map(|p| p.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            exit::usage(format!(
+                "--split-ratios `{s}`: expected three numbers like 0.7,0.15,0.15"
+            ))
+        })?;
+    match parts.as_slice() {
+        [a, b, c]
+            if parts.iter().all(|x| x.is_finite() && *x >= 0.0)
+                && ((a + b + c) - 1.0).abs() < 1e-6 =>
+        {
+            Ok([*a, *b, *c])
+        }
+        _ => Err(exit::usage(format!(
+            "--split-ratios `{s}`: need three non-negative shares of train,dev,test summing to 1"
+        ))),
+    }
+}
+
+fn import_zeek(a: ImportZeekArgs) -> anyhow::Result<u8> {
+    let label =
+        match a.label.as_deref() {
+            None => None,
+            Some(l) => Some(svbench_envs::e1::zeek::normalize_label(l).ok_or_else(|| {
+                exit::usage(format!("--label `{l}`: expected benign or malicious"))
+            })?),
+        };
+    let labels = match &a.labels {
+        None => None,
+        Some(p) => Some(
+            parse_label_file(&read_text(p, "labels file")?, p)
+                .map_err(|e| exit::data(e.to_string()))?,
+        ),
+    };
+    let device_map = match &a.device_map {
+        None => None,
+        Some(p) => Some(parse_device_map(&read_text(p, "device map")?)),
+    };
+    let split = match (&a.split, &a.split_ratios) {
+        (Some(s), _) => SplitAssignment::Fixed(s.parse().map_err(|e| exit::usage(format!("{e}")))?),
+        (None, Some(r)) => SplitAssignment::Ratios(parse_ratios(r)?),
+        (None, None) => SplitAssignment::Ratios([0.7, 0.15, 0.15]),
+    };
+    let template = Template::parse(&a.template).ok_or_else(|| {
+        exit::usage(format!(
+            "--template `{}`: expected v1 or upstream",
+            a.template
+        ))
+    })?;
+    let mut dedup_against = HashSet::new();
+    if let Some(p) = &a.dedup_against {
+        let rows = svbench_core::example::read_jsonl(p).map_err(|e| exit::data(e.to_string()))?;
+        for r in rows {
+            let v: &Value = &r.value;
+            match (v["meta"]["hash"].as_str(), v["question"].as_str()) {
+                (Some(h), _) => dedup_against.insert(h.to_string()),
+                (None, Some(q)) => dedup_against.insert(question_hash(q)),
+                _ => false,
+            };
+        }
+    }
+    let mut inputs = Vec::with_capacity(a.files.len());
+    for path in &a.files {
+        inputs.push(ImportInput {
+            path: path.clone(),
+            text: read_text(path, "log")?,
+        });
+    }
+    let opts = ImportOptions {
+        label,
+        labels,
+        source: a.source,
+        device: a.device,
+        device_map,
+        scenario: a.scenario,
+        split,
+        seed: a.seed,
+        max_per_label: a.max_per_label,
+        dedup_against,
+        template,
+    };
+    let outcome = import(&inputs, &opts).map_err(|e| match e {
+        ZeekError::Usage(m) => exit::usage(m),
+        other => exit::data(other.to_string()),
+    })?;
+    for (capture, (split, rows)) in &outcome.captures {
+        eprintln!("capture {capture}: {split}, {rows} rows");
+    }
+    for (reason, count) in &outcome.skipped {
+        eprintln!("skipped {count}: {reason}");
+    }
+    eprintln!("imported {} rows", outcome.rows.len());
+    emit(&to_jsonl(&outcome.rows), a.out.as_deref())
 }

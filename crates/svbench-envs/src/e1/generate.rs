@@ -1,1 +1,380 @@
-//! scaffold
+//! `sv-synth-e1`: the seeded flow generator behind the project's own E1
+//! dataset (E1 §6.2–6.3).
+//!
+//! Output is a pure function of (generator version, [`GenConfig`], seed).
+//! Splits are generated in the order ood, test, dev, train; `meta.hash` is
+//! unique across all four (a colliding row is redrawn, so counts stay exact).
+//! [`generate_split`] regenerates the earlier splits at their configured sizes
+//! to learn their hashes, so `data gen --split S -n N` rows never repeat a row
+//! of an earlier split of the same seed, and with the configured size they
+//! equal the corpus file byte for byte.
+
+pub mod ambiguous;
+pub mod card;
+pub mod decision;
+pub mod families;
+pub mod flow;
+pub mod manifest;
+pub mod ood;
+pub mod render;
+pub mod rng;
+pub mod row;
+pub mod shape;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use self::flow::{zeek_violations, Flow};
+pub use self::manifest::{corpus_from_manifest, Manifest};
+pub use self::render::{
+    parse_question_v1, render, render_question, render_question_upstream, Template,
+};
+pub use self::row::question_hash;
+
+use self::ambiguous::ARCHETYPES;
+use self::families::{Domain, Family, ID_FAMILIES};
+use self::ood::OOD_FAMILIES;
+use self::rng::GenRng;
+use self::row::{build_row, draw_flow, RowKind};
+use crate::e1::Gold;
+
+/// Generator name (`meta.source`, `meta.generator.name`).
+pub const GENERATOR_NAME: &str = "sv-synth-e1";
+/// Generator version; bump whenever output bytes change.
+pub const GENERATOR_VERSION: &str = "1";
+/// Default seed (`data gen` without `--seed`, and the committed set).
+pub const DEFAULT_SEED: u64 = 42;
+/// Share of ood rows drawn from ood-only families (the rest are shifted
+/// in-distribution families).
+const OOD_ONLY_SHARE: f64 = 0.65;
+
+/// A dataset split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Split {
+    /// Training rows.
+    Train,
+    /// Development rows.
+    Dev,
+    /// Test rows (the default evaluation split).
+    Test,
+    /// Out-of-distribution rows.
+    Ood,
+}
+
+impl Split {
+    /// All splits in file order.
+    pub const ALL: [Split; 4] = [Split::Train, Split::Dev, Split::Test, Split::Ood];
+    /// The order in which splits are generated.
+    pub const GENERATION_ORDER: [Split; 4] = [Split::Ood, Split::Test, Split::Dev, Split::Train];
+
+    /// `train`, `dev`, `test` or `ood`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Train => "train",
+            Split::Dev => "dev",
+            Split::Test => "test",
+            Split::Ood => "ood",
+        }
+    }
+}
+
+impl fmt::Display for Split {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Split {
+    type Err = GenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Split::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .ok_or_else(|| GenError::Config(format!("unknown split `{s}` (train, dev, test, ood)")))
+    }
+}
+
+/// Rows per split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitSizes {
+    /// Training rows.
+    pub train: usize,
+    /// Development rows.
+    pub dev: usize,
+    /// Test rows.
+    pub test: usize,
+    /// Out-of-distribution rows.
+    pub ood: usize,
+}
+
+impl SplitSizes {
+    /// The size of one split.
+    pub fn get(&self, split: Split) -> usize {
+        match split {
+            Split::Train => self.train,
+            Split::Dev => self.dev,
+            Split::Test => self.test,
+            Split::Ood => self.ood,
+        }
+    }
+}
+
+/// Generator configuration (recorded in the manifest).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenConfig {
+    /// Share of ambiguous rows per split, in [0, 1].
+    pub ambiguity: f64,
+    /// Configured rows per split.
+    pub sizes: SplitSizes,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        Self {
+            ambiguity: 0.20,
+            sizes: SplitSizes {
+                train: 240,
+                dev: 40,
+                test: 80,
+                ood: 80,
+            },
+        }
+    }
+}
+
+impl GenConfig {
+    /// Checks the configuration.
+    pub fn validate(&self) -> Result<(), GenError> {
+        if !(0.0..=1.0).contains(&self.ambiguity) {
+            return Err(GenError::Config(format!(
+                "ambiguity must be in [0, 1], got {}",
+                self.ambiguity
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Generator errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenError {
+    /// Invalid configuration or request.
+    #[error("{0}")]
+    Config(String),
+    /// A manifest that cannot be reproduced by this generator.
+    #[error("{0}")]
+    Manifest(String),
+    /// The quality checks for the data card could not read the rows.
+    #[error("data card: {0}")]
+    Card(String),
+}
+
+/// All four splits of a generated corpus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corpus {
+    /// The configuration used.
+    pub config: GenConfig,
+    /// The seed used.
+    pub seed: u64,
+    /// Rows per split, in file order (train, dev, test, ood).
+    pub splits: Vec<(Split, Vec<Value>)>,
+}
+
+impl Corpus {
+    /// Rows of one split.
+    pub fn rows(&self, split: Split) -> &[Value] {
+        self.splits
+            .iter()
+            .find(|(s, _)| *s == split)
+            .map_or(&[], |(_, r)| r.as_slice())
+    }
+}
+
+/// The files of a corpus directory, in write order: the four JSONL files,
+/// `manifest.json` and the data card `README.md`.
+pub fn corpus_files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenError> {
+    let manifest = Manifest::for_corpus(corpus);
+    let mut files: Vec<(String, String)> = corpus
+        .splits
+        .iter()
+        .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
+        .collect();
+    files.push(("manifest.json".to_string(), manifest.to_json_text()));
+    let card = card::render_card(corpus, &manifest).map_err(|e| GenError::Card(e.to_string()))?;
+    files.push(("README.md".to_string(), card));
+    Ok(files)
+}
+
+/// Rows as JSONL text: compact JSON, one row per line, `\n` after each.
+pub fn to_jsonl(rows: &[Value]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(&serde_json::to_string(row).expect("JSON values always serialise"));
+        out.push('\n');
+    }
+    out
+}
+
+/// `n` rows of `split`. Earlier splits (generation order) are regenerated at
+/// their configured sizes first so hashes stay unique across the corpus.
+pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> Vec<Value> {
+    let mut taken = HashSet::new();
+    for earlier in Split::GENERATION_ORDER {
+        if earlier == split {
+            break;
+        }
+        generate_rows(config, seed, earlier, config.sizes.get(earlier), &mut taken);
+    }
+    generate_rows(config, seed, split, n, &mut taken)
+}
+
+/// The whole corpus at the configured sizes.
+pub fn generate_corpus(config: &GenConfig, seed: u64) -> Corpus {
+    let mut taken = HashSet::new();
+    let mut made: Vec<(Split, Vec<Value>)> = Split::GENERATION_ORDER
+        .into_iter()
+        .map(|s| {
+            (
+                s,
+                generate_rows(config, seed, s, config.sizes.get(s), &mut taken),
+            )
+        })
+        .collect();
+    made.sort_by_key(|(s, _)| *s);
+    Corpus {
+        config: *config,
+        seed,
+        splits: made,
+    }
+}
+
+/// Generates one split, drawing again whenever a question's hash is taken.
+fn generate_rows(
+    config: &GenConfig,
+    seed: u64,
+    split: Split,
+    n: usize,
+    taken: &mut HashSet<String>,
+) -> Vec<Value> {
+    let mut rng = GenRng::new(seed, &format!("v{GENERATOR_VERSION}/{split}"));
+    let kinds = plan(config, split, n, &mut rng);
+    let mut rows = Vec::with_capacity(n);
+    for kind in kinds {
+        loop {
+            let flow = draw_flow(&mut rng, kind, split);
+            let row = build_row(&flow, kind, split, seed);
+            let hash = row["meta"]["hash"].as_str().unwrap_or_default().to_string();
+            if taken.insert(hash) {
+                rows.push(row);
+                break;
+            }
+        }
+    }
+    rows
+}
+
+/// Decides what each row is: ambiguous archetypes (round-robin from a random
+/// start) with labels by systematic sampling, then clear families filling
+/// the split to exactly ⌊n/2⌋ malicious rows, in a shuffled order.
+///
+/// Systematic sampling (one uniform offset u; row j with cumulative
+/// probability C_j is Malicious iff ⌊C_j + u⌋ > ⌊C_{j-1} + u⌋) makes every
+/// row Malicious with probability exactly its q, independently of its
+/// features, while any run of consecutive rows holds within one of its
+/// expected number of malicious labels. Rows are laid out archetype by
+/// archetype (in catalogue order, then shuffled inside each archetype), so
+/// small splits still show each archetype's rate.
+fn plan(config: &GenConfig, split: Split, n: usize, rng: &mut GenRng) -> Vec<RowKind> {
+    let n_amb = ((config.ambiguity * n as f64).round() as usize).min(n);
+    let start = rng.below(ARCHETYPES.len() as u64) as usize;
+    let mut kinds: Vec<RowKind> = Vec::with_capacity(n);
+    let mut amb_mal = 0usize;
+    let u = rng.uniform();
+    let mut cum = 0.0f64;
+    for (i, arch) in ARCHETYPES.iter().enumerate() {
+        let pos = (i + ARCHETYPES.len() - start) % ARCHETYPES.len();
+        let k = n_amb / ARCHETYPES.len() + usize::from(pos < n_amb % ARCHETYPES.len());
+        let mut labels: Vec<Gold> = Vec::with_capacity(k);
+        for _ in 0..k {
+            let before = (cum + u).floor();
+            cum += arch.q;
+            let malicious = (cum + u).floor() > before;
+            amb_mal += usize::from(malicious);
+            labels.push(if malicious {
+                Gold::Malicious
+            } else {
+                Gold::Benign
+            });
+        }
+        rng.shuffle(&mut labels);
+        kinds.extend(labels.into_iter().map(|g| RowKind::Ambiguous(arch, g)));
+    }
+    let n_clear = n - n_amb;
+    let clear_mal = (n / 2).saturating_sub(amb_mal).min(n_clear);
+    let clear_ben = n_clear - clear_mal;
+    for (label, count) in [(Gold::Malicious, clear_mal), (Gold::Benign, clear_ben)] {
+        let pool = family_pool(split, label);
+        kinds.extend(systematic(rng, &pool, count));
+    }
+    rng.shuffle(&mut kinds);
+    kinds
+}
+
+/// Families for a label in a split with their effective weights.
+fn family_pool(split: Split, label: Gold) -> Vec<(&'static Family, bool, f64)> {
+    let of = |list: &'static [Family], domain: Domain| {
+        list.iter()
+            .filter(move |f| f.label == label && f.domain == domain)
+            .collect::<Vec<_>>()
+    };
+    let id = of(ID_FAMILIES, Domain::InDistribution);
+    if split != Split::Ood {
+        return id.into_iter().map(|f| (f, false, f.weight)).collect();
+    }
+    let ood = of(OOD_FAMILIES, Domain::OodOnly);
+    let total = |v: &[&Family]| v.iter().map(|f| f.weight).sum::<f64>();
+    let (t_ood, t_id) = (total(&ood), total(&id));
+    ood.into_iter()
+        .map(|f| (f, false, OOD_ONLY_SHARE * f.weight / t_ood))
+        .chain(
+            id.into_iter()
+                .map(|f| (f, true, (1.0 - OOD_ONLY_SHARE) * f.weight / t_id)),
+        )
+        .collect()
+}
+
+/// Systematic sampling: `count` draws whose family counts match the weights
+/// to within one.
+fn systematic(
+    rng: &mut GenRng,
+    pool: &[(&'static Family, bool, f64)],
+    count: usize,
+) -> Vec<RowKind> {
+    if count == 0 || pool.is_empty() {
+        return Vec::new();
+    }
+    let total: f64 = pool.iter().map(|p| p.2).sum();
+    let u = rng.uniform();
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let x = (u + i as f64) / count as f64 * total;
+        let mut acc = 0.0;
+        let mut chosen = pool[pool.len() - 1];
+        for p in pool {
+            acc += p.2;
+            if x < acc {
+                chosen = *p;
+                break;
+            }
+        }
+        out.push(RowKind::Clear(chosen.0, chosen.1));
+    }
+    out
+}

@@ -1,0 +1,129 @@
+//! `manifest.json` of a generated corpus: what it takes to regenerate it
+//! exactly (generator, version, seed, config) and what came out (rows and
+//! SHA-256 per file).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use svbench_core::canonical::sha256_hex;
+
+use super::{
+    generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
+};
+
+/// Generator identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorInfo {
+    /// `sv-synth-e1`.
+    pub name: String,
+    /// Generator version.
+    pub version: String,
+}
+
+/// One file of the corpus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestFile {
+    /// `train`, `dev`, `test` or `ood`.
+    pub split: String,
+    /// File name relative to the manifest.
+    pub path: String,
+    /// Rows in the file.
+    pub rows: usize,
+    /// Rows whose answer is Malicious.
+    pub malicious: usize,
+    /// Rows drawn from ambiguous archetypes.
+    pub ambiguous: usize,
+    /// Rows whose `meta.optimal_action` is Abstain.
+    pub abstain_optimal: usize,
+    /// SHA-256 of the file bytes, lowercase hex.
+    pub sha256: String,
+}
+
+/// The manifest of a generated corpus.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Which generator wrote the corpus.
+    pub generator: GeneratorInfo,
+    /// Seed.
+    pub seed: u64,
+    /// Configuration.
+    pub config: GenConfig,
+    /// Files in split order (train, dev, test, ood).
+    pub files: Vec<ManifestFile>,
+}
+
+impl Manifest {
+    /// The manifest describing `corpus`.
+    pub fn for_corpus(corpus: &Corpus) -> Manifest {
+        let files = corpus
+            .splits
+            .iter()
+            .map(|(split, rows)| {
+                let count = |f: &dyn Fn(&Value) -> bool| rows.iter().filter(|r| f(r)).count();
+                ManifestFile {
+                    split: split.as_str().to_string(),
+                    path: format!("{split}.jsonl"),
+                    rows: rows.len(),
+                    malicious: count(&|r| r["answer"] == "Malicious"),
+                    ambiguous: count(&|r| r["meta"]["ambiguous"] == true),
+                    abstain_optimal: count(&|r| r["meta"]["optimal_action"] == "Abstain"),
+                    sha256: sha256_hex(to_jsonl(rows).as_bytes()),
+                }
+            })
+            .collect();
+        Manifest {
+            generator: GeneratorInfo {
+                name: GENERATOR_NAME.to_string(),
+                version: GENERATOR_VERSION.to_string(),
+            },
+            seed: corpus.seed,
+            config: corpus.config,
+            files,
+        }
+    }
+
+    /// Pretty JSON with a trailing newline (the committed form).
+    pub fn to_json_text(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("manifest serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Parses manifest text.
+    pub fn parse(text: &str) -> Result<Manifest, GenError> {
+        serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
+    }
+}
+
+/// Regenerates the corpus a manifest records. Fails if the manifest names
+/// another generator or version, or its sizes disagree with its files.
+pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
+    if manifest.generator.name != GENERATOR_NAME {
+        return Err(GenError::Manifest(format!(
+            "manifest names generator `{}`, this is `{GENERATOR_NAME}`",
+            manifest.generator.name
+        )));
+    }
+    if manifest.generator.version != GENERATOR_VERSION {
+        return Err(GenError::Manifest(format!(
+            "manifest was written by {GENERATOR_NAME} version {}, this build has version {GENERATOR_VERSION}; it cannot reproduce other versions",
+            manifest.generator.version
+        )));
+    }
+    manifest.config.validate()?;
+    for f in &manifest.files {
+        let split: super::Split = f.split.parse()?;
+        if manifest.config.sizes.get(split) != f.rows {
+            return Err(GenError::Manifest(format!(
+                "manifest file {} has {} rows but config.sizes.{} is {}",
+                f.path,
+                f.rows,
+                f.split,
+                manifest.config.sizes.get(split)
+            )));
+        }
+    }
+    Ok(generate_corpus(&manifest.config, manifest.seed))
+}
