@@ -253,6 +253,7 @@ fn the_leak_checker_flags_upstream_duration_missingness() {
     let ba = report
         .get("duration", RuleKind::Missing, "in-sample")
         .unwrap();
+    eprintln!("upstream public_mini: duration is-? balanced accuracy {ba:.3}");
     assert!(
         ba >= 0.9,
         "duration missingness in-sample balanced accuracy {ba}"
