@@ -1,5 +1,8 @@
 //! The `svbench` binary: argument parsing and wiring only.
 
+// The metadata template of `svbench bench` is one large `json!` literal.
+#![recursion_limit = "256"]
+
 mod build_info;
 mod cmd;
 mod exit;

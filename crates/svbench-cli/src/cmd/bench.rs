@@ -1,14 +1,177 @@
-//! `svbench bench` (scaffold).
+//! `svbench bench ENV`: benchmarks of scoring and report generation.
+//! Prints measured figures; asserts nothing.
+
+use std::path::Path;
+use std::time::Instant;
 
 use clap::Args;
+use serde_json::json;
+use svbench_core::record::{ResultRecord, RunMetadata};
+use svbench_core::Completion;
+use svbench_envs::e1::env::E1Env;
+use svbench_envs::e1::Gold;
 
 use super::GlobalArgs;
+use crate::exit;
 
 /// Arguments of `svbench bench`.
 #[derive(Debug, Args)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Environment to benchmark (e1).
+    pub env: String,
+    /// Completions to score in the scoring benchmark.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub completions: usize,
+    /// Result records in the report benchmark.
+    #[arg(long, default_value_t = 100_000)]
+    pub records: usize,
+}
+
+/// A mix of answer shapes seen in practice, valid and not.
+const ANSWERS: [&str; 8] = [
+    r#"{"label":"Malicious","confidence":0.8}"#,
+    r#"{"label":"Benign","confidence":0.6,"rationale":"DNS lookup to a resolver"}"#,
+    "```json\n{\"label\": \"Abstain\", \"confidence\": 0.3}\n```",
+    "<think>port 23 with {S0} state looks like a scan</think>{\"label\":\"Malicious\",\"confidence\":0.9}",
+    "Verdict: {\"label\":\"Benign\",\"confidence\":0.55} done",
+    r#"{"label":"malicious","confidence":"0.9"}"#,
+    "I cannot decide.",
+    r#"{"label":"Benign","confidence":0.7} then {"label":"Malicious","confidence":0.9}"#,
+];
 
 /// Runs the command; returns the exit code.
-pub fn run(_args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    Err(anyhow::anyhow!("`svbench bench` is not implemented yet"))
+pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
+        return Err(exit::usage(format!(
+            "no benchmark for `{}` in this build (available: e1)",
+            args.env
+        )));
+    }
+    if args.completions == 0 || args.records == 0 {
+        return Err(exit::usage("--completions and --records must be positive"));
+    }
+    bench_scoring(args.completions);
+    bench_report(args.records)?;
+    Ok(exit::OK)
+}
+
+fn bench_scoring(n: usize) {
+    for profile in ["v1", "upstream"] {
+        let env = E1Env::new(profile, None).expect("built-in reward config is valid");
+        let completions: Vec<Completion> = ANSWERS
+            .iter()
+            .map(|a| Completion::assistant_text(*a))
+            .collect();
+        // Warm up, then measure on one core.
+        let mut checksum = 0.0;
+        for c in &completions {
+            checksum += env.score(c, Gold::Malicious).reward.total;
+        }
+        let start = Instant::now();
+        for i in 0..n {
+            let gold = if i % 2 == 0 {
+                Gold::Malicious
+            } else {
+                Gold::Benign
+            };
+            checksum += env
+                .score(&completions[i % completions.len()], gold)
+                .reward
+                .total;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "e1 scoring ({profile}): {n} completions in {secs:.3} s = {:.0} completions/s on one core (checksum {checksum:.1})",
+            n as f64 / secs
+        );
+    }
+}
+
+fn bench_report(n: usize) -> anyhow::Result<()> {
+    let dir = tempdir()?;
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run)?;
+    write_synthetic_run(&run, n)?;
+    let start = Instant::now();
+    let outcome = svbench_report::report_run(&run, &svbench_report::ReportOptions::default())?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "e1 report: {n} results → summary.json + report.md in {secs:.3} s ({})",
+        outcome.report_path.display()
+    );
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}
+
+fn tempdir() -> anyhow::Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("svbench-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Writes metadata.json and `n` E1 records scored by the real environment.
+fn write_synthetic_run(dir: &Path, n: usize) -> anyhow::Result<()> {
+    use std::io::Write;
+    let env = E1Env::new("v1", None).expect("built-in reward config is valid");
+    let mut meta: RunMetadata = serde_json::from_value(template_metadata(n))?;
+    meta.reward_params = env.rewards.params.clone();
+    meta.reward_config_hash = env.rewards.config_hash();
+    std::fs::write(dir.join("metadata.json"), serde_json::to_vec_pretty(&meta)?)?;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(dir.join("results.jsonl"))?);
+    for i in 0..n {
+        let gold = if i % 3 == 0 {
+            Gold::Malicious
+        } else {
+            Gold::Benign
+        };
+        let text = ANSWERS[i % ANSWERS.len()];
+        let s = env.score(&Completion::assistant_text(text), gold);
+        let source = ["sv-synth-e1", "iot23"][i % 2];
+        let rec = ResultRecord {
+            index: i,
+            example_id: format!("ex{i:07}"),
+            split: "test".into(),
+            question: format!("Zeek conn flow {i}"),
+            answer: json!(gold.as_str()),
+            info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
+            completion: Some(text.to_string()),
+            parsed: Some(s.parsed()).filter(|v| !v.is_null()),
+            parse: Some(s.parse_record()),
+            reward: Some(s.reward.total),
+            rewards: s.reward.values(),
+            reward_profile: "v1".into(),
+            latency_ms: (i % 100) as f64 * 0.5,
+            turns: 1,
+            compat: s.compat(),
+            ..Default::default()
+        };
+        serde_json::to_writer(&mut out, &rec)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn template_metadata(n: usize) -> serde_json::Value {
+    json!({
+        "environment": svbench_envs::e1::NAME, "env_version": svbench_envs::e1::VERSION,
+        "model": "builtin:bench", "effective_model": "bench", "dataset": "bench",
+        "dataset_revision": "sha256:0", "timestamp": "2026-01-01T00:00:00Z", "num_examples": n,
+        "git_commit": null, "python_version": null, "verifiers_version": null,
+        "svbench_version": env!("CARGO_PKG_VERSION"), "rustc_version": "", "target": "",
+        "seed": 42, "temperature": null, "max_tokens": 2048, "max_turns": 1, "tool_budget": 0,
+        "include_tools": false, "tool_versions": {}, "evaluation_type": "single-turn",
+        "max_consecutive_errors": 3, "baseline_name": null, "baseline_type": "bench",
+        "system_prompt_file": null, "system_prompt_sha256": null, "run_id": "bench",
+        "status": "completed", "abort_reason": null, "started_at": "2026-01-01T00:00:00.000Z",
+        "finished_at": "2026-01-01T00:00:01.000Z", "split": "test", "dataset_rows": n,
+        "dataset_warnings": [], "dataset_sha256": "0", "selected_sha256": "0",
+        "dataset_file_sha256": null,
+        "selection": {"mode": "first", "num_examples": n, "rollouts_per_example": 1, "seed": 42},
+        "rollouts_per_example": 1, "env_args": {}, "reward_profile": "v1",
+        "reward_config_hash": "", "reward_weights": {"utility": 1.0, "calibration": 0.25, "format": 0.05},
+        "reward_params": {}, "reward_config_file": null, "env_provenance": {}, "replay_source": null,
+        "sampling_params": {}, "concurrency": 1, "cache_mode": "off", "endpoint": null,
+        "counts": {"planned": n, "completed": n, "errored": 0, "pending": 0}, "argv": []
+    })
 }

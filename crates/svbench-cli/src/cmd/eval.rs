@@ -386,6 +386,10 @@ fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
     if spec.rollouts == 0 {
         return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
     }
+    let policy = e1_builtin(policy_name).map_err(|e| match e {
+        svbench_envs::policy::PolicyError::Unknown { .. } => exit::usage(e.to_string()),
+        other => exit::data(other.to_string()),
+    })?;
     let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
     let data = dataset::load(
         &dataset_spec,
@@ -397,10 +401,6 @@ fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
         },
     )
     .map_err(|e| exit::data(e.to_string()))?;
-    let policy = e1_builtin(policy_name).map_err(|e| match e {
-        svbench_envs::policy::PolicyError::Unknown { .. } => exit::usage(e.to_string()),
-        other => exit::data(other.to_string()),
-    })?;
     let missing = policy.missing(&data.examples, spec.rollouts);
     if !missing.is_empty() {
         let shown: Vec<_> = missing.iter().take(20).cloned().collect();
@@ -662,7 +662,7 @@ fn sampling_params(_args: &EvalArgs) -> std::collections::BTreeMap<String, Value
 
 /// Writes summary.json and report.md for a finished (or stopped) run.
 fn write_report(dir: &Path) -> anyhow::Result<()> {
-    // Wired to svbench-report once its API lands.
-    let _ = dir;
+    svbench_report::report_run(dir, &svbench_report::ReportOptions::default())
+        .with_context(|| format!("writing the report of {}", dir.display()))?;
     Ok(())
 }
