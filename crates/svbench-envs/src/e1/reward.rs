@@ -40,17 +40,11 @@ pub struct V1Params {
 }
 
 impl Default for V1Params {
+    /// The constants of the built-in `[v1]` table of `rewards/e1.toml`.
     fn default() -> Self {
-        Self {
-            costs: CostMatrix {
-                cost_fp: 0.25,
-                cost_fn: 1.0,
-                cost_abstain: 0.15,
-            },
-            w_calibration: 0.25,
-            w_format: 0.05,
-            abstain_calibration: 0.75,
-        }
+        let params =
+            load_profile(DEFAULT_CONFIG, "v1", None).expect("built-in E1 reward config parses");
+        Self::from_params(&params).expect("built-in E1 v1 constants are valid")
     }
 }
 

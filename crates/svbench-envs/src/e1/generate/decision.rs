@@ -1,36 +1,22 @@
 //! The v1 Bayes-optimal decision (E1 §3.2.1) with the default reward
 //! constants, used to write `meta.optimal_action` and by the data checks.
 //!
-//! The generator fixes the default constants on purpose: the dataset must not
-//! change when someone passes another reward config to `eval`.
+//! Built on the reward module's own `v1` scoring with the built-in constants.
 
+use svbench_core::ParseOutcome;
+
+use crate::e1::reward::{score_v1, V1Params};
 use crate::e1::{Gold, Label};
-
-/// Default `cost_fp`.
-pub const COST_FP: f64 = 0.25;
-/// Default `cost_fn`.
-pub const COST_FN: f64 = 1.0;
-/// Default `cost_abstain`.
-pub const COST_ABSTAIN: f64 = 0.15;
-/// Default `w_calibration`.
-pub const W_CALIBRATION: f64 = 0.25;
-/// Default `w_format`.
-pub const W_FORMAT: f64 = 0.05;
-/// Default `abstain_calibration`.
-pub const ABSTAIN_CALIBRATION: f64 = 0.75;
 
 /// Expected v1 total of answering `label` honestly (confidence q for
 /// Malicious, 1 − q for Benign) when P(Malicious) = q.
 pub fn expected_total(label: Label, q: f64) -> f64 {
-    let a = COST_FP / COST_FN;
-    let b = COST_ABSTAIN / COST_FN;
-    let w = W_CALIBRATION;
-    let honest_cal = 1.0 - q * (1.0 - q);
-    match label {
-        Label::Malicious => 1.0 - a * (1.0 - q) + w * honest_cal + W_FORMAT,
-        Label::Benign => 1.0 - q + w * honest_cal + W_FORMAT,
-        Label::Abstain => 1.0 - b + w * ABSTAIN_CALIBRATION + W_FORMAT,
-    }
+    let c = match label {
+        Label::Malicious => q,
+        Label::Benign => 1.0 - q,
+        Label::Abstain => 0.5,
+    };
+    q * v1_total(label, c, Gold::Malicious) + (1.0 - q) * v1_total(label, c, Gold::Benign)
 }
 
 /// The Bayes-optimal action for P(Malicious) = q: Benign below ≈ 0.17621,
@@ -59,22 +45,24 @@ fn best_of(q: f64, options: &[Label]) -> Label {
     best
 }
 
-/// Realised v1 total of a valid, well-formatted answer (E1 §3.2).
+/// Realised v1 total of a valid, well-formatted answer (E1 §3.2) under the
+/// default constants, which the generator fixes on purpose: the dataset must
+/// not change when someone passes another reward config to `eval`.
 pub fn v1_total(label: Label, confidence: f64, gold: Gold) -> f64 {
-    let cost = match (label, gold) {
-        (Label::Abstain, _) => COST_ABSTAIN,
-        (Label::Malicious, Gold::Benign) => COST_FP,
-        (Label::Benign, Gold::Malicious) => COST_FN,
-        _ => 0.0,
+    let answer = ParseOutcome::Valid {
+        label,
+        confidence,
+        format_ok: true,
+        format_reason: None,
+        rationale: None,
     };
-    let calibration = match label {
-        Label::Abstain => ABSTAIN_CALIBRATION,
-        l => {
-            let y = if l == gold.label() { 1.0 } else { 0.0 };
-            1.0 - (confidence - y) * (confidence - y)
-        }
-    };
-    1.0 - cost / COST_FN + W_CALIBRATION * calibration + W_FORMAT
+    score_v1(default_params(), &answer, gold).total
+}
+
+/// The built-in constants, parsed once.
+fn default_params() -> &'static V1Params {
+    static PARAMS: std::sync::OnceLock<V1Params> = std::sync::OnceLock::new();
+    PARAMS.get_or_init(V1Params::default)
 }
 
 /// The oracle's answer for P(Malicious) = q: the (optionally abstain-free)

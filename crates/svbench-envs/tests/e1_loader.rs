@@ -1,0 +1,192 @@
+//! E1 dataset loading (E1 §1.2–1.5, §8.6.3; harness §0, §9.2).
+
+use std::path::PathBuf;
+
+use svbench_envs::e1::dataset::{
+    load, normalize_gold, DatasetSpec, SelectionRequest, SplitRequest,
+};
+use svbench_envs::e1::Gold;
+
+fn all() -> SelectionRequest {
+    SelectionRequest {
+        max_examples: None,
+        shuffle: false,
+        seed: 42,
+    }
+}
+
+fn file(text: &str) -> (tempfile::TempDir, DatasetSpec) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.jsonl");
+    std::fs::write(&path, text).unwrap();
+    (dir, DatasetSpec::File(path))
+}
+
+#[test]
+fn gold_normalisation_is_strict() {
+    use serde_json::json;
+    assert_eq!(normalize_gold(&json!(" malicious\t")), Ok(Gold::Malicious));
+    assert_eq!(normalize_gold(&json!("BENIGN")), Ok(Gold::Benign));
+    assert_eq!(normalize_gold(&json!(true)), Ok(Gold::Malicious));
+    assert_eq!(normalize_gold(&json!(false)), Ok(Gold::Benign));
+    assert_eq!(normalize_gold(&json!(1)), Ok(Gold::Malicious));
+    assert_eq!(normalize_gold(&json!(0)), Ok(Gold::Benign));
+    for bad in [
+        json!(2),
+        json!(-1),
+        json!(1.0),
+        json!(null),
+        json!("Abstain"),
+        json!("mal"),
+        json!([1]),
+    ] {
+        assert!(normalize_gold(&bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn bad_gold_names_its_line() {
+    for bad in ["2", "\"Abstain\"", "null"] {
+        let (_d, spec) = file(&format!(
+            "{{\"question\":\"a\",\"answer\":\"Benign\"}}\n{{\"question\":\"b\",\"answer\":{bad}}}\n"
+        ));
+        let err = load(&spec, &SplitRequest(None), &all())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rows.jsonl:2:"), "{err}");
+    }
+}
+
+#[test]
+fn missing_file_and_empty_split_are_errors() {
+    let spec = DatasetSpec::File(PathBuf::from("/nonexistent/e1.jsonl"));
+    let err = load(&spec, &SplitRequest(None), &all())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("/nonexistent/e1.jsonl"), "{err}");
+
+    let (_d, spec) =
+        file("{\"question\":\"a\",\"answer\":\"Benign\",\"meta\":{\"split\":\"train\"}}\n");
+    let err = load(&spec, &SplitRequest(None), &all())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no rows in split `test`"), "{err}");
+    let err = load(&spec, &SplitRequest(Some("bogus".into())), &all())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown split"), "{err}");
+}
+
+#[test]
+fn splits_filter_and_default_to_test() {
+    let (_d, spec) = file(
+        "{\"question\":\"a\",\"answer\":\"Benign\",\"meta\":{\"split\":\"train\"}}\n\
+         {\"question\":\"b\",\"answer\":\"Malicious\",\"meta\":{\"split\":\"test\"}}\n\
+         {\"question\":\"c\",\"answer\":\"Benign\",\"split\":\"test\"}\n",
+    );
+    let d = load(&spec, &SplitRequest(None), &all()).unwrap();
+    assert_eq!(d.split, "test");
+    assert_eq!(d.examples.len(), 2);
+    assert_eq!(d.gold, vec![Gold::Malicious, Gold::Benign]);
+    let d = load(&spec, &SplitRequest(Some("all".into())), &all()).unwrap();
+    assert_eq!(d.examples.len(), 3);
+    assert_eq!(d.split_rows, 3);
+}
+
+#[test]
+fn hashes_ignore_key_order_and_whitespace_and_ids_deduplicate() {
+    let (_a, spec_a) = file(
+        "{\"question\":\"q\u{2192}1\",\"answer\":\"Benign\",\"meta\":{\"hash\":\"h\",\"split\":\"test\"}}\n\
+         {\"question\":\"q2\",\"answer\":\"Benign\",\"meta\":{\"hash\":\"h\",\"split\":\"test\"}}\n",
+    );
+    let (_b, spec_b) = file(
+        "{ \"meta\" : {\"split\":\"test\",\"hash\":\"h\"}, \"answer\":\"Benign\", \"question\":\"q\\u2192\x31\" }\n\n\
+         {\"answer\":\"Benign\",\"meta\":{\"split\":\"test\",\"hash\":\"h\"},\"question\":\"q2\"}\n",
+    );
+    let a = load(&spec_a, &SplitRequest(None), &all()).unwrap();
+    let b = load(&spec_b, &SplitRequest(None), &all()).unwrap();
+    assert_eq!(a.dataset_sha256, b.dataset_sha256);
+    assert_eq!(a.selected_sha256, b.selected_sha256);
+    assert_ne!(a.file_sha256, b.file_sha256);
+    assert_eq!(
+        a.examples[0].question, "q→1",
+        "escaped and raw UTF-8 read alike"
+    );
+    assert_eq!(a.examples[0].id, "h");
+    assert_eq!(a.examples[1].id, "h~1");
+    assert_eq!(a.warnings.len(), 1);
+}
+
+#[test]
+fn selection_truncates_and_shuffles_deterministically() {
+    let rows: String = (0..50)
+        .map(|i| format!("{{\"id\":\"r{i}\",\"question\":\"q{i}\",\"answer\":\"Benign\"}}\n"))
+        .collect();
+    let (_d, spec) = file(&rows);
+    let first = load(
+        &spec,
+        &SplitRequest(None),
+        &SelectionRequest {
+            max_examples: Some(5),
+            shuffle: false,
+            seed: 1,
+        },
+    )
+    .unwrap();
+    let ids: Vec<_> = first.examples.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["r0", "r1", "r2", "r3", "r4"]);
+    let shuffled = |seed| {
+        load(
+            &spec,
+            &SplitRequest(None),
+            &SelectionRequest {
+                max_examples: Some(5),
+                shuffle: true,
+                seed,
+            },
+        )
+        .unwrap()
+    };
+    assert_eq!(shuffled(3).selected_sha256, shuffled(3).selected_sha256);
+    assert_ne!(shuffled(3).selected_sha256, shuffled(4).selected_sha256);
+    assert_eq!(shuffled(3).dataset_sha256, first.dataset_sha256);
+    let s = shuffled(3);
+    for (i, e) in s.examples.iter().enumerate() {
+        assert_eq!(e.index, i);
+    }
+}
+
+#[test]
+fn embedded_set_loads_every_split() {
+    for (split, n) in [("train", 240), ("dev", 40), ("test", 80), ("ood", 80)] {
+        let d = load(
+            &DatasetSpec::Embedded,
+            &SplitRequest(Some(split.into())),
+            &all(),
+        )
+        .unwrap();
+        assert_eq!(d.examples.len(), n, "{split}");
+        assert!(d.file_sha256.is_none());
+        assert!(d.warnings.is_empty());
+    }
+    let d = load(&DatasetSpec::Embedded, &SplitRequest(None), &all()).unwrap();
+    assert_eq!(d.split, "test");
+}
+
+#[test]
+fn synthetic_spec_matches_the_generator() {
+    let spec = DatasetSpec::parse("synthetic:9:12").unwrap();
+    let d = load(&spec, &SplitRequest(Some("dev".into())), &all()).unwrap();
+    assert_eq!(d.examples.len(), 12);
+    assert!(d.examples.iter().all(|e| e.split.as_deref() == Some("dev")));
+    for bad in [
+        "synthetic:x:1",
+        "synthetic:1:0",
+        "synthetic:1",
+        "embedded:nope",
+    ] {
+        assert!(DatasetSpec::parse(bad).is_err(), "{bad}");
+    }
+    let err = load(&spec, &SplitRequest(Some("all".into())), &all()).unwrap_err();
+    assert!(err.to_string().contains("one split"));
+}
