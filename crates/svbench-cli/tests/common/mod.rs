@@ -6,15 +6,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A scratch directory in which `svbench` runs.
+#[derive(Debug)]
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
 }
 
-impl Sandbox {
-    pub fn new() -> Self {
+impl Default for Sandbox {
+    fn default() -> Self {
         Self {
             dir: tempfile::tempdir().expect("tempdir"),
         }
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Self::default()
     }
 
     pub fn path(&self) -> &Path {
