@@ -8,12 +8,13 @@ use svbench_core::metrics::{
 };
 use svbench_core::record::{RunStatus, Usage};
 use svbench_core::summary::{
-    BootstrapSettings, ComponentStats, E1Metrics, GenericMetrics, LatencyStats, RewardStats,
-    Summary, SummaryCounts, SummaryMetadata, SummaryMetrics, UpstreamCompat, Validity,
+    BootstrapSettings, ComponentStats, E1Ci95, E1Metrics, GenericMetrics, LatencyStats,
+    RewardStats, Summary, SummaryCounts, SummaryMetadata, SummaryMetrics, UpstreamCompat, Validity,
     METRICS_VERSION, SUMMARY_SCHEMA_VERSION,
 };
 use svbench_core::ParseStatus;
 
+use crate::e1::ci::{to_ci95, E1Classes};
 use crate::e1::{self, outcome::status_of, E1Input};
 use crate::read::{LoadedRun, RecordView, E1_NAME};
 
@@ -97,17 +98,19 @@ pub fn build_summary(
         |r: &RecordView| r.reward_profile.is_empty() || Some(&r.reward_profile) == profile.as_ref();
 
     let mut rewards = Vec::new();
-    let mut reward_keys: Vec<&str> = Vec::new();
     let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut e1_input = E1Input::default();
+    // What each metric-bearing record contributes to a bootstrap resample.
+    let mut items = Items::default();
+    let mut item_keys: Vec<&str> = Vec::new();
     for r in recs.iter().filter(|r| !r.is_errored()) {
         if !in_profile(r) {
             notes.excluded_other_profile += 1;
             continue;
         }
+        let mut class = NO_CLASS;
         if let Some(x) = r.reward {
             rewards.push(x);
-            reward_keys.push(&r.example_id);
         }
         for (k, v) in &r.rewards {
             if let Some(v) = v {
@@ -116,11 +119,19 @@ pub fn build_summary(
         }
         if is_e1 {
             match e1::classify(r) {
-                Ok(s) => e1_input.push(s, &r.example_id, r.meta("source"), r.meta("scenario")),
+                Ok(s) => {
+                    class = items.classes.class_of(&s);
+                    e1_input.push(s, &r.example_id, r.meta("source"), r.meta("scenario"));
+                }
                 Err(_) => notes.unusable_gold += 1,
             }
         }
+        items.item.push((r.reward.unwrap_or(f64::NAN), class));
+        item_keys.push(&r.example_id);
     }
+    let (e1_ci, reward_ci) = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
+    let e1_ci = e1_ci.filter(|_| !e1_input.samples.is_empty());
+    let reward_ci = reward_ci.filter(|_| !rewards.is_empty());
 
     let named: Vec<String> = notes
         .profiles
@@ -157,7 +168,7 @@ pub fn build_summary(
         ));
     }
 
-    let reward = reward_stats(&rewards, &reward_keys, &components, cfg);
+    let reward = reward_stats(&rewards, &components, reward_ci);
 
     let mut validity = Validity {
         parse_failure_rate: rate(counts.invalid, counts.scored),
@@ -168,7 +179,7 @@ pub fn build_summary(
 
     let (metrics, upstream_compat, e1) = if is_e1 {
         let matrix = e1::cost_matrix(profile.as_deref(), &info.reward_params);
-        let mut rep = e1::e1_report(&e1_input, matrix, cfg);
+        let mut rep = e1::e1_report_with_ci(&e1_input, matrix, e1_ci);
         let t = rep.tally;
         validity.strict.insert(
             "accuracy_strict".to_string(),
@@ -288,26 +299,72 @@ fn units(keys: &[&str]) -> Vec<Range<usize>> {
     out
 }
 
-fn reward_stats(
-    rewards: &[f64],
-    keys: &[&str],
-    components: &BTreeMap<&str, Vec<f64>>,
+const NO_CLASS: u32 = u32::MAX;
+
+/// What the metric-bearing records contribute to a bootstrap resample, as
+/// flat arrays: the E1 class of each record ([`NO_CLASS`] if none) and its
+/// reward (NaN if none).
+#[derive(Default)]
+struct Items {
+    classes: E1Classes,
+    /// (reward or NaN, E1 class or NO_CLASS) per record.
+    item: Vec<(f64, u32)>,
+}
+
+/// One bootstrap over examples for every interval of the summary: E1's
+/// accuracy, F1, ECE and Brier (when `is_e1`) and the mean reward, all from
+/// the same resamples.
+fn shared_bootstrap(
+    items: &Items,
+    units: &[Range<usize>],
+    is_e1: bool,
     cfg: BootstrapConfig,
-) -> RewardStats {
-    let units = units(keys);
-    let ci = bootstrap(units.len(), cfg, |idx| {
+) -> (Option<E1Ci95>, Option<[f64; 2]>) {
+    let mut counts = vec![0u32; items.classes.len()];
+    // With one record per example (the usual case) units are the records.
+    let singletons = units.len() == items.item.len();
+    let intervals = bootstrap(units.len(), cfg, |indices| {
+        counts.iter_mut().for_each(|c| *c = 0);
         let mut sum = 0.0;
-        let mut n = 0usize;
-        for &u in idx {
-            for x in &rewards[units[u].clone()] {
+        let mut n = 0u64;
+        let mut add = |&(x, k): &(f64, u32)| {
+            if k != NO_CLASS {
+                counts[k as usize] += 1;
+            }
+            if !x.is_nan() {
                 sum += x;
                 n += 1;
             }
+        };
+        if singletons {
+            indices.iter().for_each(|&u| add(&items.item[u]));
+        } else {
+            for &u in indices {
+                items.item[units[u].clone()].iter().for_each(&mut add);
+            }
         }
-        [sum / n as f64]
+        let [a, f, e, b] = items.classes.stats(&counts);
+        // A resample without any reward has no mean; NaN sorts last and
+        // only matters if rewards are rare, where the interval is then null.
+        let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
+        [a, f, e, b, mean]
     });
+    match intervals {
+        Some([a, f, e, b, r]) => (
+            is_e1.then(|| to_ci95([a, f, e, b])),
+            r.iter().all(|x| x.is_finite()).then_some(r),
+        ),
+        None => (None, None),
+    }
+}
+
+fn reward_stats(
+    rewards: &[f64],
+    components: &BTreeMap<&str, Vec<f64>>,
+    ci: Option<[f64; 2]>,
+) -> RewardStats {
     let (lo, hi) = match ci {
-        Some([[lo, hi]]) => (Some(lo), Some(hi)),
+        Some([lo, hi]) => (Some(lo), Some(hi)),
         None => (None, None),
     };
     RewardStats {

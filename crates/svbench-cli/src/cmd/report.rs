@@ -1,14 +1,153 @@
-//! `svbench report` (scaffold).
+//! `svbench report`: recompute `summary.json` and `report.md` from run
+//! directories (harness §1.2, §4).
+
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use svbench_core::metrics::BootstrapConfig;
+use svbench_report::schema::{schema_text, SCHEMA_NAMES};
+use svbench_report::{check_run, report_run, ReportError, ReportOptions};
 
 use super::GlobalArgs;
+use crate::exit;
 
 /// Arguments of `svbench report`.
 #[derive(Debug, Args)]
-pub struct ReportArgs {}
+pub struct ReportArgs {
+    /// Run directories, each holding metadata.json and results.jsonl.
+    #[arg(value_name = "RUN_DIR", required_unless_present = "print_schema")]
+    pub run_dirs: Vec<PathBuf>,
+    /// Write the outputs into DIR instead of the run directory (one run only).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Recompute and compare with the existing summary.json (ignoring
+    /// `timestamp`); exit 6 on any difference. Writes nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// Treat incomplete artifacts (missing fields, unknown environment) as errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Bootstrap resamples for confidence intervals [default: 1000; with
+    /// --check: the summary's recorded value].
+    #[arg(long, value_name = "N")]
+    pub bootstrap: Option<usize>,
+    /// Bootstrap seed [default: 1234; with --check: the summary's recorded value].
+    #[arg(long, value_name = "S")]
+    pub bootstrap_seed: Option<u64>,
+    /// Print the JSON Schema of an artifact and exit.
+    #[arg(long, value_name = "NAME", value_parser = SCHEMA_NAMES)]
+    pub print_schema: Option<String>,
+}
 
 /// Runs the command; returns the exit code.
-pub fn run(_args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    Err(anyhow::anyhow!("`svbench report` is not implemented yet"))
+pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    if let Some(name) = &args.print_schema {
+        let text =
+            schema_text(name).ok_or_else(|| exit::usage(format!("unknown schema `{name}`")))?;
+        print!("{text}");
+        return Ok(exit::OK);
+    }
+    if args.out.is_some() && args.run_dirs.len() > 1 {
+        return Err(exit::usage("--out takes a single RUN_DIR"));
+    }
+    if args.bootstrap == Some(0) {
+        return Err(exit::usage("--bootstrap must be at least 1"));
+    }
+    let bootstrap = match (args.bootstrap, args.bootstrap_seed) {
+        (None, None) => None,
+        (n, s) => Some(BootstrapConfig {
+            resamples: n.unwrap_or(BootstrapConfig::DEFAULT_RESAMPLES),
+            seed: s.unwrap_or(BootstrapConfig::DEFAULT_SEED),
+        }),
+    };
+    let opts = ReportOptions {
+        out_dir: args.out.clone(),
+        strict: args.strict,
+        bootstrap,
+        timestamp: None,
+    };
+    let single = args.run_dirs.len() == 1;
+    let mut code = exit::OK;
+    for dir in &args.run_dirs {
+        let result = if args.check {
+            check_one(dir, &opts)
+        } else {
+            report_one(dir, &opts)
+        };
+        match result {
+            Ok(c) => code = code.max(c),
+            Err(e) if single => return Err(e),
+            Err(e) => {
+                let c = exit::code_for(&e);
+                eprintln!("error: {e:#}");
+                if let Some(hint) = exit::hint_for(&e) {
+                    eprintln!("hint: {hint}");
+                }
+                code = code.max(c);
+            }
+        }
+    }
+    Ok(code)
+}
+
+fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
+    let outcome = report_run(dir, opts).map_err(|e| coded(dir, e))?;
+    if let Some(summary) = &outcome.summary {
+        for w in &summary.warnings {
+            eprintln!("warning: {}: {w}", dir.display());
+        }
+    } else {
+        eprintln!(
+            "warning: {}: no result record; wrote report.md only",
+            dir.display()
+        );
+    }
+    if let Some(p) = &outcome.summary_path {
+        println!("{}", p.display());
+    }
+    println!("{}", outcome.report_path.display());
+    Ok(exit::OK)
+}
+
+fn check_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
+    let outcome = check_run(dir, opts).map_err(|e| coded(dir, e))?;
+    if outcome.passed() {
+        eprintln!(
+            "✓ {}: summary.json matches the recomputation",
+            dir.display()
+        );
+        Ok(exit::OK)
+    } else {
+        eprintln!(
+            "✗ {}: summary.json differs from the recomputation:",
+            dir.display()
+        );
+        for d in &outcome.differences {
+            eprintln!("  {d}");
+        }
+        Ok(exit::CHECK_FAILED)
+    }
+}
+
+/// Maps a report error onto its exit code: input problems exit 3, failed
+/// writes exit 1.
+fn coded(dir: &Path, e: ReportError) -> anyhow::Error {
+    let message = e.to_string();
+    match &e {
+        ReportError::RunDir { .. } | ReportError::MissingMetadata { .. } => exit::with_hint(
+            exit::DATA,
+            message,
+            format!(
+                "{} should be a run directory written by `svbench eval` (it holds metadata.json and results.jsonl)",
+                dir.display()
+            ),
+        ),
+        ReportError::ResultsLine { .. } => exit::with_hint(
+            exit::DATA,
+            message,
+            "only a torn last line is skipped; a damaged line in the middle needs fixing or removing by hand",
+        ),
+        _ if e.is_input_error() => exit::data(message),
+        _ => anyhow::Error::new(e),
+    }
 }

@@ -49,26 +49,79 @@ where
     if n == 0 || cfg.resamples == 0 {
         return None;
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let mut indices = vec![0usize; n];
     let mut values: [Vec<f64>; K] = std::array::from_fn(|_| Vec::with_capacity(cfg.resamples));
-    for _ in 0..cfg.resamples {
-        for slot in indices.iter_mut() {
-            *slot = rng.gen_range(0..n);
-        }
-        let stats = stat(&indices);
-        for (k, v) in stats.into_iter().enumerate() {
+    let mut record = |indices: &[usize]| {
+        for (k, v) in stat(indices).into_iter().enumerate() {
             values[k].push(v);
         }
+    };
+    if n.saturating_mul(cfg.resamples) < PIPELINE_MIN_DRAWS {
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let mut indices = vec![0usize; n];
+        for _ in 0..cfg.resamples {
+            draw(&mut rng, &mut indices);
+            record(&indices);
+        }
+    } else {
+        pipelined(n, cfg, &mut record);
     }
-    Some(std::array::from_fn(|k| {
+    Some(intervals(values))
+}
+
+/// Below this many draws the bootstrap runs on the calling thread.
+const PIPELINE_MIN_DRAWS: usize = 1 << 20;
+
+/// Fills `indices` with one resample.
+fn draw(rng: &mut ChaCha8Rng, indices: &mut [usize]) {
+    let n = indices.len();
+    for slot in indices.iter_mut() {
+        *slot = rng.gen_range(0..n);
+    }
+}
+
+/// Draws resamples on a helper thread while the caller computes statistics:
+/// the same single RNG stream in the same order, so the results are
+/// identical to the sequential loop, in about half the time on two cores.
+fn pipelined(n: usize, cfg: BootstrapConfig, record: &mut dyn FnMut(&[usize])) {
+    use std::sync::mpsc::sync_channel;
+    let (full_tx, full_rx) = sync_channel::<Vec<usize>>(2);
+    let (empty_tx, empty_rx) = sync_channel::<Vec<usize>>(3);
+    for _ in 0..3 {
+        // Capacity 3 holds all three buffers; this cannot block or fail.
+        let _ = empty_tx.send(vec![0usize; n]);
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+            for _ in 0..cfg.resamples {
+                let Ok(mut buf) = empty_rx.recv() else { return };
+                draw(&mut rng, &mut buf);
+                if full_tx.send(buf).is_err() {
+                    return;
+                }
+            }
+        });
+        // Owned here so that, should `record` panic, dropping them unblocks
+        // and ends the drawing thread before the scope joins it.
+        let (full_rx, empty_tx) = (full_rx, empty_tx);
+        for _ in 0..cfg.resamples {
+            // The drawing thread sends exactly `resamples` buffers.
+            let Ok(buf) = full_rx.recv() else { break };
+            record(&buf);
+            let _ = empty_tx.send(buf);
+        }
+    });
+}
+
+fn intervals<const K: usize>(mut values: [Vec<f64>; K]) -> [[f64; 2]; K] {
+    std::array::from_fn(|k| {
         let v = &mut values[k];
         v.sort_by(f64::total_cmp);
         // Non-empty by construction, so both quantiles exist.
         let lo = quantile_linear(v, 0.025).unwrap_or(f64::NAN);
         let hi = quantile_linear(v, 0.975).unwrap_or(f64::NAN);
         [lo, hi]
-    }))
+    })
 }
 
 /// The `p`-quantile of ascending `sorted` values with linear interpolation:
@@ -98,6 +151,27 @@ mod tests {
         assert_eq!(quantile_linear(&v, 0.975), Some(4.9));
         assert_eq!(quantile_linear(&[7.0], 0.3), Some(7.0));
         assert_eq!(quantile_linear(&[], 0.3), None);
+    }
+
+    #[test]
+    fn pipelined_equals_sequential() {
+        // 2^20 draws or more take the two-thread path; compare with a
+        // sequential re-implementation of the stream.
+        let n = 1100;
+        let cfg = BootstrapConfig::default();
+        let data: Vec<f64> = (0..n).map(|i| ((i * 37) % 101) as f64).collect();
+        let mean_of =
+            |idx: &[usize]| [idx.iter().map(|&i| data[i]).sum::<f64>() / idx.len() as f64];
+        assert!(n * cfg.resamples >= PIPELINE_MIN_DRAWS);
+        let got = bootstrap(n, cfg, mean_of).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let mut idx = vec![0; n];
+        let mut vals = Vec::new();
+        for _ in 0..cfg.resamples {
+            draw(&mut rng, &mut idx);
+            vals.push(mean_of(&idx)[0]);
+        }
+        assert_eq!(got, intervals([vals]));
     }
 
     #[test]

@@ -65,6 +65,21 @@ impl CalibrationAccumulator {
         self.squared_error += d * d;
     }
 
+    /// Adds one pre-binned point `weight` times at once (bootstrap resamples
+    /// given as multiplicities).
+    pub fn add_weighted(&mut self, point: ConfidencePoint, bin: Option<usize>, weight: u32) {
+        let w = u64::from(weight);
+        self.n += w;
+        if let Some(b) = bin {
+            self.bin_count[b] += w;
+            self.bin_correct[b] += w * u64::from(point.correct);
+            self.bin_confidence[b] += f64::from(weight) * point.confidence;
+        }
+        let y = if point.correct { 1.0 } else { 0.0 };
+        let d = point.confidence - y;
+        self.squared_error += f64::from(weight) * (d * d);
+    }
+
     /// Σ |B|/n · |acc(B) − mean conf(B)| over non-empty bins; `None` if n = 0.
     pub fn ece(&self) -> Option<f64> {
         if self.n == 0 {

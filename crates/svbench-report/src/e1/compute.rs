@@ -44,16 +44,24 @@ pub struct Tally {
 impl Tally {
     /// Adds one sample.
     pub fn add(&mut self, s: &E1Sample) {
-        match (s.prediction, s.gold_malicious) {
-            (Prediction::Malicious, true) => self.tp += 1,
-            (Prediction::Malicious, false) => self.fp += 1,
-            (Prediction::Benign, true) => self.fn_ += 1,
-            (Prediction::Benign, false) => self.tn += 1,
-            (Prediction::Abstain, _) => self.abstain += 1,
-            (Prediction::Invalid, true) => self.invalid_malicious += 1,
-            (Prediction::Invalid, false) => self.invalid_benign += 1,
+        self.add_weighted(s, 1);
+    }
+
+    /// Adds one sample `weight` times.
+    pub fn add_weighted(&mut self, s: &E1Sample, weight: u64) {
+        let cell = match (s.prediction, s.gold_malicious) {
+            (Prediction::Malicious, true) => &mut self.tp,
+            (Prediction::Malicious, false) => &mut self.fp,
+            (Prediction::Benign, true) => &mut self.fn_,
+            (Prediction::Benign, false) => &mut self.tn,
+            (Prediction::Abstain, _) => &mut self.abstain,
+            (Prediction::Invalid, true) => &mut self.invalid_malicious,
+            (Prediction::Invalid, false) => &mut self.invalid_benign,
+        };
+        *cell += weight;
+        if s.label_only {
+            self.label_only += weight;
         }
-        self.label_only += u64::from(s.label_only);
     }
 
     /// Invalid outputs.

@@ -11,7 +11,7 @@ use serde_json::Value;
 use svbench_core::cost::CostMatrix;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_core::summary::{
-    CostMatrixRecord, E1Group, E1Groups, E1Metrics, E1Summary, E1UpstreamMetrics,
+    CostMatrixRecord, E1Ci95, E1Group, E1Groups, E1Metrics, E1Summary, E1UpstreamMetrics,
 };
 
 pub use compute::{compute, E1Computed, Tally};
@@ -114,13 +114,23 @@ pub fn e1_report(
     matrix: (CostMatrix, CostMatrixRecord),
     cfg: BootstrapConfig,
 ) -> E1Report {
+    let ci95 = ci::ci95(&input.samples, &input.units, cfg);
+    e1_report_with_ci(input, matrix, ci95)
+}
+
+/// Computes E1's metrics and groups, with intervals computed by the caller
+/// (the summary shares one bootstrap between E1's metrics and the reward).
+pub fn e1_report_with_ci(
+    input: &E1Input,
+    matrix: (CostMatrix, CostMatrixRecord),
+    ci95: Option<E1Ci95>,
+) -> E1Report {
     let (m, record) = matrix;
     let all = compute(&input.samples, &m);
     let groups = E1Groups {
         source: groups(&input.samples, &input.sources, &m),
         scenario: groups(&input.samples, &input.scenarios, &m),
     };
-    let ci95 = ci::ci95(&input.samples, &input.units, cfg);
     E1Report {
         metrics: all.metrics,
         upstream: all.upstream,

@@ -13,7 +13,9 @@ use std::path::Path;
 use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
-use svbench_core::canonical::sha256_hex;
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use svbench_core::canonical::{hex, sha256_hex};
 use svbench_core::record::Usage;
 use svbench_core::ParseRecord;
 
@@ -223,9 +225,25 @@ pub struct LoadedRecords {
 
 /// Reads `results.jsonl`. A torn or unparseable last line is skipped with a
 /// warning; any other unparseable line is an error naming it.
+///
+/// The file is streamed in chunks: each chunk's complete lines are parsed on
+/// all cores while another thread hashes the bytes, so memory stays bounded
+/// by the records kept, not the file size.
 pub fn read_records(path: &Path, strict: bool) -> Result<LoadedRecords, ReportError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    read_records_chunked(path, strict, CHUNK)
+}
+
+fn read_records_chunked(
+    path: &Path,
+    strict: bool,
+    chunk: usize,
+) -> Result<LoadedRecords, ReportError> {
+    let read_err = |source| ReportError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(LoadedRecords {
                 sha256: sha256_hex(b""),
@@ -233,97 +251,156 @@ pub fn read_records(path: &Path, strict: bool) -> Result<LoadedRecords, ReportEr
                 ..LoadedRecords::default()
             });
         }
-        Err(source) => {
-            return Err(ReportError::Read {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+        Err(e) => return Err(read_err(e)),
     };
-    let (sha256, parsed) = std::thread::scope(|scope| {
-        let hasher = scope.spawn(|| sha256_hex(&bytes));
-        let parsed = parse_lines(&bytes, strict);
-        // The hasher cannot panic on a byte slice; fall back to hashing here.
-        let sha = hasher.join().unwrap_or_else(|_| sha256_hex(&bytes));
-        (sha, parsed)
-    });
-    let lines = parsed;
-    let last_line = lines.last().map(|(n, _)| *n);
-    let mut warnings = Vec::new();
-    let mut kept: Vec<(usize, RecordView)> = Vec::with_capacity(lines.len());
-    for (line, result) in lines {
-        match result {
-            Ok(rec) => kept.push((line, rec)),
-            Err(message) if Some(line) == last_line && !message.starts_with(STRICT_PREFIX) => {
-                warnings.push(format!(
-                    "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
-                ));
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let mut hasher = Sha256::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(chunk + chunk / 4);
+    let mut next_line = 1usize;
+    let mut kept: Vec<(usize, RecordView)> = Vec::new();
+    // The first unparseable line; fatal unless it turns out to be the last.
+    let mut failed: Option<(usize, String)> = None;
+    let mut last_line: Option<usize> = None;
+    let mut eof = false;
+    while !eof {
+        let start = buf.len();
+        buf.resize(start + chunk, 0);
+        let got = read_full(&mut file, &mut buf[start..]).map_err(read_err)?;
+        buf.truncate(start + got);
+        eof = got == 0;
+        // Complete lines end at the last newline; at EOF the rest is a line too.
+        let end = if eof {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None => continue,
             }
-            Err(message) => {
-                if let Some(m) = message.strip_prefix(STRICT_PREFIX) {
-                    return Err(ReportError::Strict {
-                        message: format!("{}:{line}: {m}", path.display()),
-                    });
+        };
+        let lines = split_lines(&buf[..end], &mut next_line);
+        let bytes = &buf[..end];
+        let parsed = std::thread::scope(|scope| {
+            let hashing = scope.spawn(|| hasher.update(bytes));
+            let parsed = parse_lines(&lines, strict, threads);
+            // Hashing a byte slice cannot panic.
+            let _ = hashing.join();
+            parsed
+        });
+        for (line, result) in parsed {
+            last_line = Some(line);
+            if let Some((bad, message)) = failed.take() {
+                // A later non-blank line exists: the earlier failure is fatal.
+                return Err(line_error(path, bad, message));
+            }
+            match result {
+                Ok(rec) => kept.push((line, rec)),
+                Err(message) if message.starts_with(STRICT_PREFIX) => {
+                    return Err(line_error(path, line, message));
                 }
-                return Err(ReportError::ResultsLine {
-                    path: path.to_path_buf(),
-                    line,
-                    message,
-                });
+                Err(message) => failed = Some((line, message)),
             }
         }
+        buf.drain(..end);
+    }
+    let mut warnings = Vec::new();
+    if let Some((line, message)) = failed {
+        debug_assert_eq!(Some(line), last_line);
+        warnings.push(format!(
+            "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
+        ));
     }
     let (records, superseded) = dedupe_and_sort(kept);
     Ok(LoadedRecords {
         records,
-        sha256,
+        sha256: hex(&hasher.finalize()),
         file_present: true,
         superseded,
         warnings,
     })
 }
 
+/// Bytes read per chunk.
+const CHUNK: usize = 8 << 20;
+
+/// Reads until `buf` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+fn line_error(path: &Path, line: usize, message: String) -> ReportError {
+    match message.strip_prefix(STRICT_PREFIX) {
+        Some(m) => ReportError::Strict {
+            message: format!("{}:{line}: {m}", path.display()),
+        },
+        None => ReportError::ResultsLine {
+            path: path.to_path_buf(),
+            line,
+            message,
+        },
+    }
+}
+
 const STRICT_PREFIX: &str = "\u{0}strict:";
 
 type LineResult = (usize, Result<RecordView, String>);
 
-/// Parses every non-blank line, in parallel chunks, keeping file order.
-fn parse_lines(bytes: &[u8], strict: bool) -> Vec<LineResult> {
-    let lines: Vec<(usize, &[u8])> = bytes
-        .split(|b| *b == b'\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l))
-        .filter(|(_, l)| l.iter().any(|b| !b.is_ascii_whitespace()))
-        .collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    if threads == 1 || lines.len() < 2048 {
-        return lines
-            .iter()
+/// The non-blank lines of `bytes` with their 1-based numbers, continuing
+/// the count in `next_line`.
+fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut push = |line: &'a [u8], n: usize| {
+        if line.iter().any(|b| !b.is_ascii_whitespace()) {
+            out.push((n, line));
+        }
+    };
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        push(&bytes[start..nl], *next_line);
+        *next_line += 1;
+        start = nl + 1;
+    }
+    if start < bytes.len() {
+        push(&bytes[start..], *next_line);
+        *next_line += 1;
+    }
+    out
+}
+
+/// Parses lines on up to `threads` threads, keeping their order.
+fn parse_lines(lines: &[(usize, &[u8])], strict: bool, threads: usize) -> Vec<LineResult> {
+    let one = |part: &[(usize, &[u8])]| -> Vec<LineResult> {
+        part.iter()
             .map(|(n, l)| (*n, parse_line(l, strict)))
-            .collect();
+            .collect()
+    };
+    if threads == 1 || lines.len() < 256 {
+        return one(lines);
     }
     let chunk = lines.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = lines
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(n, l)| (*n, parse_line(l, strict)))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| (part, scope.spawn(move || one(part))))
             .collect();
         let mut out = Vec::with_capacity(lines.len());
-        for (h, part) in handles.into_iter().zip(lines.chunks(chunk)) {
+        for (part, h) in handles {
             match h.join() {
                 Ok(v) => out.extend(v),
                 // A parser thread cannot panic on input; if it somehow did,
-                // redo its chunk on this thread.
-                Err(_) => out.extend(part.iter().map(|(n, l)| (*n, parse_line(l, strict)))),
+                // redo its part on this thread.
+                Err(_) => out.extend(one(part)),
             }
         }
         out
@@ -361,30 +438,38 @@ enum Key {
 }
 
 /// Keeps the last line per `(example_id, rollout_index)` and sorts by
-/// `(index, rollout_index)`, file order breaking ties.
+/// `(index, rollout_index)`, file order breaking ties. Records are moved
+/// once; the sort works on a permutation.
 fn dedupe_and_sort(lines: Vec<(usize, RecordView)>) -> (Vec<RecordView>, usize) {
     let mut slot: HashMap<Key, usize> = HashMap::with_capacity(lines.len());
-    let mut kept: Vec<Option<(usize, usize, RecordView)>> = Vec::with_capacity(lines.len());
+    let mut alive = vec![true; lines.len()];
     let mut superseded = 0;
-    for (pos, (line, rec)) in lines.into_iter().enumerate() {
+    for (pos, (line, rec)) in lines.iter().enumerate() {
         let key = if !rec.example_id.is_empty() {
             Key::Id(rec.example_id.clone(), rec.rollout_index)
         } else if let Some(i) = rec.index {
             Key::Index(i, rec.rollout_index)
         } else {
-            Key::Line(line)
+            Key::Line(*line)
         };
-        let order = rec.index.unwrap_or(pos);
-        if let Some(&old) = slot.get(&key) {
-            kept[old] = None;
+        if let Some(old) = slot.insert(key, pos) {
+            alive[old] = false;
             superseded += 1;
         }
-        slot.insert(key, kept.len());
-        kept.push(Some((order, line, rec)));
     }
-    let mut kept: Vec<(usize, usize, RecordView)> = kept.into_iter().flatten().collect();
-    kept.sort_by(|a, b| (a.0, a.2.rollout_index, a.1).cmp(&(b.0, b.2.rollout_index, b.1)));
-    (kept.into_iter().map(|(_, _, r)| r).collect(), superseded)
+    let mut order: Vec<(usize, usize, usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(pos, _)| alive[*pos])
+        .map(|(pos, (line, rec))| (rec.index.unwrap_or(pos), rec.rollout_index, *line, pos))
+        .collect();
+    order.sort_unstable();
+    let mut slots: Vec<Option<RecordView>> = lines.into_iter().map(|(_, r)| Some(r)).collect();
+    let records = order
+        .iter()
+        .filter_map(|&(_, _, _, pos)| slots[pos].take())
+        .collect();
+    (records, superseded)
 }
 
 #[cfg(test)]
@@ -407,6 +492,52 @@ mod tests {
         assert_eq!(r.meta("source").as_deref(), Some("iot23"));
         assert_eq!(r.meta("scenario").as_deref(), Some("3"));
         assert_eq!(r.error_kind().as_deref(), Some("timeout"));
+    }
+
+    #[test]
+    fn chunk_boundaries_do_not_matter() {
+        let dir = std::env::temp_dir().join(format!("svbench-records-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.jsonl");
+        let mut text = String::new();
+        for i in 0..40 {
+            text.push_str(&format!(
+                "{{\"index\": {}, \"example_id\": \"e{}\", \"reward\": {}}}\n",
+                39 - i,
+                39 - i,
+                i
+            ));
+            if i % 7 == 0 {
+                text.push_str("   \n");
+            }
+        }
+        text.push_str("{\"index\": 40, \"exa");
+        std::fs::write(&path, &text).unwrap();
+        let whole = read_records_chunked(&path, false, 1 << 20).unwrap();
+        for chunk in [1, 7, 64, 333] {
+            let r = read_records_chunked(&path, false, chunk).unwrap();
+            assert_eq!(r.records, whole.records, "chunk {chunk}");
+            assert_eq!(r.sha256, whole.sha256);
+            assert_eq!(r.warnings, whole.warnings);
+        }
+        assert_eq!(whole.records.len(), 40);
+        assert_eq!(whole.records[0].example_id, "e0");
+        assert_eq!(whole.sha256, sha256_hex(text.as_bytes()));
+        assert!(
+            whole.warnings[0].contains("line 47"),
+            "{:?}",
+            whole.warnings
+        );
+        // The same damage in the middle is an error naming the line.
+        let bad = text.replacen("{\"index\": 30", "{\"index: 30", 1);
+        std::fs::write(&path, bad).unwrap();
+        for chunk in [5, 1 << 20] {
+            match read_records_chunked(&path, false, chunk) {
+                Err(ReportError::ResultsLine { line, .. }) => assert_eq!(line, 12),
+                other => panic!("expected a line error, got {other:?}"),
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
