@@ -400,3 +400,40 @@ fn report_crate_cannot_reach_client_or_analyzers() {
         }
     }
 }
+
+#[test]
+fn rollouts_of_an_example_are_resampled_together() {
+    use svbench_report::e1::{ci::ci95, E1Sample};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut recs = Vec::new();
+    let mut samples = Vec::new();
+    for i in 0..30 {
+        for r in 0..2 {
+            let gold = if i % 2 == 0 { "Malicious" } else { "Benign" };
+            let right = (i + r) % 3 != 0;
+            let label = match (gold, right) {
+                ("Malicious", true) | ("Benign", false) => "Malicious",
+                _ => "Benign",
+            };
+            let conf = 0.5 + 0.01 * (i as f64);
+            let mut rec = e1_record(i, gold, label, Some(conf), "iot23", "v1");
+            rec["rollout_index"] = json!(r);
+            recs.push(rec);
+            samples.push(E1Sample::decided(
+                label == "Malicious",
+                gold == "Malicious",
+                conf,
+            ));
+        }
+    }
+    let dir = write_run(tmp.path(), "run", &metadata("v1"), &recs);
+    let s = report_run(&dir, &opts())
+        .expect("report")
+        .summary
+        .expect("summary");
+    assert_eq!(s.counts.records, 60);
+    let units: Vec<std::ops::Range<usize>> = (0..30).map(|i| 2 * i..2 * i + 2).collect();
+    let cfg = opts().bootstrap.expect("set");
+    let want = ci95(&samples, &units, cfg).expect("ci");
+    assert_eq!(s.e1.expect("e1").ci95, Some(want));
+}
