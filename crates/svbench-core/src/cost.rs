@@ -94,7 +94,12 @@ mod tests {
 
     #[test]
     fn invalid_matrices_rejected() {
-        let bad = [(0.25, 0.0, 0.1), (2.0, 1.0, 0.1), (0.2, 1.0, -0.1), (f64::NAN, 1.0, 0.1)];
+        let bad = [
+            (0.25, 0.0, 0.1),
+            (2.0, 1.0, 0.1),
+            (0.2, 1.0, -0.1),
+            (f64::NAN, 1.0, 0.1),
+        ];
         for (fp, fnc, ab) in bad {
             let m = CostMatrix {
                 cost_fp: fp,

@@ -30,7 +30,10 @@ pub struct Example {
 impl Example {
     /// `meta.<key>` of the row as a string, if present.
     pub fn meta_str(&self, key: &str) -> Option<&str> {
-        self.row.get("meta").and_then(|m| m.get(key)).and_then(Value::as_str)
+        self.row
+            .get("meta")
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_str)
     }
 }
 
@@ -91,10 +94,7 @@ pub fn parse_jsonl(text: &str, origin: &Path) -> Result<Vec<RawRow>, DatasetErro
                 message: "row is not a JSON object".to_string(),
             });
         }
-        rows.push(RawRow {
-            line: i + 1,
-            value,
-        });
+        rows.push(RawRow { line: i + 1, value });
     }
     Ok(rows)
 }
@@ -119,9 +119,11 @@ pub fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, DatasetError> {
 
 /// The split a row declares: top-level `split`, else `meta.split`.
 pub fn row_split(row: &Value) -> Option<&str> {
-    row.get("split")
-        .and_then(Value::as_str)
-        .or_else(|| row.get("meta").and_then(|m| m.get("split")).and_then(Value::as_str))
+    row.get("split").and_then(Value::as_str).or_else(|| {
+        row.get("meta")
+            .and_then(|m| m.get("split"))
+            .and_then(Value::as_str)
+    })
 }
 
 /// The id a row declares before de-duplication (harness §0).
@@ -133,7 +135,11 @@ pub fn base_example_id(row: &Value) -> String {
             _ => {}
         }
     }
-    if let Some(h) = row.get("meta").and_then(|m| m.get("hash")).and_then(Value::as_str) {
+    if let Some(h) = row
+        .get("meta")
+        .and_then(|m| m.get("hash"))
+        .and_then(Value::as_str)
+    {
         if !h.is_empty() {
             return h.to_string();
         }
@@ -190,7 +196,10 @@ mod tests {
 
     #[test]
     fn ids_prefer_id_then_hash_then_content() {
-        assert_eq!(base_example_id(&json!({"id": "x1", "meta": {"hash": "h"}})), "x1");
+        assert_eq!(
+            base_example_id(&json!({"id": "x1", "meta": {"hash": "h"}})),
+            "x1"
+        );
         assert_eq!(base_example_id(&json!({"meta": {"hash": "abc"}})), "abc");
         assert_eq!(base_example_id(&json!({"q": 1})).len(), 16);
     }

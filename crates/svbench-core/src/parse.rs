@@ -45,7 +45,9 @@ impl<L> ParseOutcome<L> {
     /// The label, if the outcome carries one.
     pub fn label(&self) -> Option<&L> {
         match self {
-            ParseOutcome::Valid { label, .. } | ParseOutcome::LabelOnly { label, .. } => Some(label),
+            ParseOutcome::Valid { label, .. } | ParseOutcome::LabelOnly { label, .. } => {
+                Some(label)
+            }
             ParseOutcome::Invalid { .. } => None,
         }
     }
@@ -61,7 +63,13 @@ impl<L> ParseOutcome<L> {
 
     /// Whether the answer earns format credit.
     pub fn format_ok(&self) -> bool {
-        matches!(self, ParseOutcome::Valid { format_ok: true, .. })
+        matches!(
+            self,
+            ParseOutcome::Valid {
+                format_ok: true,
+                ..
+            }
+        )
     }
 
     /// The `parse` object of a result record.

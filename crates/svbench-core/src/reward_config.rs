@@ -94,7 +94,11 @@ fn toml_to_json(v: &toml::Value) -> Value {
         toml::Value::Boolean(b) => Value::Bool(*b),
         toml::Value::Datetime(d) => Value::String(d.to_string()),
         toml::Value::Array(a) => Value::Array(a.iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => Value::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+        toml::Value::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -116,7 +120,10 @@ pub fn load_profile(
             profile: profile.to_string(),
             known: known_profiles.clone(),
         })?;
-    let mut params: ProfileParams = table.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect();
+    let mut params: ProfileParams = table
+        .iter()
+        .map(|(k, v)| (k.clone(), toml_to_json(v)))
+        .collect();
 
     if let Some((text, origin)) = overrides {
         let user = parse_toml(text, origin)?;
@@ -175,7 +182,11 @@ pub fn load_profile(
 }
 
 /// Reads a float parameter that [`load_profile`] guaranteed to exist.
-pub fn param_f64(params: &ProfileParams, profile: &str, key: &str) -> Result<f64, RewardConfigError> {
+pub fn param_f64(
+    params: &ProfileParams,
+    profile: &str,
+    key: &str,
+) -> Result<f64, RewardConfigError> {
     params
         .get(key)
         .and_then(Value::as_f64)

@@ -125,7 +125,7 @@ pub fn e1_record(
         "reward_profile": profile,
         "usage": {"prompt_tokens": 10, "completion_tokens": 5, "reasoning_tokens": 0,
                   "total_tokens": 15, "requests": 1, "cached_requests": 0},
-        "requests": [{"turn": 0, "latency_ms": 12.5, "attempts": 1, "cached": index % 3 == 0,
+        "requests": [{"turn": 0, "latency_ms": 12.5, "attempts": 1, "cached": index.is_multiple_of(3),
                       "finish_reason": "stop", "usage": {}, "response_model": null,
                       "system_fingerprint": null}],
         "latency_ms": 10.0 + index as f64,
