@@ -92,12 +92,14 @@ fn bench_report(n: usize) -> anyhow::Result<()> {
     let run = dir.join("run");
     std::fs::create_dir_all(&run)?;
     write_synthetic_run(&run, n)?;
+    let bytes = std::fs::metadata(run.join("results.jsonl"))?.len();
     let start = Instant::now();
     let outcome = svbench_report::report_run(&run, &svbench_report::ReportOptions::default())?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "e1 report: {n} results → summary.json + report.md in {secs:.3} s ({})",
-        outcome.report_path.display()
+        "e1 report: {n} results ({:.0} MB results.jsonl) → summary.json + report.md in {secs:.3} s{}",
+        bytes as f64 / 1e6,
+        if outcome.summary_path.is_some() { "" } else { " (no summary written!)" }
     );
     std::fs::remove_dir_all(&dir)?;
     Ok(())
@@ -127,14 +129,23 @@ fn write_synthetic_run(dir: &Path, n: usize) -> anyhow::Result<()> {
         let text = ANSWERS[i % ANSWERS.len()];
         let s = env.score(&Completion::assistant_text(text), gold);
         let source = ["sv-synth-e1", "iot23"][i % 2];
+        // Records as large as real ones: the full prompt is stored per sample.
+        let question = format!(
+            "Zeek conn 2024-03-07T14:05:{:02}Z device=ip-camera proto=tcp service=? {}→23 duration=? \
+             orig_bytes=? resp_bytes=? orig_pkts=1 resp_pkts=0 conn_state=S0 flags=S",
+            i % 60,
+            1024 + i % 60000
+        );
         let rec = ResultRecord {
             index: i,
             example_id: format!("ex{i:07}"),
             split: "test".into(),
-            question: format!("Zeek conn flow {i}"),
+            prompt: env.initial_messages(&question),
+            question,
             answer: json!(gold.as_str()),
             info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
             completion: Some(text.to_string()),
+            completion_messages: vec![json!({"role": "assistant", "content": text})],
             parsed: Some(s.parsed()).filter(|v| !v.is_null()),
             parse: Some(s.parse_record()),
             reward: Some(s.reward.total),
