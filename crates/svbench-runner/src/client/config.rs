@@ -48,8 +48,14 @@ pub const BUILTIN_ALIASES: &[(&str, &str)] = &[
     ("qwen3-30b-a3b", "qwen/qwen3-30b-a3b"),
     ("qwen3-235b-a22b", "qwen/qwen3-235b-a22b"),
     ("llama-3.1-8b-instruct", "meta-llama/llama-3.1-8b-instruct"),
-    ("llama-3.1-70b-instruct", "meta-llama/llama-3.1-70b-instruct"),
-    ("llama-3.3-70b-instruct", "meta-llama/llama-3.3-70b-instruct"),
+    (
+        "llama-3.1-70b-instruct",
+        "meta-llama/llama-3.1-70b-instruct",
+    ),
+    (
+        "llama-3.3-70b-instruct",
+        "meta-llama/llama-3.3-70b-instruct",
+    ),
     ("mistral-7b-instruct", "mistralai/mistral-7b-instruct"),
     ("deepseek-r1", "deepseek/deepseek-r1"),
     ("deepseek-v3", "deepseek/deepseek-chat"),
@@ -395,7 +401,12 @@ impl Config {
                 return Err(invalid(format!(
                     "[models.\"{alias}\"] profile `{}` is not defined (profiles: {})",
                     m.profile,
-                    config.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
+                    config
+                        .profiles
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
             if m.model.is_empty() {
@@ -415,7 +426,9 @@ impl Config {
 fn build_profile(name: &str, rp: RawProfile, base: Option<Profile>) -> Result<Profile, String> {
     let table = format!("[profiles.{name}]");
     if name.is_empty() || name.contains('@') {
-        return Err(format!("{table}: profile names may not be empty or contain `@`"));
+        return Err(format!(
+            "{table}: profile names may not be empty or contain `@`"
+        ));
     }
     let base_url = match (rp.base_url, &base) {
         (Some(u), _) => u,
@@ -541,7 +554,10 @@ extra_body = { top_k = 20 }
     fn unknown_keys_are_errors_naming_key_and_file() {
         for (text, key) in [
             ("[defaults]\nconcurrenccy = 3\n", "concurrenccy"),
-            ("[profiles.x]\nbase_url = \"http://a\"\napi_key = \"sk\"\n", "api_key"),
+            (
+                "[profiles.x]\nbase_url = \"http://a\"\napi_key = \"sk\"\n",
+                "api_key",
+            ),
             (
                 "[models.m]\nprofile = \"openai\"\nmodel = \"x\"\ntemp = 1\n",
                 "temp",
@@ -613,7 +629,16 @@ extra_body = { top_k = 20 }
         // Explicit missing: error even though the others would work.
         let err = Config::load_with(Some(Path::new("nope.toml")), None, cwd)
             .expect_err("missing explicit");
-        assert!(matches!(err, ConfigError::Missing { origin: "--config", .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ConfigError::Missing {
+                    origin: "--config",
+                    ..
+                }
+            ),
+            "{err}"
+        );
         let err = Config::load_with(None, Some(Path::new("gone.toml")), cwd).expect_err("env");
         assert!(err.to_string().contains("SVBENCH_CONFIG"), "{err}");
         // ./svbench.toml is picked up.

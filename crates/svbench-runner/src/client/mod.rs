@@ -281,9 +281,10 @@ impl ModelClient {
 
     /// The request body of a turn, exactly as it would be sent.
     pub fn request_body(&self, turn: &TurnRequest<'_>) -> Value {
-        let seed = self.sampling.send_seed.then(|| {
-            derive_seed(self.settings.run_seed, turn.example_id, turn.rollout_index)
-        });
+        let seed = self
+            .sampling
+            .send_seed
+            .then(|| derive_seed(self.settings.run_seed, turn.example_id, turn.rollout_index));
         build_body(
             &self.route.model,
             &self.sampling,
@@ -321,7 +322,10 @@ impl ModelClient {
         })?;
         drop(body);
         let estimate = if self.limiter.limits_tokens() {
-            estimate_tokens(request::prompt_chars(turn.messages), self.sampling.max_tokens)
+            estimate_tokens(
+                request::prompt_chars(turn.messages),
+                self.sampling.max_tokens,
+            )
         } else {
             0
         };
@@ -344,7 +348,9 @@ impl ModelClient {
                             if let (Some(key), true) = (&cache_key, mode.writes(temperature)) {
                                 self.cache_put(key.clone(), json).await;
                             }
-                            return Ok(self.turn_response(turn.turn, parsed, start, attempts, false));
+                            return Ok(
+                                self.turn_response(turn.turn, parsed, start, attempts, false)
+                            );
                         }
                         Err(e) => {
                             drop(permit);
@@ -425,10 +431,7 @@ impl ModelClient {
                     tokio::time::sleep(delay).await;
                 }
                 RetryDecision::Exhausted => {
-                    let msg = format!(
-                        "{} (gave up after {attempts} attempts)",
-                        failure.message
-                    );
+                    let msg = format!("{} (gave up after {attempts} attempts)", failure.message);
                     return Err(CallFailure::Sample(error(&failure, failure.kind, msg)));
                 }
                 RetryDecision::RetryAfterTooLong(ra) => {

@@ -32,7 +32,12 @@ impl Sampling {
     /// The sampling of `route` for these settings. Reasoning models get no
     /// `temperature` or `top_p` (the one automatic, recorded adjustment,
     /// harness §9.6).
-    pub fn new(route: &Route, max_tokens: u32, temperature: Option<f64>, top_p: Option<f64>) -> Self {
+    pub fn new(
+        route: &Route,
+        max_tokens: u32,
+        temperature: Option<f64>,
+        top_p: Option<f64>,
+    ) -> Self {
         let (temperature, top_p) = if route.reasoning {
             (None, None)
         } else {

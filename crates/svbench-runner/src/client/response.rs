@@ -80,9 +80,8 @@ pub enum MalformedResponse {
 
 /// Parses a response body.
 pub fn parse_response(body: &[u8]) -> Result<(Value, ParsedResponse), MalformedResponse> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| {
-        MalformedResponse::NotJson(format!("{e} ({} bytes)", body.len()))
-    })?;
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| MalformedResponse::NotJson(format!("{e} ({} bytes)", body.len())))?;
     let parsed = parse_response_value(&v)?;
     Ok((v, parsed))
 }
@@ -132,7 +131,11 @@ pub fn parse_response_value(v: &Value) -> Result<ParsedResponse, MalformedRespon
             .enumerate()
             .map(|(i, c)| normalise_tool_call(i, c))
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err(MalformedResponse::BadToolCall("tool_calls is not an array".into())),
+        Some(_) => {
+            return Err(MalformedResponse::BadToolCall(
+                "tool_calls is not an array".into(),
+            ))
+        }
     };
     let finish_reason = choice
         .get("finish_reason")
@@ -145,9 +148,8 @@ pub fn parse_response_value(v: &Value) -> Result<ParsedResponse, MalformedRespon
     let usage_v = root.get("usage").filter(|u| u.is_object());
     let prompt_tokens = u64_field(usage_v.and_then(|u| u.get("prompt_tokens")));
     let completion_tokens = u64_field(usage_v.and_then(|u| u.get("completion_tokens")));
-    let reasoning_tokens = u64_field(
-        usage_v.and_then(|u| u.pointer("/completion_tokens_details/reasoning_tokens")),
-    );
+    let reasoning_tokens =
+        u64_field(usage_v.and_then(|u| u.pointer("/completion_tokens_details/reasoning_tokens")));
     let total = u64_field(usage_v.and_then(|u| u.get("total_tokens")));
     let usage = Usage {
         prompt_tokens,
@@ -228,7 +230,9 @@ mod tests {
     use serde_json::json;
 
     fn ok(v: Value) -> ParsedResponse {
-        parse_response(v.to_string().as_bytes()).expect("well-formed").1
+        parse_response(v.to_string().as_bytes())
+            .expect("well-formed")
+            .1
     }
 
     fn bad(body: &[u8]) -> MalformedResponse {
@@ -269,12 +273,14 @@ mod tests {
 
     #[test]
     fn tool_calls_are_normalised() {
-        let r = ok(json!({"choices": [{"finish_reason": "tool_calls", "message": {
+        let r = ok(
+            json!({"choices": [{"finish_reason": "tool_calls", "message": {
             "content": null,
             "tool_calls": [
                 {"id": "c1", "type": "function", "function": {"name": "run", "arguments": "{\"a\":1}"}},
                 {"function": {"name": "other", "arguments": {"b": 2}}}
-            ]}}]}));
+            ]}}]}),
+        );
         assert_eq!(r.content, None);
         assert_eq!(
             r.tool_calls,
@@ -299,14 +305,19 @@ mod tests {
         assert!(r.truncated());
         assert_eq!(r.content, None);
         assert_eq!(r.reasoning.as_deref(), Some("long thought"));
-        let r = ok(json!({"choices": [{"finish_reason": "length", "message": {"content": "partial"}}]}));
+        let r = ok(
+            json!({"choices": [{"finish_reason": "length", "message": {"content": "partial"}}]}),
+        );
         assert!(r.truncated());
     }
 
     #[test]
     fn every_malformed_case() {
         assert!(matches!(bad(b"not json"), MalformedResponse::NotJson(_)));
-        assert!(matches!(bad(b"{\"choices\": [{\"mess"), MalformedResponse::NotJson(_)));
+        assert!(matches!(
+            bad(b"{\"choices\": [{\"mess"),
+            MalformedResponse::NotJson(_)
+        ));
         assert!(matches!(bad(b""), MalformedResponse::NotJson(_)));
         assert_eq!(bad(b"[1]"), MalformedResponse::NotObject);
         assert_eq!(bad(b"null"), MalformedResponse::NotObject);
@@ -318,7 +329,10 @@ mod tests {
             MalformedResponse::ErrorObject("upstream down".into())
         );
         assert_eq!(bad(br#"{"choices": [{}]}"#), MalformedResponse::NoMessage);
-        assert_eq!(bad(br#"{"choices": [{"message": "hi"}]}"#), MalformedResponse::NoMessage);
+        assert_eq!(
+            bad(br#"{"choices": [{"message": "hi"}]}"#),
+            MalformedResponse::NoMessage
+        );
         assert_eq!(
             bad(br#"{"choices": [{"message": {"content": 5}}]}"#),
             MalformedResponse::BadContent
@@ -336,7 +350,10 @@ mod tests {
             MalformedResponse::BadToolCall(_)
         ));
         // Neither content nor tool calls.
-        assert_eq!(bad(br#"{"choices": [{"message": {}}]}"#), MalformedResponse::Empty);
+        assert_eq!(
+            bad(br#"{"choices": [{"message": {}}]}"#),
+            MalformedResponse::Empty
+        );
         assert_eq!(
             bad(br#"{"choices": [{"finish_reason": "stop", "message": {"content": ""}}]}"#),
             MalformedResponse::Empty

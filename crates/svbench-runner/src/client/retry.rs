@@ -135,7 +135,9 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
         return None;
     }
     if v.bytes().all(|b| b.is_ascii_digit()) {
-        return Some(Duration::from_secs(v.parse::<u64>().unwrap_or(u64::MAX / 4)));
+        return Some(Duration::from_secs(
+            v.parse::<u64>().unwrap_or(u64::MAX / 4),
+        ));
     }
     if let Ok(secs) = v.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0)
@@ -159,13 +161,26 @@ mod tests {
         for s in [408, 409, 425, 429, 500, 502, 503, 504, 529] {
             assert_eq!(classify_status(s, b"").0, FailureClass::Retryable, "{s}");
         }
-        assert_eq!(classify_status(429, b""), (FailureClass::Retryable, "rate_limited"));
+        assert_eq!(
+            classify_status(429, b""),
+            (FailureClass::Retryable, "rate_limited")
+        );
         for s in [400, 402, 405, 413, 422, 451, 501, 505, 300] {
-            assert_eq!(classify_status(s, b""), (FailureClass::Sample, "http_status"), "{s}");
+            assert_eq!(
+                classify_status(s, b""),
+                (FailureClass::Sample, "http_status"),
+                "{s}"
+            );
         }
         let body = br#"{"error":{"message":"This model's maximum context length is 8192 tokens","code":"context_length_exceeded"}}"#;
-        assert_eq!(classify_status(400, body), (FailureClass::Sample, "context_length"));
-        assert_eq!(classify_status(400, b"bad field"), (FailureClass::Sample, "http_status"));
+        assert_eq!(
+            classify_status(400, body),
+            (FailureClass::Sample, "context_length")
+        );
+        assert_eq!(
+            classify_status(400, b"bad field"),
+            (FailureClass::Sample, "http_status")
+        );
     }
 
     #[test]
@@ -173,12 +188,18 @@ mod tests {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         assert_eq!(parse_retry_after("7", now), Some(Duration::from_secs(7)));
         assert_eq!(parse_retry_after(" 0 ", now), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after("1.5", now), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            parse_retry_after("1.5", now),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(parse_retry_after("-1", now), None);
         assert_eq!(parse_retry_after("soon", now), None);
         assert_eq!(parse_retry_after("", now), None);
         let future = httpdate::fmt_http_date(now + Duration::from_secs(30));
-        assert_eq!(parse_retry_after(&future, now), Some(Duration::from_secs(30)));
+        assert_eq!(
+            parse_retry_after(&future, now),
+            Some(Duration::from_secs(30))
+        );
         let past = httpdate::fmt_http_date(now - Duration::from_secs(30));
         assert_eq!(parse_retry_after(&past, now), Some(Duration::ZERO));
         assert!(parse_retry_after("99999999999999999999999", now).is_some());
@@ -218,7 +239,10 @@ mod tests {
             p.decide(1, Some(Duration::from_secs(301)), &mut rng),
             RetryDecision::RetryAfterTooLong(Duration::from_secs(301))
         );
-        assert!(matches!(p.decide(6, None, &mut rng), RetryDecision::Wait(_)));
+        assert!(matches!(
+            p.decide(6, None, &mut rng),
+            RetryDecision::Wait(_)
+        ));
         assert_eq!(p.decide(7, None, &mut rng), RetryDecision::Exhausted);
     }
 }

@@ -321,7 +321,12 @@ fn route_inner(
             return Err(RouteError::UnknownProfile {
                 model: model_ref.to_string(),
                 profile: pname.to_string(),
-                known: config.profiles.keys().cloned().collect::<Vec<_>>().join(", "),
+                known: config
+                    .profiles
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         };
         if name.is_empty() {
@@ -340,7 +345,12 @@ fn route_inner(
         let p = profile(&alias.profile).ok_or_else(|| RouteError::UnknownProfile {
             model: model_ref.to_string(),
             profile: alias.profile.clone(),
-            known: config.profiles.keys().cloned().collect::<Vec<_>>().join(", "),
+            known: config
+                .profiles
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
         })?;
         return Ok(from_profile(
             model_ref,
@@ -400,6 +410,9 @@ mod tests {
     fn provider_from_host() {
         assert_eq!(provider_for("https://api.openai.com/v1"), "openai");
         assert_eq!(provider_for("https://openrouter.ai/api/v1"), "openrouter");
-        assert_eq!(provider_for("http://127.0.0.1:8000/v1"), "openai-compatible");
+        assert_eq!(
+            provider_for("http://127.0.0.1:8000/v1"),
+            "openai-compatible"
+        );
     }
 }
