@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 use svbench_core::message::Message;
 use svbench_runner::cache::{CacheMode, ResponseCache};
 use svbench_runner::client::{
-    route, CallFailure, ClientError, ClientSettings, Config, ModelClient, RetryPolicy, Route,
-    TurnRequest,
+    route, CallFailure, ClientError, ClientSettings, Config, ModelClient, RetryEvent, RetryPolicy,
+    Route, TurnRequest,
 };
 use svbench_runner::limits::{Limits, ProfileLimiter};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -456,10 +456,24 @@ async fn three_500s_then_success() {
         ok("fine"),
     ])
     .await;
-    let c = client(&fake, "m");
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&events);
+    let c = client(&fake, "m").with_retry_observer(Arc::new(move |e: &RetryEvent| {
+        sink.lock().unwrap().push(e.clone())
+    }));
     let r = c.complete(turn(&msgs(), "a")).await.expect("ok");
     assert_eq!(r.record.attempts, 4);
     assert_eq!(c.stats().retries, 3);
+    let events = events.lock().unwrap().clone();
+    let summary: Vec<(u32, Option<u16>)> =
+        events.iter().map(|e| (e.attempt, e.http_status)).collect();
+    assert_eq!(summary, [(1, Some(500)), (2, Some(502)), (3, Some(503))]);
+    assert!(events
+        .iter()
+        .all(|e| e.example_id == "a" && e.kind == "http_status"));
+    // Waits stay within the (shortened) jitter bounds.
+    let p = fast();
+    assert!(events.iter().all(|e| e.retry_in <= p.ceiling(e.attempt)));
 }
 
 #[tokio::test]
@@ -521,7 +535,7 @@ async fn timeouts_are_retried_then_recorded() {
     let slow = delayed(ok("late"), Duration::from_secs(3));
     let fake = Fake::start(vec![slow.clone(), ok("in time")]).await;
     let mut s = settings();
-    s.request_timeout = Duration::from_millis(200);
+    s.request_timeout = Duration::from_millis(500);
     let c = client_with(ad_hoc(&fake, "m", None), s);
     let r = c
         .complete(turn(&msgs(), "a"))

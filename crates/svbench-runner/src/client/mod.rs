@@ -150,6 +150,32 @@ fn bump(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
 
+/// A retry about to happen, reported to the observer set with
+/// [`ModelClient::with_retry_observer`] (the CLI logs these at `warn`).
+/// Carries no body, header or key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetryEvent {
+    /// Model id sent.
+    pub model: String,
+    /// Example of the call.
+    pub example_id: String,
+    /// Rollout of the call.
+    pub rollout_index: usize,
+    /// Turn of the call.
+    pub turn: u32,
+    /// The attempt that failed (1-based).
+    pub attempt: u32,
+    /// Error kind of the failure (`http_status`, `rate_limited`, `timeout`, …).
+    pub kind: String,
+    /// HTTP status, if any.
+    pub http_status: Option<u16>,
+    /// Wait before the next attempt.
+    pub retry_in: Duration,
+}
+
+/// Callback receiving [`RetryEvent`]s.
+pub type RetryObserver = Arc<dyn Fn(&RetryEvent) + Send + Sync>;
+
 /// Scrubs the key out of text that came from the server (error bodies may
 /// echo it).
 #[derive(Clone, Default)]
@@ -177,6 +203,7 @@ pub struct ModelClient {
     limiter: Arc<ProfileLimiter>,
     cache: Option<Arc<ResponseCache>>,
     counters: Counters,
+    on_retry: Option<RetryObserver>,
 }
 
 impl fmt::Debug for ModelClient {
@@ -187,6 +214,7 @@ impl fmt::Debug for ModelClient {
             .field("timeout", &self.timeout)
             .field("transport", &self.transport)
             .field("cache", &self.cache)
+            .field("stats", &self.stats())
             .finish_non_exhaustive()
     }
 }
@@ -227,6 +255,7 @@ impl ModelClient {
             limiter,
             cache: cache.filter(|_| settings.cache_mode != CacheMode::Off),
             counters: Counters::default(),
+            on_retry: None,
             route,
         })
     }
@@ -234,6 +263,12 @@ impl ModelClient {
     /// Replaces the retry policy (tests shorten it).
     pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// Calls `observer` before every retry.
+    pub fn with_retry_observer(mut self, observer: RetryObserver) -> Self {
+        self.on_retry = Some(observer);
         self
     }
 
@@ -428,6 +463,18 @@ impl ModelClient {
                         self.limiter.pause_until(Instant::now() + ra);
                     }
                     bump(&self.counters.retries);
+                    if let Some(observer) = &self.on_retry {
+                        observer(&RetryEvent {
+                            model: self.route.model.clone(),
+                            example_id: turn.example_id.to_string(),
+                            rollout_index: turn.rollout_index,
+                            turn: turn.turn,
+                            attempt: attempts,
+                            kind: failure.kind.to_string(),
+                            http_status: failure.http_status,
+                            retry_in: delay,
+                        });
+                    }
                     tokio::time::sleep(delay).await;
                 }
                 RetryDecision::Exhausted => {

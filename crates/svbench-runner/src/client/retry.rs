@@ -9,7 +9,13 @@
 //! Retry `n` (1-based) waits `uniform(0, min(60 s, 1 s·2^(n−1)))`, raised to
 //! the server's `Retry-After` when that is longer; a `Retry-After` above
 //! 300 s fails the sample as `rate_limited` instead. At most 6 retries
-//! (7 attempts).
+//! (7 attempts). A `429` carrying `Retry-After` also pauses the whole profile
+//! ([`crate::limits::ProfileLimiter::pause_until`]) for that long; one without
+//! it only backs off its own sample.
+//!
+//! Kinds recorded when a sample ends on a retryable failure: `rate_limited`
+//! (429s, and any `Retry-After` above the limit), `http_status` (5xx etc.),
+//! `timeout`, `connection`, `malformed_response`; `retryable` is true.
 
 use std::time::{Duration, SystemTime};
 
