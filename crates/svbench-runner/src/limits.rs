@@ -135,8 +135,9 @@ pub struct ProfileLimiter {
 }
 
 /// What a request holds while it is in flight: a concurrency slot and its
-/// token charge. Dropping it frees the slot; [`Permit::settle`] corrects the
-/// charge from reported usage.
+/// token charge. Dropping it frees the slot and keeps the whole up-front
+/// charge (failed attempts stay charged: providers often count them);
+/// [`Permit::settle`] corrects the charge from reported usage.
 #[derive(Debug)]
 pub struct Permit {
     limiter: Arc<ProfileLimiter>,
