@@ -24,7 +24,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Evaluate a model or builtin policy on an environment.
-    Eval(cmd::eval::EvalArgs),
+    Eval(Box<cmd::eval::EvalArgs>),
     /// Recompute summary.json and report.md from run directories.
     Report(cmd::report::ReportArgs),
     /// Generate, import and hash datasets.
@@ -37,7 +37,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Eval(args) => cmd::eval::run(args, &cli.global),
+        Command::Eval(args) => cmd::eval::run(*args, &cli.global),
         Command::Report(args) => cmd::report::run(args, &cli.global),
         Command::Data(args) => cmd::data::run(args, &cli.global),
         Command::Bench(args) => cmd::bench::run(args, &cli.global),

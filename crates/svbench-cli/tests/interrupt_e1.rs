@@ -12,7 +12,7 @@ use common::*;
 fn sigint_leaves_a_resumable_run() {
     let sb = Sandbox::new();
     // A dataset large enough that the run is still going when we interrupt it.
-    let n = 100_000;
+    let n = 30_000;
     {
         let mut f =
             std::io::BufWriter::new(std::fs::File::create(sb.path().join("big.jsonl")).unwrap());

@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::canonical::{canonical_sha256, RowHasher};
 
 /// One dataset row ready for an environment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Example {
     /// Position in the selected, evaluation-ordered list.
     pub index: usize,
@@ -21,19 +22,18 @@ pub struct Example {
     pub question: String,
     /// The reference answer as given to rewards (normalised by the environment).
     pub answer: Value,
-    /// Row metadata passed to rewards: the row without `question` and `answer`.
-    pub info: Value,
-    /// The row exactly as loaded (hashing input).
-    pub row: Value,
+    /// Row metadata passed to rewards: the row without `question` and
+    /// `answer`, as loaded, kept as JSON text. (Row hashes are computed at
+    /// load time and rows are not kept as JSON trees, so a 100,000-row run
+    /// stays small.)
+    pub info: Box<RawValue>,
 }
 
 impl Example {
-    /// `meta.<key>` of the row as a string, if present.
-    pub fn meta_str(&self, key: &str) -> Option<&str> {
-        self.row
-            .get("meta")
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_str)
+    /// The row metadata as a JSON value.
+    pub fn info_value(&self) -> Value {
+        // The text was produced by serde_json from a value, so it parses.
+        serde_json::from_str(self.info.get()).unwrap_or(Value::Null)
     }
 }
 
@@ -148,12 +148,18 @@ pub fn base_example_id(row: &Value) -> String {
 }
 
 /// Assigns unique ids in source order; repeats get `~1`, `~2`, … and a warning.
-pub fn assign_example_ids(rows: &[Value]) -> (Vec<String>, Vec<String>) {
+pub fn assign_example_ids<'a>(
+    rows: impl IntoIterator<Item = &'a Value>,
+) -> (Vec<String>, Vec<String>) {
+    dedupe_ids(rows.into_iter().map(base_example_id))
+}
+
+/// Makes base ids unique in order: repeats get `~1`, `~2`, … and a warning.
+pub fn dedupe_ids(base_ids: impl IntoIterator<Item = String>) -> (Vec<String>, Vec<String>) {
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut ids = Vec::with_capacity(rows.len());
+    let mut ids = Vec::new();
     let mut warnings = Vec::new();
-    for row in rows {
-        let base = base_example_id(row);
+    for base in base_ids {
         let count = seen.entry(base.clone()).or_insert(0);
         if *count == 0 {
             ids.push(base);
@@ -174,6 +180,19 @@ pub fn rows_sha256<'a>(rows: impl IntoIterator<Item = &'a Value>) -> String {
         h.push(row);
     }
     h.finish()
+}
+
+/// Splits a row into its `question`, `answer` and the rest (the `info`
+/// handed to rewards), without copying.
+pub fn split_row(row: Value) -> (Option<Value>, Option<Value>, Value) {
+    match row {
+        Value::Object(mut map) => {
+            let question = map.shift_remove("question");
+            let answer = map.shift_remove("answer");
+            (question, answer, Value::Object(map))
+        }
+        other => (None, None, other),
+    }
 }
 
 /// Row metadata handed to rewards: the row without `question` and `answer`.

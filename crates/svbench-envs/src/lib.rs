@@ -5,5 +5,5 @@
 //! `svbench-core`.
 
 pub mod e1;
+pub mod environment;
 pub mod policy;
-pub mod single_turn;

@@ -1,29 +1,31 @@
-//! The evaluation loop for single-turn environments and builtin policies.
+//! The evaluation loop: a bounded pool of samples in flight and a single
+//! writer appending their records in completion order.
 //!
-//! Samples run in index order; each builds its prompt, asks the policy,
-//! scores the answer through the environment and appends one record. On an
-//! interrupt dispatch stops after the sample in flight and the run is left
-//! resumable.
+//! On an interrupt or abort dispatch stops, samples in flight get a grace
+//! period to finish, and the run is left resumable.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
-use serde_json::{json, Value};
-use svbench_core::record::{ResultRecord, RunCounts, RunMetadata, RunStatus, SampleError, Usage};
-use svbench_core::{Completion, Example};
-use svbench_envs::policy::Policy;
-use svbench_envs::single_turn::SingleTurnEnv;
+use svbench_core::record::{ResultRecord, RunCounts, RunMetadata, RunStatus, SampleError};
+use svbench_core::Example;
+use svbench_envs::environment::{Budgets, Environment};
+use tokio::task::JoinSet;
 
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
 use crate::progress::Progress;
 use crate::results::{recover, ResultsWriter};
+use crate::rollout::{run_sample, Agent};
+
+/// How long samples in flight may take to finish after an interrupt.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// Settings of the loop itself (not of the run's identity).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct RunSettings {
     /// Samples per example.
     pub rollouts_per_example: usize,
@@ -33,16 +35,36 @@ pub struct RunSettings {
     pub progress: bool,
     /// On resume, re-run samples whose last record is an error.
     pub retry_errors: bool,
+    /// Samples in flight.
+    pub concurrency: usize,
+    /// Turn and tool limits per sample.
+    pub budgets: Budgets,
+    /// Wall-time limit per sample (`timeout` error when exceeded).
+    pub sample_timeout: Option<Duration>,
+    /// Label of the progress bar.
+    pub label: String,
+    /// Extra progress counters (retries, 429s) from the client.
+    pub stats: Option<crate::progress::StatsNote>,
 }
 
-/// A run to execute: where, what and with which policy.
-pub struct EvalPlan<'a> {
+impl std::fmt::Debug for RunSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunSettings")
+            .field("rollouts_per_example", &self.rollouts_per_example)
+            .field("concurrency", &self.concurrency)
+            .field("budgets", &self.budgets)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A run to execute: where, what and who answers.
+pub struct EvalPlan {
     /// The environment.
-    pub env: &'a dyn SingleTurnEnv,
-    /// The policy answering.
-    pub policy: &'a dyn Policy,
+    pub env: Arc<dyn Environment>,
+    /// Who answers.
+    pub agent: Agent,
     /// Selected examples in evaluation order.
-    pub examples: &'a [Example],
+    pub examples: Arc<Vec<Example>>,
     /// Metadata as written at start (status is managed by the loop).
     pub metadata: RunMetadata,
     /// The run directory.
@@ -55,7 +77,7 @@ pub struct EvalPlan<'a> {
     pub interrupt: Arc<AtomicBool>,
 }
 
-impl std::fmt::Debug for EvalPlan<'_> {
+impl std::fmt::Debug for EvalPlan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EvalPlan")
             .field("run_dir", &self.run_dir)
@@ -94,7 +116,7 @@ fn now_rfc3339() -> String {
 }
 
 /// Runs (or resumes) an evaluation to completion, abort or interrupt.
-pub fn run_eval(plan: EvalPlan<'_>) -> Result<EvalOutcome, EvalError> {
+pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     let dir = plan.run_dir.clone();
     if !plan.resume {
         create_run_dir(&dir)?;
@@ -112,48 +134,130 @@ pub fn run_eval(plan: EvalPlan<'_>) -> Result<EvalOutcome, EvalError> {
     metadata.status = RunStatus::Running;
     metadata.finished_at = None;
     metadata.abort_reason = None;
-    let rollouts = plan.settings.rollouts_per_example.max(1);
+    let settings = plan.settings;
+    let rollouts = settings.rollouts_per_example.max(1);
     let planned = plan.examples.len() * rollouts;
     metadata.counts = counts(&done, planned);
     write_json_atomic(&dir.join("metadata.json"), "metadata.json", &metadata)?;
 
-    let todo: Vec<(&Example, usize)> = plan
+    let todo: Vec<(usize, usize)> = plan
         .examples
         .iter()
-        .flat_map(|ex| (0..rollouts).map(move |r| (ex, r)))
-        .filter(|(ex, r)| match done.get(&(ex.id.clone(), *r)) {
-            None => true,
-            Some(ok) => !ok && plan.settings.retry_errors,
-        })
+        .enumerate()
+        .flat_map(|(i, _)| (0..rollouts).map(move |r| (i, r)))
+        .filter(
+            |&(i, r)| match done.get(&(plan.examples[i].id.clone(), r)) {
+                None => true,
+                Some(ok) => !ok && settings.retry_errors,
+            },
+        )
         .collect();
 
     let mut writer = ResultsWriter::open(&results_path)?;
     let mut progress = Progress::new(
-        plan.settings.progress,
-        plan.policy.name(),
+        settings.progress,
+        &settings.label,
         planned as u64,
         (planned - todo.len()) as u64,
+        settings.stats.clone(),
     );
     let mut consecutive_errors = 0u32;
     let mut status = RunStatus::Completed;
     let mut abort_reason = None;
-    for (example, rollout) in todo {
-        if plan.interrupt.load(Ordering::SeqCst) {
+    let mut in_flight: JoinSet<ResultRecordOutcome> = JoinSet::new();
+    let mut queue = todo.into_iter();
+    let concurrency = settings.concurrency.max(1);
+    let mut stop_dispatch = false;
+    let mut grace_deadline: Option<tokio::time::Instant> = None;
+
+    loop {
+        if !stop_dispatch && plan.interrupt.load(Ordering::SeqCst) {
+            stop_dispatch = true;
             status = RunStatus::Interrupted;
+        }
+        if stop_dispatch && grace_deadline.is_none() {
+            grace_deadline = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+        }
+        while !stop_dispatch && in_flight.len() < concurrency {
+            let Some((i, rollout)) = queue.next() else {
+                break;
+            };
+            let env = plan.env.clone();
+            let agent = plan.agent.clone();
+            let examples = plan.examples.clone();
+            let budgets = settings.budgets;
+            let timeout = settings.sample_timeout;
+            in_flight.spawn(async move {
+                let example = &examples[i];
+                let sample = run_sample(env.as_ref(), &agent, example, rollout, budgets);
+                match timeout {
+                    None => sample.await.into(),
+                    Some(limit) => match tokio::time::timeout(limit, sample).await {
+                        Ok(outcome) => outcome.into(),
+                        Err(_) => ResultRecordOutcome {
+                            record: timed_out(example, rollout, limit),
+                            fatal: false,
+                        },
+                    },
+                }
+            });
+        }
+        if in_flight.is_empty() {
             break;
         }
-        let record = run_sample(plan.env, plan.policy, example, rollout);
+        let joined = match grace_deadline {
+            Some(deadline) => {
+                match tokio::time::timeout_at(deadline, in_flight.join_next()).await {
+                    Ok(j) => j,
+                    Err(_) => {
+                        // Grace period over: drop what is still running.
+                        in_flight.abort_all();
+                        break;
+                    }
+                }
+            }
+            None => {
+                // Wake up periodically to notice an interrupt.
+                match tokio::time::timeout(Duration::from_millis(100), in_flight.join_next()).await
+                {
+                    Ok(j) => j,
+                    Err(_) => continue,
+                }
+            }
+        };
+        let Some(joined) = joined else { break };
+        let outcome = match joined {
+            Ok(o) => o,
+            Err(e) if e.is_cancelled() => continue,
+            Err(e) => {
+                // A panic in a sample task is a bug; record nothing for it so
+                // a resume redoes the sample, and abort the run loudly.
+                status = RunStatus::Aborted;
+                abort_reason = Some(format!("internal error in a sample task: {e}"));
+                stop_dispatch = true;
+                continue;
+            }
+        };
+        let record = outcome.record;
         let errored = record.error.is_some();
         writer.append(&record)?;
         progress.sample_done(record.reward);
-        done.insert((example.id.clone(), rollout), !errored);
+        done.insert((record.example_id.clone(), record.rollout_index), !errored);
+        if outcome.fatal && status != RunStatus::Aborted {
+            status = RunStatus::Aborted;
+            abort_reason = record
+                .error
+                .as_ref()
+                .map(|e| format!("fatal endpoint error: {}", e.message));
+            stop_dispatch = true;
+        }
         if errored {
             consecutive_errors += 1;
-            let limit = plan.settings.max_consecutive_errors;
-            if limit > 0 && consecutive_errors >= limit {
+            let limit = settings.max_consecutive_errors;
+            if limit > 0 && consecutive_errors >= limit && status == RunStatus::Completed {
                 status = RunStatus::Aborted;
                 abort_reason = Some(format!("{consecutive_errors} consecutive errored samples"));
-                break;
+                stop_dispatch = true;
             }
         } else {
             consecutive_errors = 0;
@@ -176,6 +280,49 @@ pub fn run_eval(plan: EvalPlan<'_>) -> Result<EvalOutcome, EvalError> {
     })
 }
 
+/// A finished sample as the pool hands it to the writer.
+struct ResultRecordOutcome {
+    record: ResultRecord,
+    fatal: bool,
+}
+
+impl From<crate::rollout::SampleOutcome> for ResultRecordOutcome {
+    fn from(o: crate::rollout::SampleOutcome) -> Self {
+        Self {
+            record: o.record,
+            fatal: o.fatal,
+        }
+    }
+}
+
+/// The record of a sample that exceeded `--sample-timeout`.
+fn timed_out(example: &Example, rollout_index: usize, limit: Duration) -> ResultRecord {
+    let message = format!(
+        "sample exceeded --sample-timeout of {} s",
+        limit.as_secs_f64()
+    );
+    ResultRecord {
+        index: example.index,
+        rollout_index,
+        example_id: example.id.clone(),
+        split: example.split.clone().unwrap_or_else(|| "all".into()),
+        question: example.question.clone(),
+        answer: example.answer.clone(),
+        info: example.info_value(),
+        completion_error: Some(message.clone()),
+        error: Some(SampleError {
+            kind: "timeout".into(),
+            message,
+            http_status: None,
+            attempts: 0,
+            retryable: true,
+        }),
+        latency_ms: limit.as_secs_f64() * 1000.0,
+        finished_at: now_rfc3339(),
+        ..Default::default()
+    }
+}
+
 fn counts(done: &HashMap<(String, usize), bool>, planned: usize) -> RunCounts {
     let completed = done.values().filter(|ok| **ok).count();
     let errored = done.len() - completed;
@@ -185,85 +332,6 @@ fn counts(done: &HashMap<(String, usize), bool>, planned: usize) -> RunCounts {
         errored,
         pending: planned.saturating_sub(done.len()),
     }
-}
-
-/// One sample: prompt, policy, score, record.
-pub fn run_sample(
-    env: &dyn SingleTurnEnv,
-    policy: &dyn Policy,
-    example: &Example,
-    rollout_index: usize,
-) -> ResultRecord {
-    let started_at = now_rfc3339();
-    let clock = Instant::now();
-    let prompt = env.initial_messages(example);
-    let answer = policy
-        .respond(example, rollout_index, &prompt)
-        .and_then(|completion| {
-            env.score(example, &completion)
-                .map(|scored| (completion, scored))
-                .map_err(|e| SampleError {
-                    kind: "internal".into(),
-                    message: e.to_string(),
-                    http_status: None,
-                    attempts: 1,
-                    retryable: false,
-                })
-        });
-    let mut record = ResultRecord {
-        index: example.index,
-        rollout_index,
-        example_id: example.id.clone(),
-        split: example.split.clone().unwrap_or_else(|| "all".into()),
-        question: example.question.clone(),
-        prompt,
-        answer: example.answer.clone(),
-        info: example.info.clone(),
-        turns: 1,
-        usage: Usage::default(),
-        started_at,
-        ..Default::default()
-    };
-    match answer {
-        Ok((completion, scored)) => {
-            let messages = completion_messages(&completion);
-            record.completion = Some(final_text(&messages));
-            record.reasoning_content = vec![None; messages.len().max(1)];
-            record.completion_messages = messages;
-            record.parsed = Some(scored.parsed).filter(|v| !v.is_null());
-            record.parse = Some(scored.parse);
-            record.reward = Some(scored.reward.total);
-            record.rewards = scored.reward.values();
-            record.reward_profile = scored.reward.profile.to_string();
-            record.compat = scored.compat;
-        }
-        Err(err) => {
-            record.completion_error = Some(err.message.clone());
-            record.error = Some(err);
-        }
-    }
-    record.latency_ms = clock.elapsed().as_secs_f64() * 1000.0;
-    record.finished_at = now_rfc3339();
-    record
-}
-
-fn completion_messages(completion: &Completion) -> Vec<Value> {
-    match completion {
-        Completion::Text(text) => vec![json!({"role": "assistant", "content": text})],
-        Completion::Messages(msgs) => msgs.clone(),
-    }
-}
-
-/// The final assistant text of a sample (`""` if none).
-fn final_text(messages: &[Value]) -> String {
-    messages
-        .iter()
-        .rev()
-        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string()
 }
 
 /// Whether a directory looks like a run directory (has `metadata.json`).

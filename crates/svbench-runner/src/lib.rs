@@ -2,8 +2,14 @@
 //! append-only results, resume and progress.
 
 pub mod artifacts;
+pub mod cache;
+pub mod client;
 pub mod eval;
+pub mod limits;
+pub mod model;
 pub mod progress;
 pub mod results;
+pub mod rollout;
 
 pub use eval::{run_eval, EvalOutcome, EvalPlan, RunSettings};
+pub use rollout::{Agent, AssistantTurn, Responder, TurnContext, TurnFailure};

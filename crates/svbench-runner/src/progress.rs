@@ -1,21 +1,41 @@
-//! The progress bar on stderr: done/total, rate, ETA, running mean reward, errors.
+//! The progress bar on stderr: done/total, rate, ETA, running mean reward,
+//! errors, and the client's retry and rate-limit counts.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Progress of one run; silent when disabled or when stderr is not a terminal.
-#[derive(Debug)]
 pub struct Progress {
     bar: Option<ProgressBar>,
+    extra: Option<StatsNote>,
     reward_sum: f64,
     scored: u64,
     errors: u64,
 }
 
+/// Extra counters shown after the mean reward (e.g. `retries 3 429s 1`).
+pub type StatsNote = Arc<dyn Fn() -> String + Send + Sync>;
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Progress")
+            .field("scored", &self.scored)
+            .field("errors", &self.errors)
+            .finish()
+    }
+}
+
 impl Progress {
     /// A bar for `total` samples with `done` already finished (resume).
-    pub fn new(enabled: bool, label: &str, total: u64, done: u64) -> Self {
+    pub fn new(
+        enabled: bool,
+        label: &str,
+        total: u64,
+        done: u64,
+        extra: Option<StatsNote>,
+    ) -> Self {
         let show = enabled && std::io::stderr().is_terminal();
         let bar = show.then(|| {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -31,6 +51,7 @@ impl Progress {
         });
         Self {
             bar,
+            extra,
             reward_sum: 0.0,
             scored: 0,
             errors: 0,
@@ -53,7 +74,15 @@ impl Progress {
             } else {
                 0.0
             };
-            bar.set_message(format!("mean reward {mean:.4} errors {}", self.errors));
+            let extra = self
+                .extra
+                .as_ref()
+                .map(|f| format!(" {}", f()))
+                .unwrap_or_default();
+            bar.set_message(format!(
+                "mean reward {mean:.4} errors {}{extra}",
+                self.errors
+            ));
         }
     }
 

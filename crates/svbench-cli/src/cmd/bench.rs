@@ -25,6 +25,12 @@ pub struct BenchArgs {
     /// Result records in the report benchmark.
     #[arg(long, default_value_t = 100_000)]
     pub records: usize,
+    /// Rollouts against the fake endpoint in the throughput benchmark.
+    #[arg(long, default_value_t = 100_000)]
+    pub rollouts: usize,
+    /// Samples in flight in the throughput benchmark.
+    #[arg(long, default_value_t = 64)]
+    pub concurrency: usize,
 }
 
 /// A mix of answer shapes seen in practice, valid and not.
@@ -47,9 +53,23 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             args.env
         )));
     }
-    if args.completions == 0 || args.records == 0 {
-        return Err(exit::usage("--completions and --records must be positive"));
+    if args.completions == 0 || args.records == 0 || args.rollouts == 0 || args.concurrency == 0 {
+        return Err(exit::usage(
+            "--completions, --records, --rollouts and --concurrency must be positive",
+        ));
     }
+    // First, so the peak memory it reports is the rollout run's own.
+    let r = super::bench_rollouts::bench_rollouts(args.rollouts, args.concurrency)?;
+    println!(
+        "e1 rollouts: {} single-turn rollouts against the fake endpoint at concurrency {} in {:.3} s = {:.0} rollouts/s; peak RSS {}",
+        r.samples,
+        args.concurrency,
+        r.seconds,
+        r.samples as f64 / r.seconds,
+        r.peak_rss_mb
+            .map(|m| format!("{m:.0} MB"))
+            .unwrap_or_else(|| "unknown".into())
+    );
     bench_scoring(args.completions);
     bench_report(args.records)?;
     Ok(exit::OK)
@@ -163,7 +183,7 @@ fn write_synthetic_run(dir: &Path, n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn template_metadata(n: usize) -> serde_json::Value {
+pub fn template_metadata(n: usize) -> serde_json::Value {
     json!({
         "environment": svbench_envs::e1::NAME, "env_version": svbench_envs::e1::VERSION,
         "model": "builtin:bench", "effective_model": "bench", "dataset": "bench",

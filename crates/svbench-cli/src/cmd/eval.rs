@@ -4,15 +4,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
+use super::eval_agent::{
+    builtin_agent, builtin_name, load_config, model_agent, route_model, AgentSetup,
+};
 use anyhow::Context;
 use clap::Args;
-use serde_json::{json, Value};
+use serde_json::json;
 use svbench_core::canonical::sha256_hex;
 use svbench_core::record::{FileRef, RunCounts, RunMetadata, RunStatus, Selection};
 use svbench_envs::e1::dataset::{self, DatasetSpec, LoadedDataset, SelectionRequest, SplitRequest};
 use svbench_envs::e1::env::E1Env;
-use svbench_envs::policy::{e1_builtin, Policy};
+use svbench_envs::environment::{Budgets, Environment};
 use svbench_runner::artifacts::{new_run_id, run_dir, validate_run_id};
 use svbench_runner::{run_eval, EvalPlan, RunSettings};
 
@@ -71,9 +75,34 @@ pub struct EvalArgs {
     /// Abort after this many consecutive errored samples (0 disables).
     #[arg(long, default_value_t = 3)]
     pub max_consecutive_errors: u32,
-    /// Samples in flight (model endpoints; builtin policies run one at a time).
-    #[arg(long, default_value_t = 8)]
-    pub concurrency: usize,
+    /// Samples in flight for model endpoints (default 8, or svbench.toml
+    /// `[defaults] concurrency`; capped by the profile's max_concurrency).
+    /// Builtin policies run one at a time.
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Send every model of this invocation to this OpenAI-compatible base URL.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key for --base-url ("" for none).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Nucleus sampling (not sent to reasoning models).
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    /// Per-attempt request timeout in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub request_timeout: f64,
+    /// Response cache: auto (read-write at temperature 0), read-write,
+    /// read-only, write-only or off.
+    #[arg(long, value_name = "MODE")]
+    pub cache_mode: Option<String>,
+    /// Retries per model call after the first attempt (backoff with jitter,
+    /// Retry-After honoured).
+    #[arg(long, default_value_t = 6)]
+    pub max_retries: u32,
+    /// Bypass the response cache (same as --cache-mode off).
+    #[arg(long)]
+    pub no_cache: bool,
     /// Token limit per model call.
     #[arg(long)]
     pub max_tokens: Option<u32>,
@@ -83,6 +112,9 @@ pub struct EvalArgs {
     /// Sampling temperature.
     #[arg(long)]
     pub temperature: Option<f64>,
+    /// Wall-time limit per sample, in seconds (exceeded: a `timeout` error).
+    #[arg(long, default_value_t = 600.0)]
+    pub sample_timeout: f64,
     /// Replace the environment's system prompt with this file.
     #[arg(long, value_name = "FILE")]
     pub system_prompt_file: Option<PathBuf>,
@@ -160,6 +192,19 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
              (--dataset, --split, -n, --seed, --reward-profile, …)"
         )));
     }
+    for (flag, v) in [
+        ("--sample-timeout", args.sample_timeout),
+        ("--request-timeout", args.request_timeout),
+    ] {
+        if !(v.is_finite() && v > 0.0) {
+            return Err(exit::usage(format!(
+                "{flag} must be a positive number of seconds"
+            )));
+        }
+    }
+    if args.concurrency == Some(0) {
+        return Err(exit::usage("--concurrency must be at least 1"));
+    }
     if args.retry_errors && args.resume.is_none() {
         return Err(exit::usage(
             "--retry-errors only makes sense with --resume RUN_DIR",
@@ -178,9 +223,18 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     } else {
         args.models.clone()
     };
-    // Validate every model route before running any (nothing is created on a usage error).
+    // Validate every model route and key variable before running any:
+    // nothing is created on a usage error.
+    let config = load_config(global.config.as_deref())?;
     for m in &models {
-        builtin_name(m)?;
+        match builtin_name(m) {
+            Some(name) => {
+                builtin_agent(name)?;
+            }
+            None => {
+                route_model(m, &args, &config)?;
+            }
+        }
     }
     let mut worst = exit::OK;
     for model in models {
@@ -203,20 +257,6 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(worst)
-}
-
-/// The builtin policy name of a model reference, or a usage error.
-fn builtin_name(model: &str) -> anyhow::Result<&str> {
-    match model.strip_prefix("builtin:") {
-        Some(name) if !name.is_empty() => Ok(name),
-        _ => Err(exit::with_hint(
-            exit::USAGE,
-            format!(
-                "model `{model}`: calling model endpoints is not implemented yet in this build"
-            ),
-            "use a builtin policy: builtin:heuristic, builtin:oracle or builtin:replay:FILE",
-        )),
-    }
 }
 
 /// First SIGINT/SIGTERM stops dispatch (the run stays resumable); a second exits at once.
@@ -341,14 +381,13 @@ fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
 /// Everything resolved before any directory is created.
 struct Prepared {
     env: E1Env,
-    policy: Box<dyn Policy>,
+    agent: AgentSetup,
     data: LoadedDataset,
     reward_config_file: Option<FileRef>,
     system_prompt_file: Option<String>,
 }
 
-fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
-    let policy_name = builtin_name(&spec.model)?;
+fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
     let overrides = match &spec.reward_config {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| {
@@ -386,10 +425,13 @@ fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
     if spec.rollouts == 0 {
         return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
     }
-    let policy = e1_builtin(policy_name).map_err(|e| match e {
-        svbench_envs::policy::PolicyError::Unknown { .. } => exit::usage(e.to_string()),
-        other => exit::data(other.to_string()),
-    })?;
+    let agent = match builtin_name(&spec.model) {
+        Some(name) => builtin_agent(name)?,
+        None => {
+            let config = load_config(global.config.as_deref())?;
+            model_agent(&spec.model, args, &config, spec.seed)?
+        }
+    };
     let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
     let data = dataset::load(
         &dataset_spec,
@@ -401,7 +443,10 @@ fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
         },
     )
     .map_err(|e| exit::data(e.to_string()))?;
-    let missing = policy.missing(&data.examples, spec.rollouts);
+    let missing = match &agent.policy {
+        Some(policy) => policy.missing(&data.examples, spec.rollouts),
+        None => Vec::new(),
+    };
     if !missing.is_empty() {
         let shown: Vec<_> = missing.iter().take(20).cloned().collect();
         return Err(exit::data(format!(
@@ -417,7 +462,7 @@ fn prepare(spec: &RunSpec) -> anyhow::Result<Prepared> {
     }
     Ok(Prepared {
         env,
-        policy,
+        agent,
         data,
         reward_config_file,
         system_prompt_file,
@@ -431,7 +476,7 @@ fn run_one(
     resume_dir: Option<PathBuf>,
     interrupt: Arc<AtomicBool>,
 ) -> anyhow::Result<u8> {
-    let prepared = prepare(&spec)?;
+    let mut prepared = prepare(&spec, args, global)?;
     let resume = resume_dir.is_some();
     let now = chrono::Utc::now();
     let (dir, metadata) = match resume_dir {
@@ -458,6 +503,14 @@ fn run_one(
                     mismatches.push(format!("  {name}: run has {was}, now {is}"));
                 }
             }
+            let base_url = |m: &RunMetadata| m.endpoint.as_ref().map(|e| e.base_url.clone());
+            if base_url(&old) != base_url(&fresh) {
+                mismatches.push(format!(
+                    "  endpoint: run used {}, now {} (pass the same --base-url / --config)",
+                    base_url(&old).unwrap_or_else(|| "none".into()),
+                    base_url(&fresh).unwrap_or_else(|| "none".into())
+                ));
+            }
             if !mismatches.is_empty() {
                 return Err(exit::usage(format!(
                     "--resume refused: the inputs changed since the run started:\n{}",
@@ -481,7 +534,7 @@ fn run_one(
             let dir = run_dir(
                 &args.output_dir,
                 svbench_envs::e1::NAME,
-                prepared.policy.name(),
+                &prepared.agent.slug,
                 &run_id,
             );
             if dir.exists()
@@ -502,10 +555,17 @@ fn run_one(
         }
     };
 
-    let outcome = run_eval(EvalPlan {
-        env: &prepared.env,
-        policy: prepared.policy.as_ref(),
-        examples: &prepared.data.examples,
+    let env: Arc<dyn Environment> = Arc::new(prepared.env.clone());
+    let budgets = Budgets {
+        max_turns: metadata.max_turns,
+        tool_budget: metadata.tool_budget,
+    };
+    let label = prepared.agent.slug.clone();
+    let plan = EvalPlan {
+        env,
+        agent: prepared.agent.agent.clone(),
+        // Moved, not copied: the run holds the only copy of the examples.
+        examples: Arc::new(std::mem::take(&mut prepared.data.examples)),
         metadata,
         run_dir: dir.clone(),
         resume,
@@ -514,10 +574,20 @@ fn run_one(
             max_consecutive_errors: args.max_consecutive_errors,
             progress: !global.no_progress,
             retry_errors: args.retry_errors,
+            concurrency: prepared.agent.concurrency,
+            budgets,
+            sample_timeout: Some(Duration::from_secs_f64(args.sample_timeout)),
+            label,
+            stats: prepared.agent.stats.clone(),
         },
         interrupt,
-    })
-    .map_err(|e| match &e {
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let outcome = runtime.block_on(run_eval(plan)).map_err(|e| match &e {
         svbench_runner::eval::EvalError::Artifact(
             svbench_runner::artifacts::ArtifactError::Locked(_),
         ) => exit::usage(e.to_string()),
@@ -559,7 +629,7 @@ fn new_metadata(
     run_id: String,
     now: chrono::DateTime<chrono::Utc>,
 ) -> RunMetadata {
-    let policy = p.policy.name().to_string();
+    let agent = &p.agent;
     let rewards = &p.env.rewards;
     let env_args = [
         ("dataset", json!(spec.dataset)),
@@ -581,7 +651,7 @@ fn new_metadata(
         environment: svbench_envs::e1::NAME.into(),
         env_version: svbench_envs::e1::VERSION.into(),
         model: spec.model.clone(),
-        effective_model: policy.clone(),
+        effective_model: agent.effective_model.clone(),
         dataset: spec.dataset.clone(),
         dataset_revision: format!("sha256:{}", p.data.dataset_sha256),
         timestamp: now.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
@@ -593,7 +663,7 @@ fn new_metadata(
         rustc_version: build_info::RUSTC_VERSION.into(),
         target: build_info::TARGET.into(),
         seed: spec.seed,
-        temperature: args.temperature,
+        temperature: agent.temperature,
         max_tokens: args.max_tokens.unwrap_or(2048),
         max_turns: args.max_turns.unwrap_or(1),
         tool_budget: 0,
@@ -602,7 +672,7 @@ fn new_metadata(
         evaluation_type: "single-turn".into(),
         max_consecutive_errors: args.max_consecutive_errors,
         baseline_name: args.baseline_name.clone(),
-        baseline_type: Some(policy),
+        baseline_type: agent.baseline_type.clone(),
         system_prompt_file: p.system_prompt_file.clone(),
         system_prompt_sha256: Some(sha256_hex(p.env.system_prompt.as_bytes())),
         run_id,
@@ -634,15 +704,11 @@ fn new_metadata(
         reward_params: rewards.params.clone(),
         reward_config_file: p.reward_config_file.clone(),
         env_provenance: Default::default(),
-        replay_source: p
-            .policy
-            .replay_source()
-            .map(|(path, sha256)| FileRef { path, sha256 }),
-        sampling_params: sampling_params(args),
-        // Builtin policies answer in-process, one sample at a time.
-        concurrency: 1,
-        cache_mode: "off".into(),
-        endpoint: None,
+        replay_source: agent.replay_source.clone(),
+        sampling_params: agent.sampling_params.clone(),
+        concurrency: agent.concurrency,
+        cache_mode: agent.cache_mode.clone(),
+        endpoint: agent.endpoint.clone(),
         counts: RunCounts {
             planned,
             completed: 0,
@@ -653,11 +719,6 @@ fn new_metadata(
         notes: args.notes.clone(),
         budget_group: args.budget_group.clone(),
     }
-}
-
-/// Builtin policies send nothing; record that plainly.
-fn sampling_params(_args: &EvalArgs) -> std::collections::BTreeMap<String, Value> {
-    Default::default()
 }
 
 /// Writes summary.json and report.md for a finished (or stopped) run.

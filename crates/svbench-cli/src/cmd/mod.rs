@@ -1,15 +1,23 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_rollouts;
 pub mod data;
 pub mod eval;
+pub mod eval_agent;
 pub mod report;
+
+use std::path::PathBuf;
 
 use clap::Args;
 
 /// Flags every command accepts.
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
+    /// svbench.toml with endpoint profiles and model aliases (else
+    /// $SVBENCH_CONFIG, else ./svbench.toml if present, else built-ins).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// Hide progress bars (they are also hidden when stderr is not a terminal).
     #[arg(long, global = true)]
     pub no_progress: bool,

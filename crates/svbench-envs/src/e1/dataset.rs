@@ -2,17 +2,17 @@
 //! files in the upstream row format and generated rows; strict gold-label
 //! normalisation; split filtering, seeded selection and row hashing.
 
-use std::path::{Path, PathBuf};
+use std::borrow::Cow;
+use std::path::PathBuf;
 
 use rand::seq::SliceRandom;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
-use svbench_core::example::{
-    assign_example_ids, parse_jsonl, read_jsonl, row_info, row_split, rows_sha256, DatasetError,
-    RawRow,
-};
+use svbench_core::canonical::RowHasher;
+use svbench_core::example::{base_example_id, dedupe_ids, row_split, split_row, DatasetError};
 use svbench_core::Example;
 
 use super::Gold;
@@ -133,26 +133,64 @@ pub fn normalize_gold(answer: &Value) -> Result<Gold, String> {
     }
 }
 
-/// Raw rows of a dataset spec for a split, with the name used in errors.
+/// One source line, kept as text: rows are parsed one at a time when
+/// needed, so a 100,000-row file never sits in memory as JSON trees.
+struct SourceRow {
+    /// Index into [`Source::origins`].
+    origin: usize,
+    /// 1-based line number within its origin.
+    line: usize,
+    /// The JSON text of the row.
+    text: Cow<'static, str>,
+}
+
+/// Raw rows of a dataset spec for a split, with the names used in errors.
 struct Source {
-    rows: Vec<RawRow>,
-    origin: PathBuf,
+    rows: Vec<SourceRow>,
+    origins: Vec<PathBuf>,
     file_sha256: Option<String>,
 }
 
+/// Splits JSONL text into non-blank lines with 1-based numbers.
+fn lines_of(text: Cow<'static, str>, origin: usize, rows: &mut Vec<SourceRow>) {
+    match text {
+        Cow::Borrowed(t) => {
+            for (i, line) in t.lines().enumerate() {
+                if !line.trim().is_empty() {
+                    rows.push(SourceRow {
+                        origin,
+                        line: i + 1,
+                        text: Cow::Borrowed(line),
+                    });
+                }
+            }
+        }
+        Cow::Owned(t) => {
+            for (i, line) in t.lines().enumerate() {
+                if !line.trim().is_empty() {
+                    rows.push(SourceRow {
+                        origin,
+                        line: i + 1,
+                        text: Cow::Owned(line.to_string()),
+                    });
+                }
+            }
+        }
+    }
+}
+
 fn load_source(spec: &DatasetSpec, split: &SplitRequest) -> Result<Source, DatasetError> {
+    let mut rows = Vec::new();
     match spec {
         DatasetSpec::Embedded => {
-            let mut rows = Vec::new();
+            let mut origins = Vec::new();
             for (name, text) in EMBEDDED {
-                rows.extend(parse_jsonl(
-                    text,
-                    Path::new(&format!("embedded:e1/{name}.jsonl")),
-                )?);
+                lines_of(Cow::Borrowed(text), origins.len(), &mut rows);
+                origins.push(PathBuf::from(format!("embedded:e1/{name}.jsonl")));
             }
             Ok(Source {
                 rows,
-                origin: PathBuf::from("embedded:e1"),
+                origins,
                 file_sha256: None,
             })
         }
@@ -161,11 +199,20 @@ fn load_source(spec: &DatasetSpec, split: &SplitRequest) -> Result<Source, Datas
                 path: path.clone(),
                 source,
             })?;
-            let rows = read_jsonl(path)?;
+            let file_sha256 = Some(sha256_hex(&bytes));
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                DatasetError::Row {
+                    path: path.clone(),
+                    line: upto.iter().filter(|b| **b == b'\n').count() + 1,
+                    message: "invalid UTF-8".to_string(),
+                }
+            })?;
+            lines_of(Cow::Owned(text), 0, &mut rows);
             Ok(Source {
                 rows,
-                origin: path.clone(),
-                file_sha256: Some(sha256_hex(&bytes)),
+                origins: vec![path.clone()],
+                file_sha256,
             })
         }
         DatasetSpec::Synthetic { seed, n } => {
@@ -176,18 +223,28 @@ fn load_source(spec: &DatasetSpec, split: &SplitRequest) -> Result<Source, Datas
                         .to_string(),
                 ));
             }
-            let rows = synthetic_rows(*seed, &split_name, *n).map_err(DatasetError::Selection)?;
+            let generated =
+                synthetic_rows(*seed, &split_name, *n).map_err(DatasetError::Selection)?;
+            for (i, value) in generated.into_iter().enumerate() {
+                rows.push(SourceRow {
+                    origin: 0,
+                    line: i + 1,
+                    text: Cow::Owned(value.to_string()),
+                });
+            }
             Ok(Source {
-                rows: rows
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, value)| RawRow { line: i + 1, value })
-                    .collect(),
-                origin: PathBuf::from(format!("synthetic:{seed}:{n}")),
+                rows,
+                origins: vec![PathBuf::from(format!("synthetic:{seed}:{n}"))],
                 file_sha256: None,
             })
         }
     }
+}
+
+/// What the first pass keeps of each row.
+struct RowSummary {
+    gold: Gold,
+    split: Option<String>,
 }
 
 /// Loads, validates, filters and selects E1 rows.
@@ -197,41 +254,49 @@ pub fn load(
     selection: &SelectionRequest,
 ) -> Result<LoadedDataset, DatasetError> {
     let source = load_source(spec, split)?;
-    let origin = &source.origin;
-    let row_error = |line: usize, message: String| DatasetError::Row {
-        path: origin.clone(),
-        line,
+    let row_error = |row: &SourceRow, message: String| DatasetError::Row {
+        path: source.origins[row.origin].clone(),
+        line: row.line,
         message,
     };
+    let parse = |row: &SourceRow| -> Result<Value, DatasetError> {
+        let value: Value = serde_json::from_str(&row.text)
+            .map_err(|e| row_error(row, format!("not valid JSON: {e}")))?;
+        if value.is_object() {
+            Ok(value)
+        } else {
+            Err(row_error(row, "row is not a JSON object".into()))
+        }
+    };
 
-    // Validate every row of the source, so a bad row anywhere is reported.
-    let mut golds = Vec::with_capacity(source.rows.len());
-    for raw in &source.rows {
-        match raw.value.get("question") {
+    // Pass 1: validate every row (a bad row anywhere is reported), read
+    // gold, split and id.
+    let mut summaries = Vec::with_capacity(source.rows.len());
+    let mut base_ids = Vec::with_capacity(source.rows.len());
+    for row in &source.rows {
+        let value = parse(row)?;
+        match value.get("question") {
             Some(Value::String(_)) => {}
-            Some(_) => {
-                return Err(row_error(
-                    raw.line,
-                    "field `question` is not a string".into(),
-                ))
-            }
-            None => return Err(row_error(raw.line, "missing field `question`".into())),
+            Some(_) => return Err(row_error(row, "field `question` is not a string".into())),
+            None => return Err(row_error(row, "missing field `question`".into())),
         }
-        let answer = raw
-            .value
+        let answer = value
             .get("answer")
-            .ok_or_else(|| row_error(raw.line, "missing field `answer`".into()))?;
-        golds.push(normalize_gold(answer).map_err(|m| row_error(raw.line, m))?);
-        if let Some(meta) = raw.value.get("meta") {
+            .ok_or_else(|| row_error(row, "missing field `answer`".into()))?;
+        let gold = normalize_gold(answer).map_err(|m| row_error(row, m))?;
+        if let Some(meta) = value.get("meta") {
             if !meta.is_object() {
-                return Err(row_error(raw.line, "field `meta` is not an object".into()));
+                return Err(row_error(row, "field `meta` is not an object".into()));
             }
         }
+        base_ids.push(base_example_id(&value));
+        summaries.push(RowSummary {
+            gold,
+            split: row_split(&value).map(str::to_string),
+        });
     }
-
-    let all_values: Vec<Value> = source.rows.iter().map(|r| r.value.clone()).collect();
-    let (ids, mut warnings) = assign_example_ids(&all_values);
-    let any_split = source.rows.iter().any(|r| row_split(&r.value).is_some());
+    let (ids, mut warnings) = dedupe_ids(base_ids);
+    let any_split = summaries.iter().any(|r| r.split.is_some());
 
     let split_name = match (&split.0, any_split) {
         (Some(s), _) => s.clone(),
@@ -245,17 +310,17 @@ pub fn load(
     }
 
     let mut members: Vec<usize> = Vec::new();
-    for (i, raw) in source.rows.iter().enumerate() {
+    for (i, summary) in summaries.iter().enumerate() {
         if split_name == "all" {
             members.push(i);
             continue;
         }
-        match row_split(&raw.value) {
-            Some(s) if s == split_name => members.push(i),
+        match &summary.split {
+            Some(s) if *s == split_name => members.push(i),
             Some(_) => {}
             None => {
                 return Err(row_error(
-                    raw.line,
+                    &source.rows[i],
                     format!("row has no `meta.split` but split `{split_name}` was requested; use --split all"),
                 ))
             }
@@ -264,10 +329,15 @@ pub fn load(
     if members.is_empty() {
         return Err(DatasetError::Selection(format!(
             "{}: no rows in split `{split_name}`",
-            origin.display()
+            source.origins[0].display()
         )));
     }
-    let dataset_sha256 = rows_sha256(members.iter().map(|&i| &source.rows[i].value));
+    // Pass 2: the split's canonical hash, in source order.
+    let mut split_hash = RowHasher::new();
+    for &i in &members {
+        split_hash.push(&parse(&source.rows[i])?);
+    }
+    let dataset_sha256 = split_hash.finish();
     let split_rows = members.len();
 
     let mut order = members;
@@ -283,27 +353,29 @@ pub fn load(
         }
         order.truncate(n);
     }
-    let selected_sha256 = rows_sha256(order.iter().map(|&i| &source.rows[i].value));
 
+    // Pass 3: the selected rows in evaluation order: their hash and examples.
+    let mut selected_hash = RowHasher::new();
     let mut examples = Vec::with_capacity(order.len());
     let mut gold = Vec::with_capacity(order.len());
     for (index, &i) in order.iter().enumerate() {
-        let row = &source.rows[i].value;
-        let g = golds[i];
+        let row = parse(&source.rows[i])?;
+        selected_hash.push(&row);
+        let summary = &summaries[i];
+        let (question, _answer, info) = split_row(row);
         examples.push(Example {
             index,
             id: ids[i].clone(),
-            split: Some(
-                row_split(row)
-                    .map(str::to_string)
-                    .unwrap_or_else(|| split_name.clone()),
-            ),
-            question: row["question"].as_str().unwrap_or_default().to_string(),
-            answer: Value::String(g.as_str().to_string()),
-            info: row_info(row),
-            row: row.clone(),
+            split: Some(summary.split.clone().unwrap_or_else(|| split_name.clone())),
+            question: question
+                .and_then(|q| q.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            answer: Value::String(summary.gold.as_str().to_string()),
+            info: RawValue::from_string(info.to_string()).map_err(|e| {
+                row_error(&source.rows[i], format!("cannot keep row metadata: {e}"))
+            })?,
         });
-        gold.push(g);
+        gold.push(summary.gold);
     }
     warnings.sort();
     warnings.dedup();
@@ -313,7 +385,7 @@ pub fn load(
         split: split_name,
         split_rows,
         dataset_sha256,
-        selected_sha256,
+        selected_sha256: selected_hash.finish(),
         file_sha256: source.file_sha256,
         warnings,
     })

@@ -116,13 +116,24 @@ impl E1Env {
     }
 }
 
-impl crate::single_turn::SingleTurnEnv for E1Env {
+impl crate::environment::Environment for E1Env {
     fn name(&self) -> &'static str {
         super::NAME
     }
 
     fn version(&self) -> &'static str {
         super::VERSION
+    }
+
+    fn kind(&self) -> crate::environment::EnvKind {
+        crate::environment::EnvKind::SingleTurn
+    }
+
+    fn default_budgets(&self) -> crate::environment::Budgets {
+        crate::environment::Budgets {
+            max_turns: 1,
+            tool_budget: 0,
+        }
     }
 
     fn initial_messages(&self, example: &svbench_core::Example) -> Vec<Message> {
@@ -133,15 +144,15 @@ impl crate::single_turn::SingleTurnEnv for E1Env {
         &self,
         example: &svbench_core::Example,
         completion: &Completion,
-    ) -> Result<crate::single_turn::ScoredAnswer, crate::single_turn::ScoreError> {
+    ) -> Result<crate::environment::ScoredAnswer, crate::environment::ScoreError> {
         let gold = super::dataset::normalize_gold(&example.answer).map_err(|message| {
-            crate::single_turn::ScoreError {
+            crate::environment::ScoreError {
                 example_id: example.id.clone(),
                 message,
             }
         })?;
         let s = E1Env::score(self, completion, gold);
-        Ok(crate::single_turn::ScoredAnswer {
+        Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),
             parsed: s.parsed(),
             compat: s.compat(),

@@ -1,0 +1,426 @@
+//! `svbench eval e1` against an in-process fake OpenAI-compatible server on
+//! loopback: artifacts, errors, retries, aborts, cache and resume.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::Value;
+use svbench_envs::e1::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
+use svbench_fakeai::{FakeServer, Rule, Script, Step};
+
+const KEY: &str = "sk-test-s3cr3t-value";
+
+/// Question → gold label of the embedded test split.
+fn gold_by_question() -> HashMap<String, String> {
+    let d = load(
+        &DatasetSpec::Embedded,
+        &SplitRequest(Some("test".into())),
+        &SelectionRequest {
+            max_examples: None,
+            shuffle: false,
+            seed: 0,
+        },
+    )
+    .unwrap();
+    d.examples
+        .iter()
+        .map(|e| (e.question.clone(), e.answer.as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// A server that answers every E1 question correctly with confidence 0.9.
+fn solver() -> Script {
+    let gold = gold_by_question();
+    Script::from_fn(move |body: &Value| {
+        let q = svbench_fakeai::last_user_text(body).unwrap_or_default();
+        match gold.get(q.as_ref()) {
+            Some(label) => Step::content(format!("{{\"label\":\"{label}\",\"confidence\":0.9}}")),
+            None => Step::content("I do not know this flow."),
+        }
+    })
+}
+
+fn first_question() -> String {
+    let mut qs: Vec<_> = load(
+        &DatasetSpec::Embedded,
+        &SplitRequest(Some("test".into())),
+        &SelectionRequest {
+            max_examples: Some(1),
+            shuffle: false,
+            seed: 0,
+        },
+    )
+    .unwrap()
+    .examples;
+    qs.remove(0).question
+}
+
+fn eval(sb: &Sandbox, server: &FakeServer, extra: &[&str]) -> Output {
+    let url = server.base_url();
+    let mut args = vec![
+        "eval",
+        "e1",
+        "--model",
+        "fake-model",
+        "--base-url",
+        url.as_str(),
+        "--api-key-env",
+        "SVB_TEST_KEY",
+        "--no-progress",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args(&args)
+        .current_dir(sb.path())
+        .env("SVB_TEST_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn run_dir(sb: &Sandbox, out: &Output) -> PathBuf {
+    sb.path().join(stdout(out).lines().last().unwrap().trim())
+}
+
+/// No file of the run mentions the key.
+fn assert_no_key(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            assert!(!text.contains(KEY), "key leaked into {}", path.display());
+        }
+    }
+}
+
+#[test]
+fn correct_answers_produce_complete_artifacts_without_the_key() {
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &["--no-cache", "--run-id", "ok", "--concurrency", "4"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(KEY) && !stdout(&out).contains(KEY));
+    let dir = run_dir(&sb, &out);
+    assert!(
+        dir.ends_with("sv-env-network-logs--fake-model/ok"),
+        "{}",
+        dir.display()
+    );
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 80);
+    for r in &recs {
+        assert_eq!(r["parse"]["status"], "valid");
+        assert_eq!(r["rewards"]["utility"], 1.0);
+        assert_eq!(r["requests"][0]["attempts"], 1);
+        assert_eq!(r["usage"]["requests"], 1);
+        assert!(r["requests"][0]["latency_ms"].as_f64().unwrap() >= 0.0);
+        assert!(r["requests"][0]["usage"]["prompt_tokens"].as_u64().unwrap() > 0);
+    }
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["status"], "completed");
+    assert_eq!(meta["effective_model"], "fake-model");
+    assert_eq!(meta["endpoint"]["base_url"], server.base_url());
+    assert_eq!(meta["sampling_params"]["temperature"], 0.2);
+    assert_eq!(meta["sampling_params"]["max_tokens"], 2048);
+    assert_eq!(meta["concurrency"], 4);
+    assert_eq!(meta["cache_mode"], "off");
+    assert!(meta["baseline_type"].is_null());
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["metrics"]["detection"]["accuracy"], 1.0);
+    assert_no_key(&dir);
+    // The server saw the key in the Authorization header, seeds and the E1 prompt.
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 80);
+    assert!(server.peak_concurrency() <= 4);
+    let auth = reqs[0].header("authorization").unwrap();
+    assert_eq!(auth, format!("Bearer {KEY}"));
+    assert!(reqs[0].body["seed"].is_u64());
+    assert_eq!(reqs[0].body["messages"][0]["role"], "system");
+}
+
+#[test]
+fn retries_errors_and_reasoning_are_recorded_per_sample() {
+    let q = first_question();
+    let script = solver().rule(
+        Rule::any()
+            .when_user_contains(q.clone())
+            .steps([Step::rate_limited("1"), Step::Truncated])
+            .then(Step::Reasoning {
+                reasoning: "thinking {\"label\":\"Benign\"}".into(),
+                content: Some("{\"label\":\"Malicious\",\"confidence\":0.7}".into()),
+                key: Default::default(),
+            })
+            .once_each(),
+    );
+    let server = FakeServer::start(script);
+    let sb = Sandbox::new();
+    let out = eval(&sb, &server, &["--no-cache", "-n", "3", "--run-id", "r"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = results(&run_dir(&sb, &out));
+    let first = recs.iter().find(|r| r["question"] == q.as_str()).unwrap();
+    assert_eq!(
+        first["requests"][0]["attempts"], 3,
+        "429, truncated body, then success"
+    );
+    assert_eq!(
+        first["reasoning_content"][0],
+        "thinking {\"label\":\"Benign\"}"
+    );
+    assert_eq!(
+        first["predicted_label"], "Malicious",
+        "reasoning is never parsed as the answer"
+    );
+}
+
+#[test]
+fn persistent_server_errors_are_recorded_not_scored() {
+    let q = first_question();
+    let script = solver().rule(
+        Rule::any()
+            .when_user_contains(q.clone())
+            .then(Step::status(500)),
+    );
+    let server = FakeServer::start(script);
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "4",
+            "--max-retries",
+            "1",
+            "--run-id",
+            "e",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "one error does not abort: {}",
+        stderr(&out)
+    );
+    let dir = run_dir(&sb, &out);
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 4);
+    let bad = recs.iter().find(|r| r["question"] == q.as_str()).unwrap();
+    assert!(bad["reward"].is_null());
+    assert!(bad["completion"].is_null());
+    assert_eq!(bad["error"]["kind"], "http_status");
+    assert_eq!(bad["error"]["http_status"], 500);
+    assert_eq!(bad["error"]["attempts"], 2);
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["counts"]["errored"], 1);
+    assert_eq!(summary["n_examples"], 4);
+    assert_eq!(
+        summary["metrics"]["detection"]["accuracy"], 1.0,
+        "errors are excluded, not wrong"
+    );
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["counts"]["errored"], 1);
+
+    // --resume --retry-errors against a healthy server fixes the errored sample.
+    let healthy = FakeServer::start(solver());
+    let url = healthy.base_url();
+    let resumed = Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args([
+            "eval",
+            "e1",
+            "--resume",
+            dir.to_str().unwrap(),
+            "--retry-errors",
+            "--base-url",
+            url.as_str(),
+            "--api-key-env",
+            "SVB_TEST_KEY",
+            "--no-progress",
+            "--no-cache",
+        ])
+        .current_dir(sb.path())
+        .env("SVB_TEST_KEY", KEY)
+        .output()
+        .unwrap();
+    // The endpoint changed (another port): resume refuses with a diff.
+    assert_eq!(resumed.status.code(), Some(2), "{}", stderr(&resumed));
+    assert!(
+        stderr(&resumed).contains("endpoint"),
+        "{}",
+        stderr(&resumed)
+    );
+}
+
+#[test]
+fn unauthorized_aborts_the_run_with_exit_4() {
+    let server = FakeServer::start(Script::always(Step::status(401)));
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "5",
+            "--concurrency",
+            "1",
+            "--run-id",
+            "f",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let dir = run_dir(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["status"], "aborted");
+    assert!(meta["abort_reason"].as_str().unwrap().contains("fatal"));
+    assert_eq!(results(&dir).len(), 1, "dispatch stops at the fatal error");
+    assert_no_key(&dir);
+}
+
+#[test]
+fn consecutive_errors_stop_early_and_resume_completes() {
+    // Three 400s, then a healthy solver.
+    let script = solver().rule(
+        Rule::any()
+            .steps([Step::status(400), Step::status(400), Step::status(400)])
+            .once_each(),
+    );
+    let server = FakeServer::start(script);
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "10",
+            "--concurrency",
+            "1",
+            "--max-consecutive-errors",
+            "3",
+            "--run-id",
+            "c",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let dir = run_dir(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["status"], "aborted");
+    assert!(meta["abort_reason"]
+        .as_str()
+        .unwrap()
+        .contains("3 consecutive"));
+    assert_eq!(results(&dir).len(), 3);
+    assert_eq!(server.request_count(), 3, "400s are not retried");
+
+    // Resume against the (now healthy) endpoint: the errored samples are
+    // redone and the rest run; one record per key wins.
+    let url = server.base_url();
+    let out = Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args([
+            "eval",
+            "e1",
+            "--resume",
+            dir.to_str().unwrap(),
+            "--retry-errors",
+            "--base-url",
+            url.as_str(),
+            "--api-key-env",
+            "SVB_TEST_KEY",
+            "--no-progress",
+            "--no-cache",
+        ])
+        .current_dir(sb.path())
+        .env("SVB_TEST_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(read_json(&dir.join("metadata.json"))["status"], "completed");
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["counts"]["errored"], 0);
+    assert_eq!(summary["n_examples"], 10);
+    assert_eq!(server.request_count(), 13);
+}
+
+#[test]
+fn identical_rerun_at_temperature_zero_is_served_from_the_cache() {
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    sb.write(
+        "svbench.toml",
+        &format!(
+            "[defaults]\ncache_path = \"{}\"\n",
+            sb.path().join("cache.sqlite").display()
+        ),
+    );
+    let out = eval(
+        &sb,
+        &server,
+        &["-n", "10", "--temperature", "0", "--run-id", "c1"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.request_count(), 10);
+    let out = eval(
+        &sb,
+        &server,
+        &["-n", "10", "--temperature", "0", "--run-id", "c2"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.request_count(), 10, "the rerun made zero requests");
+    let dir = run_dir(&sb, &out);
+    for r in results(&dir) {
+        assert_eq!(r["requests"][0]["cached"], true);
+        assert_eq!(r["usage"]["cached_requests"], 1);
+    }
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["cache_mode"], "auto");
+    let cache = std::fs::read(sb.path().join("cache.sqlite")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&cache).contains(KEY),
+        "no key in the cache"
+    );
+
+    // --no-cache goes to the network again.
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "-n",
+            "10",
+            "--temperature",
+            "0",
+            "--no-cache",
+            "--run-id",
+            "c3",
+        ],
+    );
+    assert!(out.status.success());
+    assert_eq!(server.request_count(), 20);
+}
+
+#[test]
+fn routing_and_key_errors_exit_2_before_anything_happens() {
+    let sb = Sandbox::new();
+    for (args, env_key) in [
+        (vec!["eval", "e1", "--model", "mystery-model"], true),
+        (vec!["eval", "e1", "--model", "gpt-4o-mini"], false),
+        (vec!["eval", "e1", "--model", "x@nowhere"], true),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_svbench"));
+        cmd.args(&args)
+            .current_dir(sb.path())
+            .env_remove("OPENAI_API_KEY");
+        if env_key {
+            cmd.env("OPENAI_API_KEY", KEY);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!sb.path().join("outputs").exists());
+}

@@ -1,0 +1,128 @@
+//! The contract an environment offers the runner and the server: prompt,
+//! tools, an episode that executes tool calls, and scoring.
+
+use serde_json::{Map, Value};
+use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown};
+
+/// One scored answer, ready to be recorded.
+#[derive(Debug, Clone)]
+pub struct ScoredAnswer {
+    /// The `parse` object.
+    pub parse: ParseRecord,
+    /// The environment's structured record of the prediction (null when invalid).
+    pub parsed: Value,
+    /// The reward with every component.
+    pub reward: RewardBreakdown,
+    /// Upstream compatibility fields written at the top level of the record.
+    pub compat: Map<String, Value>,
+}
+
+/// What kind of episode an environment runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvKind {
+    /// One model call, no tools.
+    SingleTurn,
+    /// Model calls interleaved with tool calls until a final answer.
+    Tool,
+    /// The environment also speaks (simulated users, targets).
+    MultiTurn,
+}
+
+impl EnvKind {
+    /// `evaluation_type` in metadata.
+    pub fn evaluation_type(self) -> &'static str {
+        match self {
+            EnvKind::SingleTurn => "single-turn",
+            EnvKind::Tool | EnvKind::MultiTurn => "multi-turn",
+        }
+    }
+}
+
+/// Turn and tool limits of a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budgets {
+    /// Model calls per sample.
+    pub max_turns: u32,
+    /// Tool calls per sample, all tools together, failed calls included.
+    pub tool_budget: u32,
+}
+
+/// The result of one tool call, shown to the model as a tool message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// Tool message content (JSON text for svbench tools).
+    pub content: String,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+}
+
+impl ToolResult {
+    /// A failed call: the model sees `{"error": {"code", "message"}}`.
+    pub fn error(code: &str, message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            content: serde_json::json!({"error": {"code": code, "message": message}}).to_string(),
+            ok: false,
+            error: Some(format!("{code}: {message}")),
+        }
+    }
+}
+
+/// Per-sample environment state: executes tool calls against the sample's
+/// own workspace.
+pub trait Episode: Send {
+    /// Executes one tool call; problems are results shown to the model, never panics.
+    fn call_tool(&mut self, name: &str, arguments: &str) -> ToolResult;
+}
+
+/// An episode with no tools: every call is an `unknown_tool` error.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoTools;
+
+impl Episode for NoTools {
+    fn call_tool(&mut self, name: &str, _arguments: &str) -> ToolResult {
+        ToolResult::error(
+            "unknown_tool",
+            format!("this environment offers no tools (called `{name}`)"),
+        )
+    }
+}
+
+/// An environment: prompt in, answers (and tool calls) out, scored.
+pub trait Environment: Send + Sync {
+    /// Canonical name.
+    fn name(&self) -> &'static str;
+    /// Environment version.
+    fn version(&self) -> &'static str;
+    /// Episode kind.
+    fn kind(&self) -> EnvKind;
+    /// Default turn and tool limits.
+    fn default_budgets(&self) -> Budgets;
+    /// Messages of the first call.
+    fn initial_messages(&self, example: &Example) -> Vec<Message>;
+    /// Tool specifications offered to the model (OpenAI `tools` entries).
+    fn tools(&self) -> Vec<Value> {
+        Vec::new()
+    }
+    /// Starts a sample's episode.
+    fn start_episode(&self, example: &Example) -> Box<dyn Episode> {
+        let _ = example;
+        Box::new(NoTools)
+    }
+    /// Parses and scores an answer. Fails only when the example's reference
+    /// answer is unusable (never because of the completion).
+    fn score(&self, example: &Example, completion: &Completion)
+        -> Result<ScoredAnswer, ScoreError>;
+}
+
+/// The reference answer of an example cannot be scored against.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("example {example_id}: {message}")]
+pub struct ScoreError {
+    /// Example id.
+    pub example_id: String,
+    /// What is wrong with the reference.
+    pub message: String,
+}

@@ -1,0 +1,346 @@
+//! One sample, start to finish: prompt, model or builtin turns, tool calls
+//! within the environment's budgets, scoring, and the result record.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{SecondsFormat, Utc};
+use serde_json::{json, Value};
+use svbench_core::record::{RequestRecord, ResultRecord, SampleError, Usage};
+use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus, Role};
+use svbench_envs::environment::{Budgets, Environment};
+use svbench_envs::policy::Policy;
+
+/// One assistant turn as produced by a model endpoint.
+#[derive(Debug, Clone)]
+pub struct AssistantTurn {
+    /// The assistant message (content and tool calls).
+    pub message: Message,
+    /// Reasoning text, recorded but never parsed.
+    pub reasoning: Option<String>,
+    /// The request record of the call.
+    pub record: RequestRecord,
+    /// Stopped by the token limit.
+    pub truncated: bool,
+}
+
+/// Why a turn failed.
+#[derive(Debug, Clone)]
+pub enum TurnFailure {
+    /// Record the error on the sample and carry on with the run.
+    Sample(SampleError),
+    /// Record the error and abort the run (401, 403, 404).
+    Fatal(SampleError),
+}
+
+/// The future a [`Responder`] returns.
+pub type TurnFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<AssistantTurn, TurnFailure>> + Send + 'a>>;
+
+/// What a turn is asked with.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnContext<'a> {
+    /// The conversation so far.
+    pub messages: &'a [Message],
+    /// Tools offered.
+    pub tools: &'a [Value],
+    /// Example id (seeds, cache keys).
+    pub example_id: &'a str,
+    /// Rollout number.
+    pub rollout_index: usize,
+    /// 0-based turn.
+    pub turn: u32,
+}
+
+/// A model endpoint (or anything that answers turns asynchronously).
+pub trait Responder: Send + Sync {
+    /// Answers one turn.
+    fn respond<'a>(&'a self, ctx: TurnContext<'a>) -> TurnFuture<'a>;
+}
+
+/// Who answers the samples of a run.
+#[derive(Clone)]
+pub enum Agent {
+    /// A builtin policy: answers in-process, single turn.
+    Builtin(Arc<dyn Policy>),
+    /// A model endpoint driven through the multi-turn loop.
+    Model(Arc<dyn Responder>),
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Agent::Builtin(p) => write!(f, "Builtin({})", p.name()),
+            Agent::Model(_) => f.write_str("Model"),
+        }
+    }
+}
+
+/// The outcome of one sample: its record, and whether the run must abort.
+#[derive(Debug)]
+pub struct SampleOutcome {
+    /// The line for `results.jsonl`.
+    pub record: ResultRecord,
+    /// A fatal endpoint error happened.
+    pub fatal: bool,
+}
+
+fn now_rfc3339() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Runs one sample to completion.
+pub async fn run_sample(
+    env: &dyn Environment,
+    agent: &Agent,
+    example: &Example,
+    rollout_index: usize,
+    budgets: Budgets,
+) -> SampleOutcome {
+    let started_at = now_rfc3339();
+    let clock = Instant::now();
+    let prompt = env.initial_messages(example);
+    let mut record = ResultRecord {
+        index: example.index,
+        rollout_index,
+        example_id: example.id.clone(),
+        split: example.split.clone().unwrap_or_else(|| "all".into()),
+        question: example.question.clone(),
+        prompt: prompt.clone(),
+        answer: example.answer.clone(),
+        info: example.info_value(),
+        started_at,
+        ..Default::default()
+    };
+    let mut fatal = false;
+    let transcript = match agent {
+        Agent::Builtin(policy) => {
+            policy
+                .respond(example, rollout_index, &prompt)
+                .map(|completion| {
+                    record.turns = 1;
+                    Transcript {
+                        completion,
+                        no_answer: false,
+                    }
+                })
+        }
+        Agent::Model(responder) => {
+            let result = drive_model(
+                env,
+                responder.as_ref(),
+                example,
+                rollout_index,
+                budgets,
+                prompt,
+                &mut record,
+            )
+            .await;
+            result.map_err(|failure| match failure {
+                TurnFailure::Sample(e) => e,
+                TurnFailure::Fatal(e) => {
+                    fatal = true;
+                    e
+                }
+            })
+        }
+    };
+    match transcript {
+        Ok(t) => score_into(env, example, t, &mut record),
+        Err(err) => {
+            record.completion = None;
+            record.completion_error = Some(err.message.clone());
+            record.error = Some(err);
+        }
+    }
+    record.latency_ms = clock.elapsed().as_secs_f64() * 1000.0;
+    record.finished_at = now_rfc3339();
+    SampleOutcome { record, fatal }
+}
+
+/// What the policy produced, ready for scoring.
+struct Transcript {
+    completion: Completion,
+    no_answer: bool,
+}
+
+/// The multi-turn loop: call the model, execute tool calls within the
+/// budget, stop at a reply without tool calls or at the turn limit.
+async fn drive_model(
+    env: &dyn Environment,
+    responder: &dyn Responder,
+    example: &Example,
+    rollout_index: usize,
+    budgets: Budgets,
+    prompt: Vec<Message>,
+    record: &mut ResultRecord,
+) -> Result<Transcript, TurnFailure> {
+    let tools = env.tools();
+    let mut episode = env.start_episode(example);
+    let mut conversation = prompt;
+    let mut transcript: Vec<Value> = Vec::new();
+    let mut tool_calls_used = 0u32;
+    let mut pending_tools = false;
+    for turn in 0..budgets.max_turns.max(1) {
+        let reply = responder
+            .respond(TurnContext {
+                messages: &conversation,
+                tools: &tools,
+                example_id: &example.id,
+                rollout_index,
+                turn,
+            })
+            .await?;
+        record.turns = turn + 1;
+        add_usage(&mut record.usage, &reply.record);
+        record.requests.push(reply.record);
+        record.reasoning_content.push(reply.reasoning);
+        record.truncated |= reply.truncated;
+        transcript.push(serde_json::to_value(&reply.message).unwrap_or(Value::Null));
+        let calls = reply.message.tool_calls.clone();
+        conversation.push(reply.message);
+        if calls.is_empty() {
+            pending_tools = false;
+            break;
+        }
+        pending_tools = true;
+        if turn + 1 >= budgets.max_turns {
+            // Turn limit with calls pending: the sample ends with no answer.
+            break;
+        }
+        for call in calls {
+            let id = call
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let name = call
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let arguments = call
+                .pointer("/function/arguments")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let started = Instant::now();
+            let result = if tool_calls_used >= budgets.tool_budget {
+                svbench_envs::environment::ToolResult {
+                    content: json!({"error": {"code": "budget_exhausted", "budget": budgets.tool_budget}}).to_string(),
+                    ok: false,
+                    error: Some("budget_exhausted".into()),
+                }
+            } else {
+                episode.call_tool(&name, &arguments)
+            };
+            tool_calls_used += 1;
+            let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            record.tool_time_ms += duration_ms;
+            record.tool_calls += 1;
+            let arguments_value: Value =
+                serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
+            record.tool_interactions.push(json!({
+                "turn": turn,
+                "tool": name,
+                "tool_call_id": id,
+                "arguments": arguments_value,
+                "duration_ms": duration_ms,
+                "ok": result.ok,
+                "error": result.error,
+            }));
+            let tool_message = Message {
+                role: Role::Tool,
+                content: Some(result.content),
+                tool_calls: Vec::new(),
+                tool_call_id: Some(id),
+            };
+            transcript.push(serde_json::to_value(&tool_message).unwrap_or(Value::Null));
+            conversation.push(tool_message);
+        }
+    }
+    if pending_tools {
+        record.truncated = true;
+    }
+    Ok(Transcript {
+        completion: Completion::Messages(transcript),
+        no_answer: pending_tools,
+    })
+}
+
+fn add_usage(total: &mut Usage, request: &RequestRecord) {
+    total.prompt_tokens += request.usage.prompt_tokens;
+    total.completion_tokens += request.usage.completion_tokens;
+    total.reasoning_tokens += request.usage.reasoning_tokens;
+    total.total_tokens += request.usage.prompt_tokens + request.usage.completion_tokens;
+    total.requests += 1;
+    total.cached_requests += u64::from(request.cached);
+}
+
+/// Scores a finished transcript and fills the record's answer fields.
+fn score_into(env: &dyn Environment, example: &Example, t: Transcript, record: &mut ResultRecord) {
+    let messages = match &t.completion {
+        Completion::Text(text) => vec![json!({"role": "assistant", "content": text})],
+        Completion::Messages(msgs) => msgs.clone(),
+    };
+    if record.reasoning_content.is_empty() {
+        record.reasoning_content = vec![None; 1];
+    }
+    // A sample stopped at the turn limit with tool calls pending has no
+    // answer; it is scored as an empty answer, recorded as `no_answer`.
+    let scored_completion = if t.no_answer {
+        Completion::Text(String::new())
+    } else {
+        t.completion
+    };
+    record.completion = Some(if t.no_answer {
+        String::new()
+    } else {
+        final_text(&messages)
+    });
+    record.completion_messages = messages;
+    match env.score(example, &scored_completion) {
+        Ok(scored) => {
+            record.parsed = Some(scored.parsed).filter(|v| !v.is_null());
+            record.parse = Some(if t.no_answer {
+                ParseRecord {
+                    status: ParseStatus::NoAnswer,
+                    reason: Some("turn_limit".into()),
+                    format_ok: Some(false),
+                }
+            } else {
+                scored.parse
+            });
+            record.reward = Some(scored.reward.total);
+            record.rewards = scored.reward.values();
+            record.reward_profile = scored.reward.profile.to_string();
+            record.compat = scored.compat;
+        }
+        Err(e) => {
+            let err = SampleError {
+                kind: "internal".into(),
+                message: e.to_string(),
+                http_status: None,
+                attempts: 0,
+                retryable: false,
+            };
+            record.completion = None;
+            record.completion_error = Some(err.message.clone());
+            record.error = Some(err);
+        }
+    }
+}
+
+/// The final assistant text of a sample (`""` if none).
+fn final_text(messages: &[Value]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}
