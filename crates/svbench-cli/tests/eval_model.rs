@@ -424,3 +424,93 @@ fn routing_and_key_errors_exit_2_before_anything_happens() {
     }
     assert!(!sb.path().join("outputs").exists());
 }
+
+#[test]
+fn tool_calls_go_through_the_multi_turn_loop() {
+    // E1 offers no tools and a tool budget of 0: a call gets a
+    // `budget_exhausted` tool message, and the model's next turn answers.
+    let script = solver().rule(
+        Rule::any()
+            .when_last_role("user")
+            .then(Step::tool_call("lookup_ip", "{\"ip\": \"10.0.0.1\"}")),
+    );
+    let server = FakeServer::start(script);
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "2",
+            "--max-turns",
+            "2",
+            "--concurrency",
+            "1",
+            "--run-id",
+            "t",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = results(&run_dir(&sb, &out));
+    for r in &recs {
+        assert_eq!(r["turns"], 2);
+        assert_eq!(r["tool_calls"], 1);
+        let ti = &r["tool_interactions"][0];
+        assert_eq!(ti["tool"], "lookup_ip");
+        assert_eq!(ti["ok"], false);
+        assert_eq!(ti["error"], "budget_exhausted");
+        assert_eq!(ti["arguments"]["ip"], "10.0.0.1");
+        assert_eq!(r["parse"]["status"], "valid", "the second turn answered");
+        let msgs = r["completion_messages"].as_array().unwrap();
+        assert_eq!(
+            msgs.len(),
+            3,
+            "assistant tool call, tool result, final answer"
+        );
+        assert_eq!(msgs[1]["role"], "tool");
+        assert_eq!(msgs[1]["tool_call_id"], msgs[0]["tool_calls"][0]["id"]);
+    }
+    // The second request of a sample carried the tool message.
+    let second = &server.requests()[1];
+    let msgs = second.messages();
+    assert_eq!(msgs.last().unwrap()["role"], "tool");
+    assert!(msgs.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .contains("budget_exhausted"));
+
+    // With E1's default single turn, a pending tool call ends the sample
+    // with no answer (scored behaviour, not an error).
+    let out = eval(&sb, &server, &["--no-cache", "-n", "1", "--run-id", "t1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = results(&run_dir(&sb, &out));
+    assert_eq!(recs[0]["parse"]["status"], "no_answer");
+    assert_eq!(recs[0]["truncated"], true);
+    assert_eq!(recs[0]["reward"], 0.0);
+    assert!(recs[0]["error"].is_null());
+}
+
+#[test]
+fn reasoning_only_replies_are_malformed_and_recorded_as_errors() {
+    let server = FakeServer::start(Script::always(Step::reasoning("only thoughts", None)));
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "1",
+            "--max-retries",
+            "1",
+            "--run-id",
+            "m",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let recs = results(&run_dir(&sb, &out));
+    assert_eq!(recs[0]["error"]["kind"], "malformed_response");
+    assert_eq!(recs[0]["error"]["attempts"], 2);
+    assert!(recs[0]["reward"].is_null());
+}
