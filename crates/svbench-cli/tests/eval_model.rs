@@ -514,3 +514,45 @@ fn reasoning_only_replies_are_malformed_and_recorded_as_errors() {
     assert_eq!(recs[0]["error"]["attempts"], 2);
     assert!(recs[0]["reward"].is_null());
 }
+
+#[test]
+fn timeouts_and_empty_replies_are_retried_then_recorded() {
+    let q = first_question();
+    let script = solver()
+        .rule(Rule::any().when_user_contains(q.clone()).then(Step::delay(
+            std::time::Duration::from_secs(5),
+            Step::content("late"),
+        )))
+        .rule(Rule::any().then(Step::EmptyContent));
+    let server = FakeServer::start(script);
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "2",
+            "--max-retries",
+            "1",
+            "--request-timeout",
+            "0.3",
+            "--max-consecutive-errors",
+            "0",
+            "--run-id",
+            "to",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = run_dir(&sb, &out);
+    let recs = results(&dir);
+    let slow = recs.iter().find(|r| r["question"] == q.as_str()).unwrap();
+    assert_eq!(slow["error"]["kind"], "timeout");
+    assert_eq!(slow["error"]["attempts"], 2);
+    let empty = recs.iter().find(|r| r["question"] != q.as_str()).unwrap();
+    assert_eq!(empty["error"]["kind"], "malformed_response");
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["counts"]["errored"], 2);
+    assert_eq!(summary["errors_by_kind"]["timeout"], 1);
+    assert_eq!(summary["errors_by_kind"]["malformed_response"], 1);
+}
