@@ -322,3 +322,28 @@ fn resume_after_a_torn_write_redoes_only_missing_samples() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("seed"), "{}", stderr(&out));
 }
+
+#[test]
+fn several_models_run_one_after_another() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "e1",
+        "-n",
+        "3",
+        "--model",
+        "builtin:heuristic",
+        "--model",
+        "builtin:oracle",
+        "--run-id",
+        "multi",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dirs: Vec<_> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(dirs.len(), 2, "one run directory per model");
+    assert!(dirs[0].contains("--heuristic/multi"));
+    assert!(dirs[1].contains("--oracle/multi"));
+    for d in dirs {
+        assert_eq!(results(&sb.path().join(d)).len(), 3);
+    }
+}
