@@ -1,0 +1,66 @@
+//! Analyzers of svbench as a library.
+//!
+//! This first piece is the YAML model shared by every Kubernetes analyzer
+//! (spec E2 §1.3): files are split into documents exactly as kube-linter's
+//! reader does ([`split_documents`]), each document becomes a [`Node`] tree
+//! with file line numbers, tags and quoting style ([`parse_document`]), with
+//! anchors, aliases and `<<` merge keys expanded under [`Limits`], and plain
+//! scalars resolved by YAML 1.1 rules as go-yaml v2 does ([`resolve_plain`]).
+//! Nothing here panics on input; every failure is a [`YamlError`] with a line.
+//!
+//! ```
+//! use svbench_scan::{decode_input, parse_document, split_documents, Limits};
+//!
+//! let limits = Limits::default();
+//! let text = decode_input(b"kind: Pod\nspec:\n  hostNetwork: yes\n", &limits).unwrap();
+//! let docs = split_documents(text);
+//! let pod = parse_document(docs[0].as_ref().unwrap(), &limits).unwrap();
+//! let host_network = pod.get_path(&["spec", "hostNetwork"]).unwrap();
+//! assert_eq!(host_network.as_bool(), Some(true));
+//! assert_eq!(host_network.line, 3);
+//! ```
+
+mod build;
+mod error;
+mod node;
+mod resolve;
+mod split;
+
+pub use build::{parse_document, Limits};
+pub use error::YamlError;
+pub use node::{Node, NodeKind, Scalar, ScalarStyle};
+pub use resolve::{resolve_plain, ScalarValue};
+pub use split::{decode_input, split_documents, DocumentSource};
+
+/// One document of a file after splitting and parsing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedDocument {
+    /// The document's index (see [`DocumentSource::doc_index`]); `None` for the
+    /// separator error that ends reading.
+    pub doc_index: Option<usize>,
+    /// 1-based line where the document (or the bad separator) begins.
+    pub first_line: usize,
+    /// The tree, or why the document could not be read.
+    pub result: Result<Node, YamlError>,
+}
+
+/// Splits `text` and parses every document: one entry per document, then one
+/// for a bad separator if reading stopped at one.
+#[must_use]
+pub fn parse_documents(text: &str, limits: &Limits) -> Vec<ParsedDocument> {
+    split_documents(text)
+        .into_iter()
+        .map(|doc| match doc {
+            Ok(src) => ParsedDocument {
+                doc_index: Some(src.doc_index),
+                first_line: src.first_line,
+                result: parse_document(&src, limits),
+            },
+            Err(e) => ParsedDocument {
+                doc_index: None,
+                first_line: e.line().unwrap_or(1),
+                result: Err(e),
+            },
+        })
+        .collect()
+}
