@@ -13,8 +13,8 @@
 //!
 //! let limits = Limits::default();
 //! let text = decode_input(b"kind: Pod\nspec:\n  hostNetwork: yes\n", &limits).unwrap();
-//! let docs = split_documents(text);
-//! let pod = parse_document(docs[0].as_ref().unwrap(), &limits).unwrap();
+//! let first = split_documents(text).next().unwrap().unwrap();
+//! let pod = parse_document(&first, &limits).unwrap();
 //! let host_network = pod.get_path(&["spec", "hostNetwork"]).unwrap();
 //! assert_eq!(host_network.as_bool(), Some(true));
 //! assert_eq!(host_network.line, 3);
@@ -30,7 +30,7 @@ pub use build::{parse_document, Limits};
 pub use error::YamlError;
 pub use node::{Node, NodeKind, Scalar, ScalarStyle};
 pub use resolve::{resolve_plain, ScalarValue};
-pub use split::{decode_input, split_documents, DocumentSource};
+pub use split::{decode_input, split_documents, DocumentSource, SplitDocuments};
 
 /// One document of a file after splitting and parsing.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +49,6 @@ pub struct ParsedDocument {
 #[must_use]
 pub fn parse_documents(text: &str, limits: &Limits) -> Vec<ParsedDocument> {
     split_documents(text)
-        .into_iter()
         .map(|doc| match doc {
             Ok(src) => ParsedDocument {
                 doc_index: Some(src.doc_index),

@@ -65,57 +65,89 @@ pub(crate) fn check_characters(text: &str, first_line: usize) -> Result<(), Yaml
 /// A line that starts with `---` followed only by whitespace or a `#` comment
 /// ends a document (the separator line belongs to no document). Any other text
 /// after `---` is a syntax error for the rest of the file: the documents before
-/// it are returned, followed by one `Err(YamlError::Separator)`, and nothing
-/// after it is read. Documents whose lines are all blank or comments are
-/// skipped and take no `doc_index`.
+/// it are yielded, then one `Err(YamlError::Separator)`, and nothing after it
+/// is read. Documents whose lines are all blank or comments are skipped and
+/// take no `doc_index`.
+///
+/// The iterator borrows the text and allocates nothing per document, so a huge
+/// file of many documents costs no memory beyond the document being used.
 #[must_use]
-pub fn split_documents(text: &str) -> Vec<Result<DocumentSource<'_>, YamlError>> {
-    let mut out = Vec::new();
-    let mut doc_index = 0;
-    let mut start = 0; // byte offset where the current document begins
-    let mut start_line = 1;
-    let mut has_content = false;
-    let mut offset = 0;
-    let mut line_no = 0;
-    let mut push = |out: &mut Vec<_>, start: usize, end: usize, first_line: usize| {
-        out.push(Ok(DocumentSource {
-            doc_index,
+pub fn split_documents(text: &str) -> SplitDocuments<'_> {
+    SplitDocuments {
+        text,
+        offset: 0,
+        line_no: 0,
+        doc_index: 0,
+        done: false,
+    }
+}
+
+/// Iterator over the documents of a file; see [`split_documents`].
+#[derive(Debug, Clone)]
+pub struct SplitDocuments<'a> {
+    text: &'a str,
+    offset: usize,
+    line_no: usize,
+    doc_index: usize,
+    done: bool,
+}
+
+impl<'a> SplitDocuments<'a> {
+    fn document(&mut self, start: usize, end: usize, first_line: usize) -> DocumentSource<'a> {
+        let doc = DocumentSource {
+            doc_index: self.doc_index,
             first_line,
-            text: &text[start..end],
-        }));
-        doc_index += 1;
-    };
-    for line in text.split_inclusive('\n') {
-        line_no += 1;
-        let line_start = offset;
-        offset += line.len();
-        if let Some(rest) = line.strip_prefix("---") {
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                if has_content {
-                    push(&mut out, start, line_start, start_line);
+            text: &self.text[start..end],
+        };
+        self.doc_index += 1;
+        doc
+    }
+}
+
+impl<'a> Iterator for SplitDocuments<'a> {
+    type Item = Result<DocumentSource<'a>, YamlError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let text = self.text;
+        let mut start = self.offset;
+        let mut start_line = self.line_no + 1;
+        let mut has_content = false;
+        for line in text[self.offset..].split_inclusive('\n') {
+            self.line_no += 1;
+            let line_start = self.offset;
+            self.offset += line.len();
+            if let Some(rest) = line.strip_prefix("---") {
+                let trimmed = rest.trim();
+                if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                    let error = YamlError::Separator {
+                        line: self.line_no,
+                        text: trimmed.chars().take(80).collect(),
+                    };
+                    if has_content {
+                        // Yield the document first; the error comes next.
+                        self.offset = line_start;
+                        self.line_no -= 1;
+                        return Some(Ok(self.document(start, line_start, start_line)));
+                    }
+                    self.done = true;
+                    return Some(Err(error));
                 }
-                out.push(Err(YamlError::Separator {
-                    line: line_no,
-                    text: trimmed.chars().take(80).collect(),
-                }));
-                return out;
+                if has_content {
+                    return Some(Ok(self.document(start, line_start, start_line)));
+                }
+                start = self.offset;
+                start_line = self.line_no + 1;
+                continue;
             }
-            if has_content {
-                push(&mut out, start, line_start, start_line);
+            let trimmed = line.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                has_content = true;
             }
-            start = offset;
-            start_line = line_no + 1;
-            has_content = false;
-            continue;
         }
-        let trimmed = line.trim();
-        if !trimmed.is_empty() && !trimmed.starts_with('#') {
-            has_content = true;
-        }
+        self.done = true;
+        has_content.then(|| Ok(self.document(start, text.len(), start_line)))
     }
-    if has_content {
-        push(&mut out, start, text.len(), start_line);
-    }
-    out
 }

@@ -4,7 +4,6 @@ use svbench_scan::{split_documents, YamlError};
 
 fn docs(text: &str) -> Vec<(usize, usize, &str)> {
     split_documents(text)
-        .into_iter()
         .map(|d| {
             let d = d.expect("no separator error");
             (d.doc_index, d.first_line, d.text)
@@ -51,7 +50,7 @@ fn comment_lines_do_not_count_but_stay_in_the_text() {
 #[test]
 fn text_after_separator_is_an_error_for_the_rest_of_the_file() {
     let text = "a: 1\n--- !tag\nb: 2\n---\nc: 3\n";
-    let out = split_documents(text);
+    let out: Vec<_> = split_documents(text).collect();
     assert_eq!(out.len(), 2);
     let first = out[0].as_ref().expect("first document");
     assert_eq!(
@@ -70,7 +69,7 @@ fn text_after_separator_is_an_error_for_the_rest_of_the_file() {
 #[test]
 fn four_dashes_and_inline_content_are_errors() {
     for text in ["----\na: 1\n", "---a\n", "--- a: 1\n", "--- {}\n"] {
-        let out = split_documents(text);
+        let out: Vec<_> = split_documents(text).collect();
         assert!(
             matches!(out.last(), Some(Err(YamlError::Separator { line: 1, .. }))),
             "{text:?}: {out:?}"
@@ -98,6 +97,18 @@ fn crlf_line_endings() {
 
 #[test]
 fn empty_input_has_no_documents() {
-    assert!(split_documents("").is_empty());
-    assert!(split_documents("\n\n# x\n---\n").is_empty());
+    assert!(split_documents("").next().is_none());
+    assert!(split_documents("\n\n# x\n---\n").next().is_none());
+}
+
+#[test]
+fn iterator_ends_after_the_separator_error() {
+    let mut it = split_documents("a: 1\n---x\nb: 2\n");
+    assert!(matches!(it.next(), Some(Ok(_))));
+    assert!(matches!(
+        it.next(),
+        Some(Err(YamlError::Separator { line: 2, .. }))
+    ));
+    assert!(it.next().is_none());
+    assert!(it.next().is_none());
 }
