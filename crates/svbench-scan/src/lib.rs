@@ -26,6 +26,9 @@ mod node;
 mod resolve;
 mod split;
 
+pub mod rego;
+pub mod terraform;
+
 pub use build::{parse_document, Limits};
 pub use error::YamlError;
 pub use node::{Node, NodeKind, Scalar, ScalarStyle};

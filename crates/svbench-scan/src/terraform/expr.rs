@@ -1,0 +1,214 @@
+//! HCL expressions → the canonical JSON of spec E2 §1.7.
+//!
+//! Literals become JSON values; array and object constructors are converted
+//! element by element (so `["0.0.0.0/0", var.x]` keeps its literal element);
+//! `jsonencode(<literal>)` becomes the text Terraform would produce; anything
+//! else becomes `{"expr": "<source text>", "refs": [...]}`.
+
+use hcl_edit::expr::{Expression, ForExpr, ObjectKey, Traversal, TraversalOperator};
+use hcl_edit::template::{Element, Template};
+use hcl_edit::visit::{self, Visit};
+use hcl_edit::{Number, Span};
+use serde_json::{Map, Value};
+
+use super::jsonencode::terraform_jsonencode;
+
+/// Converts `expr` (parsed from `src`) to its canonical JSON.
+pub(super) fn convert(expr: &Expression, src: &str) -> Value {
+    match expr {
+        Expression::Array(array) => Value::Array(array.iter().map(|e| convert(e, src)).collect()),
+        Expression::Object(object) => {
+            let mut map = Map::new();
+            for (key, value) in object.iter() {
+                match object_key(key) {
+                    Some(k) => {
+                        map.insert(k, convert(value.expr(), src));
+                    }
+                    // A computed key makes the whole object an expression.
+                    None => return non_literal(expr, src),
+                }
+            }
+            Value::Object(map)
+        }
+        Expression::Parenthesis(inner) => match literal(inner.inner()) {
+            Some(v) => v,
+            None => non_literal(expr, src),
+        },
+        _ => literal(expr).unwrap_or_else(|| non_literal(expr, src)),
+    }
+}
+
+/// The JSON value of `expr` when it is a literal (no reference, no call other
+/// than `jsonencode` of a literal), else `None`.
+pub(super) fn literal(expr: &Expression) -> Option<Value> {
+    match expr {
+        Expression::Null(_) => Some(Value::Null),
+        Expression::Bool(b) => Some(Value::Bool(*b.value())),
+        Expression::Number(n) => Some(number(n.value())),
+        Expression::String(s) => Some(Value::String(s.value().clone())),
+        Expression::Array(array) => array
+            .iter()
+            .map(literal)
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array),
+        Expression::Object(object) => {
+            let mut map = Map::new();
+            for (key, value) in object.iter() {
+                map.insert(object_key(key)?, literal(value.expr())?);
+            }
+            Some(Value::Object(map))
+        }
+        Expression::StringTemplate(t) => template_literal(t).map(Value::String),
+        Expression::HeredocTemplate(h) => template_literal(&h.template).map(Value::String),
+        Expression::Parenthesis(p) => literal(p.inner()),
+        Expression::FuncCall(call) => {
+            let is_jsonencode = call.name.namespace.is_empty()
+                && call.name.name.as_str() == "jsonencode"
+                && call.args.len() == 1
+                && !call.args.expand_final();
+            if !is_jsonencode {
+                return None;
+            }
+            let arg = literal(call.args.iter().next()?)?;
+            Some(Value::String(terraform_jsonencode(&arg)))
+        }
+        _ => None,
+    }
+}
+
+/// A template whose elements are all literal text is a plain string.
+fn template_literal(template: &Template) -> Option<String> {
+    let mut out = String::new();
+    for element in template.iter() {
+        match element {
+            Element::Literal(text) => out.push_str(text.value()),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn object_key(key: &ObjectKey) -> Option<String> {
+    match key {
+        ObjectKey::Ident(ident) => Some(ident.as_str().to_owned()),
+        ObjectKey::Expression(Expression::String(s)) => Some(s.value().clone()),
+        ObjectKey::Expression(_) => None,
+    }
+}
+
+fn number(n: &Number) -> Value {
+    if let Some(i) = n.as_i64() {
+        Value::from(i)
+    } else if let Some(u) = n.as_u64() {
+        Value::from(u)
+    } else {
+        n.as_f64()
+            .and_then(serde_json::Number::from_f64)
+            .map_or(Value::Null, Value::Number)
+    }
+}
+
+fn non_literal(expr: &Expression, src: &str) -> Value {
+    let text = expr
+        .span()
+        .and_then(|range| src.get(range))
+        .map_or_else(|| expr.to_string(), str::to_owned);
+    let mut collector = RefCollector::default();
+    collector.visit_expr(expr);
+    let mut map = Map::new();
+    map.insert("expr".into(), Value::String(text.trim().to_owned()));
+    map.insert(
+        "refs".into(),
+        Value::Array(collector.refs.into_iter().map(Value::String).collect()),
+    );
+    Value::Object(map)
+}
+
+/// Collects references (`var.x`, `aws_s3_bucket.b.id`, `count.index`) in
+/// source order without duplicates; for-expression variables are local and
+/// not references.
+#[derive(Debug, Default)]
+struct RefCollector {
+    refs: Vec<String>,
+    locals: Vec<String>,
+}
+
+impl RefCollector {
+    fn push(&mut self, r: String) {
+        if !self.refs.contains(&r) {
+            self.refs.push(r);
+        }
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.locals.iter().any(|l| l == name)
+    }
+}
+
+impl Visit for RefCollector {
+    fn visit_expr(&mut self, expr: &Expression) {
+        if let Expression::Variable(var) = expr {
+            let name = var.as_str();
+            if !self.is_local(name) {
+                self.push(name.to_owned());
+            }
+        } else {
+            visit::visit_expr(self, expr);
+        }
+    }
+
+    fn visit_traversal(&mut self, node: &Traversal) {
+        let Expression::Variable(root) = &node.expr else {
+            visit::visit_traversal(self, node);
+            return;
+        };
+        let mut path = root.as_str().to_owned();
+        let mut complete = true;
+        for op in &node.operators {
+            if complete {
+                match op.value() {
+                    TraversalOperator::GetAttr(id) => {
+                        path.push('.');
+                        path.push_str(id.as_str());
+                        continue;
+                    }
+                    TraversalOperator::LegacyIndex(i) => {
+                        path.push_str(&format!("[{}]", i.value()));
+                        continue;
+                    }
+                    TraversalOperator::Index(Expression::Number(n)) => {
+                        path.push_str(&format!("[{}]", n.value()));
+                        continue;
+                    }
+                    TraversalOperator::Index(Expression::String(s)) => {
+                        path.push_str(&format!("[{}]", Value::String(s.value().clone())));
+                        continue;
+                    }
+                    _ => complete = false,
+                }
+            }
+            // Index expressions after the static prefix may hold references.
+            self.visit_traversal_operator(op.value());
+        }
+        if !self.is_local(root.as_str()) {
+            self.push(path);
+        }
+    }
+
+    fn visit_for_expr(&mut self, node: &ForExpr) {
+        self.visit_expr(&node.intro.collection_expr);
+        let before = self.locals.len();
+        self.locals.push(node.intro.value_var.as_str().to_owned());
+        if let Some(k) = &node.intro.key_var {
+            self.locals.push(k.as_str().to_owned());
+        }
+        if let Some(key_expr) = &node.key_expr {
+            self.visit_expr(key_expr);
+        }
+        self.visit_expr(&node.value_expr);
+        if let Some(cond) = &node.cond {
+            self.visit_expr(&cond.expr);
+        }
+        self.locals.truncate(before);
+    }
+}

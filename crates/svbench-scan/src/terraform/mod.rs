@@ -1,0 +1,337 @@
+//! Terraform files in the canonical shape the Rego policies read (spec E2 §1.7,
+//! "Input, Terraform").
+//!
+//! A `.tf` file is parsed with `hcl-edit` (the parser behind `hcl-rs`, used
+//! directly for its byte spans) into one [`TfBlock`] per `resource` and
+//! `variable` block. In a block's `config`:
+//!
+//! - literals are JSON values; array and object constructors are converted
+//!   element by element;
+//! - nested blocks are always arrays of objects under the block name; a
+//!   labelled nested block nests its body under its labels
+//!   (`dynamic "ingress" {…}` → `"dynamic": [{"ingress": {…}}]`), and
+//!   `dynamic` blocks are kept as written, not expanded;
+//! - other expressions become `{"expr": "<source text>", "refs": [...]}`,
+//!   except `jsonencode(<literal>)`, which becomes the JSON text Terraform
+//!   would produce.
+//!
+//! Other top-level blocks (`provider`, `data`, `locals`, `output`, `module`,
+//! `terraform`) are parsed for syntax but not returned.
+//!
+//! ```
+//! use svbench_scan::terraform::parse_module;
+//!
+//! let module = parse_module("resource \"aws_s3_bucket\" \"b\" {\n  bucket = \"logs\"\n}\n").unwrap();
+//! assert_eq!(module.blocks[0].address, "aws_s3_bucket.b");
+//! assert_eq!(module.blocks[0].config["bucket"], "logs");
+//! ```
+
+mod expr;
+mod jsonencode;
+
+use hcl_edit::structure::{Block, Body, Structure};
+use hcl_edit::Span;
+use serde_json::{json, Map, Value};
+
+/// Largest `.tf` file accepted, in bytes; larger files are an error, not a scan.
+pub const MAX_TF_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why a Terraform file could not be turned into blocks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TfError {
+    /// The file is not valid HCL.
+    #[error("HCL syntax error at line {line}, column {column}: {message}")]
+    Syntax {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// The parser's description.
+        message: String,
+    },
+    /// The file is larger than [`MAX_TF_BYTES`].
+    #[error("file is {len} bytes, more than the {max}-byte limit for Terraform files")]
+    TooLarge {
+        /// Size of the file.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A `resource` or `variable` block has the wrong number of labels.
+    #[error("line {line}: {message}")]
+    InvalidBlock {
+        /// 1-based line of the block.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two blocks declare the same address, or a body sets an argument twice.
+    #[error("line {line}: duplicate {what} `{name}`")]
+    Duplicate {
+        /// 1-based line of the second declaration.
+        line: usize,
+        /// `resource`, `variable` or `argument`.
+        what: &'static str,
+        /// The address or argument name.
+        name: String,
+    },
+}
+
+impl TfError {
+    /// The 1-based line the error refers to, when known.
+    #[must_use]
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            TfError::Syntax { line, .. }
+            | TfError::InvalidBlock { line, .. }
+            | TfError::Duplicate { line, .. } => Some(*line),
+            TfError::TooLarge { .. } => None,
+        }
+    }
+}
+
+/// Which kind of top-level block a [`TfBlock`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TfBlockType {
+    /// `resource "TYPE" "NAME" { … }`.
+    Resource,
+    /// `variable "NAME" { … }`.
+    Variable,
+}
+
+impl TfBlockType {
+    /// The keyword as written in HCL and in the policy input.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TfBlockType::Resource => "resource",
+            TfBlockType::Variable => "variable",
+        }
+    }
+}
+
+/// One `resource` or `variable` block in canonical form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TfBlock {
+    /// Resource or variable.
+    pub block_type: TfBlockType,
+    /// The resource type (`aws_s3_bucket`); `None` for variables.
+    pub r#type: Option<String>,
+    /// The block's name label.
+    pub name: String,
+    /// `aws_s3_bucket.b` for resources, `var.x` for variables.
+    pub address: String,
+    /// 1-based line of the block keyword.
+    pub line: usize,
+    /// The block body as canonical JSON (an object).
+    pub config: Value,
+}
+
+impl TfBlock {
+    /// The block as the policy input's `block` (`B` in the spec).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        json!({
+            "block_type": self.block_type.as_str(),
+            "type": self.r#type,
+            "name": self.name,
+            "address": self.address,
+            "line": self.line,
+            "config": self.config,
+        })
+    }
+}
+
+/// All `resource` and `variable` blocks of one file, in source order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TfModule {
+    /// The blocks in source order.
+    pub blocks: Vec<TfBlock>,
+}
+
+impl TfModule {
+    /// The module view `M = {"resources": {address: config}, "variables": {name: config}}`.
+    #[must_use]
+    pub fn module_view(&self) -> Value {
+        let mut resources = Map::new();
+        let mut variables = Map::new();
+        for block in &self.blocks {
+            match block.block_type {
+                TfBlockType::Resource => {
+                    resources.insert(block.address.clone(), block.config.clone());
+                }
+                TfBlockType::Variable => {
+                    variables.insert(block.name.clone(), block.config.clone());
+                }
+            }
+        }
+        json!({"resources": resources, "variables": variables})
+    }
+
+    /// One policy input per block: `{"block": B, "file": file, "module": M}`.
+    #[must_use]
+    pub fn policy_inputs(&self, file: &str) -> Vec<Value> {
+        let module = self.module_view();
+        self.blocks
+            .iter()
+            .map(|b| json!({"block": b.to_json(), "file": file, "module": module}))
+            .collect()
+    }
+}
+
+/// Parses the text of a `.tf` file into its resource and variable blocks.
+///
+/// # Errors
+///
+/// [`TfError`] for invalid HCL, an oversized file, a malformed block header,
+/// or duplicate addresses or arguments. Never panics on input: the parser
+/// bounds nesting depth itself.
+pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
+    if text.len() > MAX_TF_BYTES {
+        return Err(TfError::TooLarge {
+            len: text.len(),
+            max: MAX_TF_BYTES,
+        });
+    }
+    let body = hcl_edit::parser::parse_body(text).map_err(|e| TfError::Syntax {
+        line: e.location().line(),
+        column: e.location().column(),
+        message: e.message().to_owned(),
+    })?;
+    let lines = LineIndex::new(text);
+    let mut module = TfModule::default();
+    for block in body.blocks() {
+        let line = lines.line_of(block.ident.span());
+        let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
+        let (block_type, r#type, name, address) = match block.ident.as_str() {
+            "resource" => {
+                let [ty, name] = labels[..] else {
+                    return Err(invalid(
+                        line,
+                        "resource",
+                        "two labels (type and name)",
+                        labels.len(),
+                    ));
+                };
+                (
+                    TfBlockType::Resource,
+                    Some(ty.to_owned()),
+                    name.to_owned(),
+                    format!("{ty}.{name}"),
+                )
+            }
+            "variable" => {
+                let [name] = labels[..] else {
+                    return Err(invalid(
+                        line,
+                        "variable",
+                        "one label (the name)",
+                        labels.len(),
+                    ));
+                };
+                (
+                    TfBlockType::Variable,
+                    None,
+                    name.to_owned(),
+                    format!("var.{name}"),
+                )
+            }
+            _ => continue,
+        };
+        if module.blocks.iter().any(|b| b.address == address) {
+            return Err(TfError::Duplicate {
+                line,
+                what: block_type.as_str(),
+                name: address,
+            });
+        }
+        let config = Value::Object(body_json(&block.body, text, &lines)?);
+        module.blocks.push(TfBlock {
+            block_type,
+            r#type,
+            name,
+            address,
+            line,
+            config,
+        });
+    }
+    Ok(module)
+}
+
+fn invalid(line: usize, keyword: &str, wanted: &str, got: usize) -> TfError {
+    TfError::InvalidBlock {
+        line,
+        message: format!("a {keyword} block needs {wanted}, found {got} label(s)"),
+    }
+}
+
+fn body_json(body: &Body, src: &str, lines: &LineIndex) -> Result<Map<String, Value>, TfError> {
+    let mut map = Map::new();
+    let mut block_names: Vec<&str> = Vec::new();
+    for structure in body.iter() {
+        match structure {
+            Structure::Attribute(attr) => {
+                let key = attr.key.as_str();
+                if map.contains_key(key) {
+                    return Err(TfError::Duplicate {
+                        line: lines.line_of(attr.key.span()),
+                        what: "argument",
+                        name: key.to_owned(),
+                    });
+                }
+                map.insert(key.to_owned(), expr::convert(&attr.value, src));
+            }
+            Structure::Block(block) => {
+                let key = block.ident.as_str();
+                let value = nested_block_json(block, src, lines)?;
+                if !block_names.contains(&key) {
+                    if map.contains_key(key) {
+                        // An argument and a block of the same name.
+                        return Err(TfError::Duplicate {
+                            line: lines.line_of(block.ident.span()),
+                            what: "argument",
+                            name: key.to_owned(),
+                        });
+                    }
+                    block_names.push(key);
+                    map.insert(key.to_owned(), Value::Array(Vec::new()));
+                }
+                if let Some(Value::Array(items)) = map.get_mut(key) {
+                    items.push(value);
+                }
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// A nested block's body, wrapped in one object level per label.
+fn nested_block_json(block: &Block, src: &str, lines: &LineIndex) -> Result<Value, TfError> {
+    let mut value = Value::Object(body_json(&block.body, src, lines)?);
+    for label in block.labels.iter().rev() {
+        let mut wrapper = Map::new();
+        wrapper.insert(label.as_str().to_owned(), value);
+        value = Value::Object(wrapper);
+    }
+    Ok(value)
+}
+
+/// Byte offset → 1-based line.
+#[derive(Debug)]
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    fn line_of(&self, span: Option<std::ops::Range<usize>>) -> usize {
+        let offset = span.map_or(0, |r| r.start);
+        self.starts.partition_point(|&s| s <= offset)
+    }
+}
