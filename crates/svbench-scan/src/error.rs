@@ -62,7 +62,7 @@ pub enum YamlError {
     },
     /// The document expands to more than [`crate::Limits::max_nodes`] nodes,
     /// typically through aliases (a "YAML bomb").
-    #[error("line {line}: document expands to more than {limit} nodes (alias bomb?)")]
+    #[error("line {line}: document has more than {limit} nodes once aliases are expanded")]
     TooManyNodes {
         /// Line where the limit was crossed.
         line: usize,

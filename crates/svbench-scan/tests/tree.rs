@@ -379,3 +379,27 @@ fn fifty_megabytes_stay_bounded() {
         Some(1)
     );
 }
+
+#[test]
+fn crlf_documents_keep_their_lines() {
+    let node = tree("a: 1\r\nb:\r\n  c: 2\r\n");
+    assert_eq!(
+        node.get_pair("b").map(|(k, v)| (k.line, v.line)),
+        Some((2, 3))
+    );
+    assert_eq!(node.get_path(&["b", "c"]).and_then(Node::as_i64), Some(2));
+}
+
+#[test]
+fn node_limit_applies_without_aliases_too() {
+    let limits = Limits {
+        max_nodes: 100,
+        ..Limits::default()
+    };
+    let text: String = (0..100).map(|i| format!("k{i}: v\n")).collect();
+    let docs = parse_documents(&text, &limits);
+    assert!(matches!(
+        docs[0].result,
+        Err(YamlError::TooManyNodes { limit: 100, .. })
+    ));
+}
