@@ -1,1 +1,393 @@
-//! Rego policies evaluated in-process with `regorus` (spec E2 §1.7); in progress.
+//! Rego policies evaluated in-process with `regorus` (spec E2 §1.7).
+//!
+//! A [`PolicySet`] holds Rego v1 modules loaded from strings (the built-in
+//! policies) and from user directories (recursive `*.rego`, `*_test.rego`
+//! excluded), with the SHA-256 of every module recorded. It evaluates a deny
+//! query for one `input` under an execution time limit, so a hostile policy
+//! cannot hang a scan, and validates each deny element against the output
+//! contract: valid elements become [`DenyFinding`]s, the others
+//! [`RegoError`]s.
+//!
+//! ```
+//! use serde_json::json;
+//! use svbench_scan::rego::{PolicySet, Severity, K8S_DENY_QUERY};
+//!
+//! let mut policies = PolicySet::new();
+//! policies
+//!     .add_policy("demo.rego", r#"
+//! package sv.k8s
+//! deny contains {"id": "DEMO_1", "severity": "HIGH", "message": "privileged"} if {
+//!     input.object.spec.privileged
+//! }
+//! "#)
+//!     .unwrap();
+//! let (findings, errors) = policies.eval_deny(K8S_DENY_QUERY, &json!({"object": {"spec": {"privileged": true}}}));
+//! assert!(errors.is_empty());
+//! assert_eq!(findings[0].severity, Severity::High);
+//! ```
+
+mod deny;
+
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regorus::utils::limits::ExecutionTimerConfig;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub use deny::{is_valid_rule_id, DenyFinding, Severity};
+
+/// Query for Kubernetes policies.
+pub const K8S_DENY_QUERY: &str = "data.sv.k8s.deny";
+/// Query for Terraform policies.
+pub const TF_DENY_QUERY: &str = "data.sv.tf.deny";
+/// Query for optional rule metadata (`{id: {severity, title}}`).
+pub const META_RULES_QUERY: &str = "data.sv.meta.rules";
+/// Execution limit of one evaluation (spec: 1 s).
+pub const DEFAULT_EVAL_LIMIT: Duration = Duration::from_secs(1);
+
+/// Why a policy could not be loaded or evaluated, or why a deny element was dropped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegoError {
+    /// A policy file or directory could not be read.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        message: String,
+    },
+    /// A module did not parse (Rego v1).
+    #[error("{name}: policy does not parse: {message}")]
+    Parse {
+        /// The module's name (file path or given name).
+        name: String,
+        /// The engine's message, with line and column.
+        message: String,
+    },
+    /// Evaluation failed (compile errors such as undefined functions or
+    /// recursion, type errors, builtin errors).
+    #[error("evaluating {query} failed: {message}")]
+    Eval {
+        /// The query.
+        query: String,
+        /// The engine's message.
+        message: String,
+    },
+    /// Evaluation hit the execution limit.
+    #[error("evaluating {query} exceeded the {limit:?} execution limit")]
+    Timeout {
+        /// The query.
+        query: String,
+        /// The limit in force.
+        limit: Duration,
+    },
+    /// The query's value is not a set (or array) of elements.
+    #[error("{query} is not a set: {found}")]
+    NotASet {
+        /// The query.
+        query: String,
+        /// The JSON type found.
+        found: String,
+    },
+    /// A deny element breaks the output contract and was dropped.
+    #[error("{query}: dropped deny element {element}: {message}")]
+    InvalidDeny {
+        /// The query.
+        query: String,
+        /// The element, as (possibly shortened) JSON.
+        element: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// A loaded policy module and the hash of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicySource {
+    /// The name given, or the file path for directory policies.
+    pub name: String,
+    /// Lower-case hex SHA-256 of the module text.
+    pub sha256: String,
+}
+
+/// Catalogue entry registered by `data.sv.meta.rules`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleMeta {
+    /// Catalogue severity.
+    pub severity: Severity,
+    /// Human title, if given.
+    pub title: Option<String>,
+}
+
+/// A set of Rego v1 modules ready for evaluation.
+#[derive(Debug, Clone)]
+pub struct PolicySet {
+    engine: regorus::Engine,
+    sources: Vec<PolicySource>,
+    limit: Duration,
+}
+
+impl Default for PolicySet {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PolicySet {
+    /// An empty set with the default 1 s execution limit.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_limit(DEFAULT_EVAL_LIMIT)
+    }
+
+    /// An empty set whose evaluations stop after `limit`.
+    #[must_use]
+    pub fn with_limit(limit: Duration) -> Self {
+        let mut engine = regorus::Engine::new();
+        // Rego v1 is regorus' default; set it explicitly so it cannot drift.
+        engine.set_rego_v0(false);
+        engine.set_execution_timer_config(ExecutionTimerConfig {
+            limit,
+            // Read the clock every 64 work units: cheap, and still fine-grained.
+            check_interval: NonZeroU32::new(64).expect("64 is not zero"),
+        });
+        PolicySet {
+            engine,
+            sources: Vec::new(),
+            limit,
+        }
+    }
+
+    /// The modules loaded so far, in load order.
+    #[must_use]
+    pub fn sources(&self) -> &[PolicySource] {
+        &self.sources
+    }
+
+    /// Adds one module from text; `name` identifies it in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`RegoError::Parse`] when the module is not valid Rego v1; the set is
+    /// unchanged then.
+    pub fn add_policy(&mut self, name: &str, text: &str) -> Result<(), RegoError> {
+        self.engine
+            .add_policy(name.to_owned(), text.to_owned())
+            .map_err(|e| RegoError::Parse {
+                name: name.to_owned(),
+                message: e.to_string(),
+            })?;
+        self.sources.push(PolicySource {
+            name: name.to_owned(),
+            sha256: sha256_hex(text.as_bytes()),
+        });
+        Ok(())
+    }
+
+    /// Adds every `*.rego` file under `dir` (recursively, in path order),
+    /// except `*_test.rego`. Symbolic links to directories are not followed.
+    ///
+    /// Returns the modules loaded and the files that failed; a bad file does
+    /// not stop the others from loading.
+    pub fn add_policy_dir(&mut self, dir: &Path) -> (Vec<PolicySource>, Vec<RegoError>) {
+        let mut files = Vec::new();
+        let mut errors = Vec::new();
+        collect_rego_files(dir, &mut files, &mut errors);
+        files.sort();
+        let mut loaded = Vec::new();
+        for file in files {
+            let name = file.display().to_string();
+            match std::fs::read_to_string(&file) {
+                Ok(text) => match self.add_policy(&name, &text) {
+                    Ok(()) => loaded.extend(self.sources.last().cloned()),
+                    Err(e) => errors.push(e),
+                },
+                Err(e) => errors.push(RegoError::Io {
+                    path: file,
+                    message: e.to_string(),
+                }),
+            }
+        }
+        (loaded, errors)
+    }
+
+    /// Evaluates `query` (e.g. [`K8S_DENY_QUERY`]) for `input` and validates
+    /// the deny set. An undefined query (no policy defines it) yields nothing.
+    pub fn eval_deny(&mut self, query: &str, input: &Value) -> (Vec<DenyFinding>, Vec<RegoError>) {
+        let value = match self.eval(query, input) {
+            Ok(Some(v)) => v,
+            Ok(None) => return (Vec::new(), Vec::new()),
+            Err(e) => return (Vec::new(), vec![e]),
+        };
+        let Value::Array(elements) = value else {
+            return (
+                Vec::new(),
+                vec![RegoError::NotASet {
+                    query: query.to_owned(),
+                    found: json_type(&value).to_owned(),
+                }],
+            );
+        };
+        let mut findings = Vec::new();
+        let mut errors = Vec::new();
+        for element in &elements {
+            match deny::parse_element(query, element) {
+                Ok(f) => findings.push(f),
+                Err(e) => errors.push(e),
+            }
+        }
+        (findings, errors)
+    }
+
+    /// Reads `data.sv.meta.rules` (`{id: {severity, title}}`); entries that
+    /// break the shape are reported and skipped. Undefined → empty.
+    pub fn meta_rules(&mut self) -> (BTreeMap<String, RuleMeta>, Vec<RegoError>) {
+        let mut rules = BTreeMap::new();
+        let mut errors = Vec::new();
+        let value = match self.eval(META_RULES_QUERY, &Value::Null) {
+            Ok(Some(v)) => v,
+            Ok(None) => return (rules, errors),
+            Err(e) => return (rules, vec![e]),
+        };
+        let Value::Object(map) = value else {
+            errors.push(RegoError::NotASet {
+                query: META_RULES_QUERY.to_owned(),
+                found: json_type(&value).to_owned(),
+            });
+            return (rules, errors);
+        };
+        for (id, entry) in map {
+            let severity = entry
+                .get("severity")
+                .and_then(Value::as_str)
+                .and_then(Severity::parse);
+            match severity {
+                Some(severity) if is_valid_rule_id(&id) => {
+                    let title = entry
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    rules.insert(id, RuleMeta { severity, title });
+                }
+                _ => errors.push(RegoError::InvalidDeny {
+                    query: META_RULES_QUERY.to_owned(),
+                    element: format!("{id}: {entry}"),
+                    message: "needs a valid id and severity low|med|high".into(),
+                }),
+            }
+        }
+        (rules, errors)
+    }
+
+    /// Evaluates `query`; `None` when it is undefined.
+    fn eval(&mut self, query: &str, input: &Value) -> Result<Option<Value>, RegoError> {
+        let eval_error = |message: String| RegoError::Eval {
+            query: query.to_owned(),
+            message,
+        };
+        let rego_input: regorus::Value =
+            serde_json::from_value(input.clone()).map_err(|e| eval_error(format!("input: {e}")))?;
+        self.engine.set_input(rego_input);
+        let results = self
+            .engine
+            .eval_query(query.to_owned(), false)
+            .map_err(|e| self.classify(query, &e))?;
+        let Some(value) = results
+            .result
+            .into_iter()
+            .next()
+            .and_then(|r| r.expressions.into_iter().next())
+            .map(|e| e.value)
+        else {
+            return Ok(None);
+        };
+        if value == regorus::Value::Undefined {
+            return Ok(None);
+        }
+        // Sets serialise as arrays in their (sorted) order.
+        serde_json::to_value(&value)
+            .map(Some)
+            .map_err(|e| eval_error(format!("result: {e}")))
+    }
+
+    fn classify(&self, query: &str, err: &anyhow::Error) -> RegoError {
+        let is_timeout = err.chain().any(|cause| {
+            matches!(
+                cause.downcast_ref::<regorus::LimitError>(),
+                Some(regorus::LimitError::TimeLimitExceeded { .. })
+            )
+        }) || err.to_string().contains("time limit");
+        if is_timeout {
+            RegoError::Timeout {
+                query: query.to_owned(),
+                limit: self.limit,
+            }
+        } else {
+            RegoError::Eval {
+                query: query.to_owned(),
+                message: format!("{err:#}"),
+            }
+        }
+    }
+}
+
+fn collect_rego_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<RegoError>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            errors.push(RegoError::Io {
+                path: dir.to_owned(),
+                message: e.to_string(),
+            });
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                errors.push(RegoError::Io {
+                    path: dir.to_owned(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let path = entry.path();
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            collect_rego_files(&path, files, errors);
+            continue;
+        }
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        // A symlink to a file counts; one to a directory is not followed.
+        if name.ends_with(".rego") && !name.ends_with("_test.rego") && path.is_file() {
+            files.push(path);
+        }
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
