@@ -252,3 +252,39 @@ deny contains {"id": "SLOW", "severity": "low", "message": "never"} if {
     let (_, errors) = set.eval_deny(TF_DENY_QUERY, &json!({}));
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+#[test]
+fn recursive_functions_are_rejected_before_evaluation() {
+    let direct = "package sv.k8s\n\nf(x) := f(x)\n\ndeny contains y if {\n  y := f(1)\n}\n";
+    let mut set = PolicySet::new();
+    let err = set.add_policy("rec.rego", direct).unwrap_err();
+    assert!(
+        matches!(err, RegoError::Recursion { ref functions, .. } if functions == &["sv.k8s.f"]),
+        "{err:?}"
+    );
+    assert!(set.sources().is_empty());
+
+    // Through another function and a fully qualified reference.
+    let mutual =
+        "package sv.k8s\n\nf(x) := y if { y := g(x) }\ng(x) := data.sv.k8s.f(x)\nh(x) := x + 1\n";
+    assert!(matches!(
+        set.add_policy("mutual.rego", mutual),
+        Err(RegoError::Recursion { .. })
+    ));
+
+    // Across modules: the second module closes the cycle and is rejected alone.
+    set.add_policy("a.rego", "package sv.a\n\nf(x) := data.sv.b.g(x)\n")
+        .unwrap();
+    let err = set
+        .add_policy("b.rego", "package sv.b\n\ng(x) := data.sv.a.f(x)\n")
+        .unwrap_err();
+    assert!(matches!(err, RegoError::Recursion { .. }), "{err:?}");
+    assert_eq!(set.sources().len(), 1);
+
+    // Plain helper functions are fine and the set still evaluates.
+    set.add_policy("ok.rego", "package sv.k8s\n\ninc(x) := x + 1\n\ndeny contains {\"id\": \"T\", \"severity\": \"low\", \"message\": sprintf(\"%d\", [inc(1)])} if true\n")
+        .unwrap();
+    let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(findings[0].message, "2");
+}

@@ -27,6 +27,7 @@
 //! ```
 
 mod deny;
+mod recursion;
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;
@@ -67,6 +68,15 @@ pub enum RegoError {
         name: String,
         /// The engine's message, with line and column.
         message: String,
+    },
+    /// User-defined functions call each other in a cycle (Rego forbids
+    /// recursion; regorus would overflow the stack on it).
+    #[error("{name}: recursive functions are not allowed: {}", functions.join(", "))]
+    Recursion {
+        /// The module whose loading closed the cycle.
+        name: String,
+        /// The functions on (or leading into) the cycle, sorted.
+        functions: Vec<String>,
     },
     /// Evaluation failed (compile errors such as undefined functions or
     /// recursion, type errors, builtin errors).
@@ -172,15 +182,39 @@ impl PolicySet {
     ///
     /// # Errors
     ///
-    /// [`RegoError::Parse`] when the module is not valid Rego v1; the set is
-    /// unchanged then.
+    /// [`RegoError::Parse`] when the module is not valid Rego v1,
+    /// [`RegoError::Recursion`] when its functions (with those already loaded)
+    /// form a call cycle; the set is unchanged then.
     pub fn add_policy(&mut self, name: &str, text: &str) -> Result<(), RegoError> {
-        self.engine
+        // Load into a copy so that a rejected module leaves the set unchanged
+        // (regorus cannot remove a module).
+        let mut engine = self.engine.clone();
+        engine
             .add_policy(name.to_owned(), text.to_owned())
             .map_err(|e| RegoError::Parse {
                 name: name.to_owned(),
                 message: e.to_string(),
             })?;
+        let ast = engine.get_ast_as_json().map_err(|e| RegoError::Parse {
+            name: name.to_owned(),
+            message: e.to_string(),
+        })?;
+        match recursion::function_cycle(&ast) {
+            Ok(None) => {}
+            Ok(Some(functions)) => {
+                return Err(RegoError::Recursion {
+                    name: name.to_owned(),
+                    functions,
+                })
+            }
+            Err(message) => {
+                return Err(RegoError::Parse {
+                    name: name.to_owned(),
+                    message,
+                })
+            }
+        }
+        self.engine = engine;
         self.sources.push(PolicySource {
             name: name.to_owned(),
             sha256: sha256_hex(text.as_bytes()),
