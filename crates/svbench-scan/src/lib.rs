@@ -8,6 +8,14 @@
 //! scalars resolved by YAML 1.1 rules as go-yaml v2 does ([`resolve_plain`]).
 //! Nothing here panics on input; every failure is a [`YamlError`] with a line.
 //!
+//! Known differences from go-yaml v2 (the parser behind kube-linter): the
+//! syntax is saphyr-parser's (YAML 1.2), which accepts a tab as separation
+//! after `- ` / `: ` in some block contexts where libyaml reports "found
+//! character that cannot start any token" (`a: \tb`, `-\tb`); `!!timestamp`
+//! scalars are kept as text without checking their form; and the bounds on
+//! alias expansion are the project's [`Limits`], not go-yaml v2's alias-ratio
+//! heuristic.
+//!
 //! ```
 //! use svbench_scan::{decode_input, parse_document, split_documents, Limits};
 //!
