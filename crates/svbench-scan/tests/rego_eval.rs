@@ -288,3 +288,21 @@ fn recursive_functions_are_rejected_before_evaluation() {
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(findings[0].message, "2");
 }
+
+#[test]
+fn an_engine_panic_is_an_error_and_the_set_recovers() {
+    // regorus 0.14 panics on a sprintf width written with a non-ASCII digit.
+    let policy = "package sv.k8s\n\ndeny contains {\"id\": \"P\", \"severity\": \"low\", \"message\": sprintf(\"%\u{663}d\", [1])} if true\n";
+    let mut set = policies(&[("panic.rego", policy)]);
+    let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
+    assert!(findings.is_empty());
+    assert!(
+        matches!(errors[..], [RegoError::Eval { ref message, .. }] if message.contains("panicked")),
+        "{errors:?}"
+    );
+    set.add_policy("ok.rego", "package sv.tf\n\ndeny contains {\"id\": \"T\", \"severity\": \"low\", \"message\": \"m\"} if true\n")
+        .unwrap();
+    let (findings, errors) = set.eval_deny(TF_DENY_QUERY, &json!({}));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(findings.len(), 1);
+}

@@ -137,6 +137,8 @@ pub struct RuleMeta {
 #[derive(Debug, Clone)]
 pub struct PolicySet {
     engine: regorus::Engine,
+    /// `engine` as it was after the last module was added, to recover from a panic.
+    loaded: regorus::Engine,
     sources: Vec<PolicySource>,
     limit: Duration,
 }
@@ -166,6 +168,7 @@ impl PolicySet {
             check_interval: NonZeroU32::new(64).expect("64 is not zero"),
         });
         PolicySet {
+            loaded: engine.clone(),
             engine,
             sources: Vec::new(),
             limit,
@@ -189,12 +192,15 @@ impl PolicySet {
         // Load into a copy so that a rejected module leaves the set unchanged
         // (regorus cannot remove a module).
         let mut engine = self.engine.clone();
-        engine
-            .add_policy(name.to_owned(), text.to_owned())
-            .map_err(|e| RegoError::Parse {
-                name: name.to_owned(),
-                message: e.to_string(),
-            })?;
+        let parse_error = |message: String| RegoError::Parse {
+            name: name.to_owned(),
+            message,
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine.add_policy(name.to_owned(), text.to_owned())
+        }))
+        .map_err(|payload| parse_error(format!("the parser panicked: {}", panic_text(&*payload))))?
+        .map_err(|e| parse_error(e.to_string()))?;
         let ast = engine.get_ast_as_json().map_err(|e| RegoError::Parse {
             name: name.to_owned(),
             message: e.to_string(),
@@ -214,6 +220,7 @@ impl PolicySet {
                 })
             }
         }
+        self.loaded = engine.clone();
         self.engine = engine;
         self.sources.push(PolicySource {
             name: name.to_owned(),
@@ -326,10 +333,23 @@ impl PolicySet {
         let rego_input: regorus::Value =
             serde_json::from_value(input.clone()).map_err(|e| eval_error(format!("input: {e}")))?;
         self.engine.set_input(rego_input);
-        let results = self
-            .engine
-            .eval_query(query.to_owned(), false)
-            .map_err(|e| self.classify(query, &e))?;
+        // regorus can panic on hostile policies (e.g. `sprintf` widths written
+        // with non-ASCII digits); a panic is this evaluation's error, and the
+        // engine is rebuilt from the last loaded state since its interpreter
+        // may be left mid-evaluation.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.engine.eval_query(query.to_owned(), false)
+        }));
+        let results = match outcome {
+            Ok(result) => result.map_err(|e| self.classify(query, &e))?,
+            Err(payload) => {
+                self.engine = self.loaded.clone();
+                return Err(eval_error(format!(
+                    "the policy engine panicked: {}",
+                    panic_text(&*payload)
+                )));
+            }
+        };
         let Some(value) = results
             .result
             .into_iter()
@@ -406,6 +426,14 @@ fn collect_rego_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Reg
             files.push(path);
         }
     }
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
