@@ -82,6 +82,29 @@ fn eval(sb: &Sandbox, server: &FakeServer, extra: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `svbench eval e1 --resume DIR --retry-errors` against `server`.
+fn resume(sb: &Sandbox, dir: &Path, server: &FakeServer) -> Output {
+    let url = server.base_url();
+    Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args([
+            "eval",
+            "e1",
+            "--resume",
+            dir.to_str().unwrap(),
+            "--retry-errors",
+            "--base-url",
+            url.as_str(),
+            "--api-key-env",
+            "SVB_TEST_KEY",
+            "--no-progress",
+            "--no-cache",
+        ])
+        .current_dir(sb.path())
+        .env("SVB_TEST_KEY", KEY)
+        .output()
+        .unwrap()
+}
+
 fn run_dir(sb: &Sandbox, out: &Output) -> PathBuf {
     sb.path().join(stdout(out).lines().last().unwrap().trim())
 }
@@ -227,28 +250,10 @@ fn persistent_server_errors_are_recorded_not_scored() {
     let meta = read_json(&dir.join("metadata.json"));
     assert_eq!(meta["counts"]["errored"], 1);
 
-    // --resume --retry-errors against a healthy server fixes the errored sample.
+    // Resuming against another endpoint (a new server, another port) is
+    // refused with a diff rather than mixing endpoints in one run.
     let healthy = FakeServer::start(solver());
-    let url = healthy.base_url();
-    let resumed = Command::new(env!("CARGO_BIN_EXE_svbench"))
-        .args([
-            "eval",
-            "e1",
-            "--resume",
-            dir.to_str().unwrap(),
-            "--retry-errors",
-            "--base-url",
-            url.as_str(),
-            "--api-key-env",
-            "SVB_TEST_KEY",
-            "--no-progress",
-            "--no-cache",
-        ])
-        .current_dir(sb.path())
-        .env("SVB_TEST_KEY", KEY)
-        .output()
-        .unwrap();
-    // The endpoint changed (another port): resume refuses with a diff.
+    let resumed = resume(&sb, &dir, &healthy);
     assert_eq!(resumed.status.code(), Some(2), "{}", stderr(&resumed));
     assert!(
         stderr(&resumed).contains("endpoint"),
@@ -321,25 +326,7 @@ fn consecutive_errors_stop_early_and_resume_completes() {
 
     // Resume against the (now healthy) endpoint: the errored samples are
     // redone and the rest run; one record per key wins.
-    let url = server.base_url();
-    let out = Command::new(env!("CARGO_BIN_EXE_svbench"))
-        .args([
-            "eval",
-            "e1",
-            "--resume",
-            dir.to_str().unwrap(),
-            "--retry-errors",
-            "--base-url",
-            url.as_str(),
-            "--api-key-env",
-            "SVB_TEST_KEY",
-            "--no-progress",
-            "--no-cache",
-        ])
-        .current_dir(sb.path())
-        .env("SVB_TEST_KEY", KEY)
-        .output()
-        .unwrap();
+    let out = resume(&sb, &dir, &server);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(read_json(&dir.join("metadata.json"))["status"], "completed");
     let summary = read_json(&dir.join("summary.json"));
