@@ -306,3 +306,26 @@ fn an_engine_panic_is_an_error_and_the_set_recovers() {
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(findings.len(), 1);
 }
+
+#[test]
+fn ranges_are_bounded_and_still_work() {
+    let policy = r#"
+package sv.k8s
+
+deny contains {"id": "R", "severity": "low", "message": sprintf("%v %v %v", [numbers.range(1, 3), numbers.range(3, 1), numbers.range_step(0, 10, 4)])} if true
+"#;
+    let mut set = policies(&[("range.rego", policy)]);
+    let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(findings[0].message, "[1, 2, 3] [3, 2, 1] [0, 4, 8]");
+
+    // A range that would allocate terabytes is an error, not an abort.
+    let bomb = "package sv.k8s\n\ndeny contains {\"id\": \"B\", \"severity\": \"low\", \"message\": \"m\"} if {\n  some i in numbers.range(0, 1000000000000)\n  i < 0\n}\n";
+    let mut set = policies(&[("bomb.rego", bomb)]);
+    let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
+    assert!(findings.is_empty());
+    assert!(
+        matches!(errors[..], [RegoError::Eval { ref message, .. }] if message.contains("exceed")),
+        "{errors:?}"
+    );
+}

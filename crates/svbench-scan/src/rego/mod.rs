@@ -26,6 +26,7 @@
 //! assert_eq!(findings[0].severity, Severity::High);
 //! ```
 
+mod bounded;
 mod deny;
 mod recursion;
 
@@ -38,6 +39,7 @@ use regorus::utils::limits::ExecutionTimerConfig;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use bounded::MAX_RANGE_ELEMENTS;
 pub use deny::{is_valid_rule_id, DenyFinding, Severity};
 
 /// Query for Kubernetes policies.
@@ -162,6 +164,7 @@ impl PolicySet {
         let mut engine = regorus::Engine::new();
         // Rego v1 is regorus' default; set it explicitly so it cannot drift.
         engine.set_rego_v0(false);
+        bounded::install(&mut engine).expect("a fresh engine has no extensions yet");
         engine.set_execution_timer_config(ExecutionTimerConfig {
             limit,
             // Read the clock every 64 work units: cheap, and still fine-grained.
