@@ -77,3 +77,20 @@ fn identical_content_has_identical_hash() {
     b.add_policy("two.rego", USER).unwrap();
     assert_eq!(a.sources()[0].sha256, b.sources()[0].sha256);
 }
+
+#[test]
+fn policy_sets_can_move_to_worker_threads() {
+    fn assert_send<T: Send + Clone>() {}
+    assert_send::<PolicySet>();
+    let mut set = PolicySet::new();
+    set.add_policy("u.rego", USER).unwrap();
+    let worker = set.clone();
+    let handle = std::thread::spawn(move || {
+        let mut worker = worker;
+        worker
+            .eval_deny(K8S_DENY_QUERY, &json!({"object": {"kind": "Pod"}}))
+            .0
+            .len()
+    });
+    assert_eq!(handle.join().unwrap(), 1);
+}
