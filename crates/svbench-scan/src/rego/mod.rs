@@ -167,8 +167,10 @@ impl PolicySet {
         bounded::install(&mut engine).expect("a fresh engine has no extensions yet");
         engine.set_execution_timer_config(ExecutionTimerConfig {
             limit,
-            // Read the clock every 64 work units: cheap, and still fine-grained.
-            check_interval: NonZeroU32::new(64).expect("64 is not zero"),
+            // Read the clock at every work unit: a statement can double an
+            // array, so 64 unchecked units could ask for 2^64 elements. Measured
+            // cost: ~7% of a typical evaluation (22 → 23.6 µs).
+            check_interval: NonZeroU32::new(1).expect("1 is not zero"),
         });
         PolicySet {
             loaded: engine.clone(),
