@@ -291,8 +291,9 @@ fn recursive_functions_are_rejected_before_evaluation() {
 
 #[test]
 fn an_engine_panic_is_an_error_and_the_set_recovers() {
-    // regorus 0.14 panics on a sprintf width written with a non-ASCII digit.
-    let policy = "package sv.k8s\n\ndeny contains {\"id\": \"P\", \"severity\": \"low\", \"message\": sprintf(\"%\u{663}d\", [1])} if true\n";
+    // regorus 0.14 panics on a sprintf width written with a non-ASCII digit;
+    // a format built at run time escapes the load-time check.
+    let policy = "package sv.k8s\n\ndeny contains {\"id\": \"P\", \"severity\": \"low\", \"message\": sprintf(concat(\"\", [\"%\", \"\u{663}\", \"d\"]), [1])} if true\n";
     let mut set = policies(&[("panic.rego", policy)]);
     let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
     assert!(findings.is_empty());
@@ -328,4 +329,29 @@ deny contains {"id": "R", "severity": "low", "message": sprintf("%v %v %v", [num
         matches!(errors[..], [RegoError::Eval { ref message, .. }] if message.contains("exceed")),
         "{errors:?}"
     );
+}
+
+#[test]
+fn literal_sprintf_formats_with_huge_widths_are_rejected() {
+    let module = |format: &str| {
+        format!("package sv.k8s\n\ndeny contains {{\"id\": \"W\", \"severity\": \"low\", \"message\": sprintf({format:?}, [1])}} if true\n")
+    };
+    let mut set = PolicySet::new();
+    for bad in [
+        "%999999999d",
+        "%\u{663}d",
+        "ok %5d then %00000000000000000000099999v",
+        "%.99999999f",
+    ] {
+        let err = set.add_policy("w.rego", &module(bad)).unwrap_err();
+        assert!(
+            matches!(err, RegoError::Parse { ref message, .. } if message.contains("width")),
+            "{bad}: {err:?}"
+        );
+    }
+    assert!(set.sources().is_empty());
+    set.add_policy("fine.rego", &module("100%% %5d")).unwrap();
+    let (findings, errors) = set.eval_deny(K8S_DENY_QUERY, &json!({}));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(findings[0].message, "100%     1");
 }

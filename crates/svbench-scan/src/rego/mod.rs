@@ -28,6 +28,7 @@
 
 mod bounded;
 mod deny;
+mod format_width;
 mod recursion;
 
 use std::collections::BTreeMap;
@@ -41,6 +42,7 @@ use sha2::{Digest, Sha256};
 
 pub use bounded::MAX_RANGE_ELEMENTS;
 pub use deny::{is_valid_rule_id, DenyFinding, Severity};
+pub use format_width::MAX_SPRINTF_WIDTH;
 
 /// Query for Kubernetes policies.
 pub const K8S_DENY_QUERY: &str = "data.sv.k8s.deny";
@@ -210,20 +212,20 @@ impl PolicySet {
             name: name.to_owned(),
             message: e.to_string(),
         })?;
-        match recursion::function_cycle(&ast) {
-            Ok(None) => {}
-            Ok(Some(functions)) => {
-                return Err(RegoError::Recursion {
-                    name: name.to_owned(),
-                    functions,
-                })
-            }
-            Err(message) => {
-                return Err(RegoError::Parse {
-                    name: name.to_owned(),
-                    message,
-                })
-            }
+        // The AST is read with serde_json's nesting limit; a module too deep
+        // for it is rejected rather than left unchecked.
+        let ast: Value = serde_json::from_str(&ast)
+            .map_err(|e| parse_error(format!("policy AST unreadable: {e}")))?;
+        if let Some(functions) = recursion::function_cycle(&ast) {
+            return Err(RegoError::Recursion {
+                name: name.to_owned(),
+                functions,
+            });
+        }
+        if let Some(format) = format_width::oversized_format(&ast) {
+            return Err(parse_error(format!(
+                "sprintf format {format:?} has a field width above {MAX_SPRINTF_WIDTH} or non-ASCII digits"
+            )));
         }
         self.loaded = engine.clone();
         self.engine = engine;

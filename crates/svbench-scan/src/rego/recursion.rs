@@ -12,14 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 /// The functions on a call cycle, sorted, or `None` when there is none.
-///
-/// # Errors
-///
-/// A message when the AST cannot be read (e.g. nested deeper than the JSON
-/// reader accepts); callers treat that as a rejection.
-pub(super) fn function_cycle(ast_json: &str) -> Result<Option<Vec<String>>, String> {
-    let modules: Value =
-        serde_json::from_str(ast_json).map_err(|e| format!("policy AST unreadable: {e}"))?;
+pub(super) fn function_cycle(modules: &Value) -> Option<Vec<String>> {
     let mut specs = Vec::new();
     for module in modules.as_array().into_iter().flatten() {
         let ast = &module["ast"];
@@ -66,14 +59,14 @@ pub(super) fn function_cycle(ast_json: &str) -> Result<Option<Vec<String>>, Stri
         }
     }
     if remaining.is_empty() {
-        Ok(None)
+        None
     } else {
-        Ok(Some(remaining.keys().map(|f| (*f).to_owned()).collect()))
+        Some(remaining.keys().map(|f| (*f).to_owned()).collect())
     }
 }
 
 /// `a.b.c` for a `Var`/`RefDot` chain; `None` for anything else.
-fn ref_path(value: &Value) -> Option<String> {
+pub(super) fn ref_path(value: &Value) -> Option<String> {
     let mut fields = Vec::new();
     let mut current = value;
     loop {
