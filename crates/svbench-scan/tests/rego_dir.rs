@@ -94,3 +94,16 @@ fn policy_sets_can_move_to_worker_threads() {
     });
     assert_eq!(handle.join().unwrap(), 1);
 }
+
+#[test]
+fn the_set_hash_follows_contents_not_names() {
+    let mut a = PolicySet::new();
+    a.add_policy("one.rego", USER).unwrap();
+    let mut b = PolicySet::new();
+    b.add_policy("elsewhere/two.rego", USER).unwrap();
+    assert_eq!(a.policies_sha256(), b.policies_sha256());
+    assert_ne!(a.policies_sha256(), PolicySet::new().policies_sha256());
+    b.add_policy("lib.rego", "package sv.lib\n\nx := 1\n")
+        .unwrap();
+    assert_ne!(a.policies_sha256(), b.policies_sha256());
+}

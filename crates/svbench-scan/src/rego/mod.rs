@@ -188,6 +188,18 @@ impl PolicySet {
         &self.sources
     }
 
+    /// One hash for the whole set, for the analyzer version of a scan report:
+    /// the SHA-256 of the modules' hex hashes, one per line, in load order.
+    #[must_use]
+    pub fn policies_sha256(&self) -> String {
+        let mut lines = String::new();
+        for source in &self.sources {
+            lines.push_str(&source.sha256);
+            lines.push('\n');
+        }
+        sha256_hex(lines.as_bytes())
+    }
+
     /// Adds one module from text; `name` identifies it in errors.
     ///
     /// # Errors
