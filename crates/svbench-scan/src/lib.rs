@@ -29,18 +29,28 @@
 //! ```
 
 mod build;
+mod catalogue;
 mod error;
+mod finding;
 mod node;
 mod resolve;
+mod severity;
 mod split;
 
+pub mod k8s;
+pub mod kube_linter;
+pub mod opa;
 pub mod rego;
+pub mod semgrep;
 pub mod terraform;
 
 pub use build::{parse_document, Limits};
+pub use catalogue::{Enabled, RuleInfo, Tier};
 pub use error::YamlError;
+pub use finding::{Analysis, Finding, ObjectRef, ScanError, TerraformKind, Tool};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle};
 pub use resolve::{resolve_plain, ScalarValue};
+pub use severity::Severity;
 pub use split::{decode_input, split_documents, DocumentSource, SplitDocuments};
 
 /// One document of a file after splitting and parsing.

@@ -3,41 +3,7 @@
 use serde_json::Value;
 
 use super::RegoError;
-
-/// Project severity of a Rego finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
-    /// `low`.
-    Low,
-    /// `med` (policies may write `medium`).
-    Med,
-    /// `high` (policies may write `critical`).
-    High,
-}
-
-impl Severity {
-    /// Reads a policy's severity: `low`, `med`/`medium`, `high`/`critical`,
-    /// in any case; anything else is `None`.
-    #[must_use]
-    pub fn parse(text: &str) -> Option<Severity> {
-        match text.to_ascii_lowercase().as_str() {
-            "low" => Some(Severity::Low),
-            "med" | "medium" => Some(Severity::Med),
-            "high" | "critical" => Some(Severity::High),
-            _ => None,
-        }
-    }
-
-    /// The project spelling: `low`, `med` or `high`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Low => "low",
-            Severity::Med => "med",
-            Severity::High => "high",
-        }
-    }
-}
+use crate::Severity;
 
 /// One valid element of a deny set.
 #[derive(Debug, Clone, PartialEq, Eq)]

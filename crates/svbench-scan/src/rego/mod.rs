@@ -53,8 +53,9 @@ use regorus::utils::limits::ExecutionTimerConfig;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use crate::Severity;
 pub use bounded::MAX_RANGE_ELEMENTS;
-pub use deny::{is_valid_rule_id, DenyFinding, Severity};
+pub use deny::{is_valid_rule_id, DenyFinding};
 pub use format_width::MAX_SPRINTF_WIDTH;
 
 /// Query for Kubernetes policies.
