@@ -30,6 +30,8 @@ enum Command {
     /// Generate, import and hash datasets.
     #[command(subcommand)]
     Data(cmd::data::DataCommand),
+    /// Run the in-process config analyzers (kube-linter, semgrep, Rego) on files.
+    Scan(cmd::scan::ScanArgs),
     /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
     Bench(cmd::bench::BenchArgs),
 }
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => cmd::eval::run(*args, &cli.global),
         Command::Report(args) => cmd::report::run(args, &cli.global),
         Command::Data(args) => cmd::data::run(args, &cli.global),
+        Command::Scan(args) => cmd::scan::run(args, &cli.global),
         Command::Bench(args) => cmd::bench::run(args, &cli.global),
     };
     match result {

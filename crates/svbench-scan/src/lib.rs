@@ -41,6 +41,7 @@ pub mod k8s;
 pub mod kube_linter;
 pub mod opa;
 pub mod rego;
+pub mod scan;
 pub mod semgrep;
 pub mod terraform;
 

@@ -17,8 +17,15 @@ use crate::exit;
 /// Arguments of `svbench bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Environment to benchmark (e1).
+    /// What to benchmark: e1 (scoring, report, rollouts) or scan (the config analyzers).
     pub env: String,
+    /// scan: an E2 JSONL file of configs (`question`, `meta.lang`) [default:
+    /// the upstream mini set in ../shared, when present].
+    #[arg(long, value_name = "FILE")]
+    pub configs: Option<std::path::PathBuf>,
+    /// scan: generated multi-document manifests to benchmark.
+    #[arg(long, default_value_t = 2_000)]
+    pub manifests: usize,
     /// Completions to score in the scoring benchmark.
     #[arg(long, default_value_t = 2_000_000)]
     pub completions: usize,
@@ -47,9 +54,12 @@ const ANSWERS: [&str; 8] = [
 
 /// Runs the command; returns the exit code.
 pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    if args.env == "scan" {
+        return super::bench_scan::run(args.configs.as_deref(), args.manifests);
+    }
     if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
         return Err(exit::usage(format!(
-            "no benchmark for `{}` in this build (available: e1)",
+            "no benchmark for `{}` in this build (available: e1, scan)",
             args.env
         )));
     }

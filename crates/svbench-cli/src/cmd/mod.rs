@@ -2,10 +2,12 @@
 
 pub mod bench;
 pub mod bench_rollouts;
+pub mod bench_scan;
 pub mod data;
 pub mod eval;
 pub mod eval_agent;
 pub mod report;
+pub mod scan;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,93 @@
+//! The human-readable output of `svbench scan`.
+
+use std::fmt::Write;
+
+use svbench_scan::scan::{FileReport, Scanner};
+use svbench_scan::{kube_linter, semgrep, Tool};
+
+use super::inputs::Skipped;
+
+/// One line per finding and per error, then a summary line.
+pub fn render(reports: &[FileReport], skipped: &[Skipped]) -> String {
+    let mut out = String::new();
+    let (mut findings, mut errors) = (0, 0);
+    for report in reports {
+        for f in &report.findings {
+            findings += 1;
+            let _ = write!(
+                out,
+                "{}: {} [{}] {}",
+                f.location(),
+                f.full_id(),
+                f.severity,
+                f.message
+            );
+            if let Some(svbench_scan::ObjectRef::K8s { kind, name, .. }) = &f.object {
+                let _ = write!(out, " ({kind} {})", name.as_deref().unwrap_or("<unnamed>"));
+            }
+            out.push('\n');
+        }
+        for e in &report.errors {
+            errors += 1;
+            let tool = e.tool.map_or("scan", Tool::as_str);
+            let doc = e
+                .doc_index
+                .map(|d| format!(" (document {d})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{}{doc}: error [{tool}] {}", e.file, e.message);
+        }
+    }
+    for s in skipped {
+        let _ = writeln!(out, "{}: skipped: {}", s.path, s.reason);
+    }
+    let _ = writeln!(
+        out,
+        "{} file{} scanned: {findings} finding{}, {errors} error{}{}",
+        reports.len(),
+        plural(reports.len()),
+        plural(findings),
+        plural(errors),
+        if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(", {} skipped", skipped.len())
+        }
+    );
+    out
+}
+
+/// The check catalogue: namespace, id, severity, on/off by default.
+pub fn render_checks(scanner: &Scanner) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<12} {:<4} {:<7} CHECK",
+        "NAMESPACE", "SEV", "DEFAULT"
+    );
+    for cat in [kube_linter::catalogue(), semgrep::catalogue()] {
+        for r in cat {
+            let on = if r.tier.enabled_by_default() {
+                "on"
+            } else {
+                "off"
+            };
+            let _ = writeln!(out, "{:<12} {:<4} {:<7} {}", r.tool, r.severity, on, r.id);
+        }
+    }
+    for r in scanner.opa_rules() {
+        let _ = writeln!(
+            out,
+            "{:<12} {:<4} {:<7} {} — {}",
+            "opa", r.severity, "on", r.id, r.title
+        );
+    }
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

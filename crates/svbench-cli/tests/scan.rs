@@ -1,0 +1,305 @@
+//! `svbench scan` end to end: formats, exit codes, check selection, user
+//! policies, directory walks past bad files.
+
+mod common;
+
+use common::{stdout, Sandbox};
+use serde_json::Value;
+
+/// A Deployment every default check, semgrep rule and project policy accepts.
+const CLEAN: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 10001
+      containers:
+      - name: web
+        image: nginx:1.25.3
+        resources:
+          requests:
+            cpu: 100m
+            memory: 64Mi
+          limits:
+            cpu: 500m
+            memory: 128Mi
+        securityContext:
+          readOnlyRootFilesystem: true
+          allowPrivilegeEscalation: false
+          capabilities:
+            drop: [\"ALL\"]
+";
+
+const BAD_POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bad
+spec:
+  hostNetwork: true
+  containers:
+  - name: app
+    image: nginx:latest
+    securityContext:
+      privileged: true
+";
+
+fn json_out(o: &std::process::Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+fn ids(file: &Value) -> Vec<String> {
+    file["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn clean_manifest_exits_zero() {
+    let sb = Sandbox::new();
+    sb.write("ok.yaml", CLEAN);
+    let o = sb.run(&["scan", "ok.yaml", "--format", "json"]);
+    let out = json_out(&o);
+    assert_eq!(
+        ids(&out["files"][0]),
+        Vec::<String>::new(),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+    for ns in ["kube-linter", "semgrep", "opa"] {
+        assert_eq!(out["analyzers"][ns]["backend"], "native", "{ns}");
+        assert!(out["analyzers"][ns]["version"].as_str().unwrap().contains("svbench-scan"));
+    }
+}
+
+#[test]
+fn findings_exit_one_in_every_format() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+
+    let o = sb.run(&["scan", "pod.yaml", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = json_out(&o);
+    let file = &out["files"][0];
+    assert_eq!(file["path"], "pod.yaml");
+    assert_eq!(file["type"], "k8s");
+    assert!(file["post_patch"].is_null());
+    let ids = ids(file);
+    for want in [
+        "kube-linter/privileged-container",
+        "kube-linter/host-network",
+        "kube-linter/latest-tag",
+        "semgrep/yaml.kubernetes.security.privileged-container.privileged-container",
+        "opa/K8S_002",
+    ] {
+        assert!(ids.iter().any(|i| i == want), "{want} not in {ids:?}");
+    }
+    let f = file["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "kube-linter/privileged-container")
+        .unwrap();
+    assert_eq!(f["severity"], "high");
+    assert_eq!(f["container"], "app");
+    assert_eq!(f["object"]["kind"], "Pod");
+    assert_eq!(f["object"]["name"], "bad");
+    assert!(f["object"]["namespace"].is_null());
+    assert!(f["location"].as_str().unwrap().starts_with("pod.yaml:"));
+
+    let o = sb.run(&["scan", "pod.yaml"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.contains("kube-linter/host-network [high]"), "{text}");
+    assert!(text.contains("1 file scanned"), "{text}");
+
+    let o = sb.run(&["scan", "pod.yaml", "--format", "sarif"]);
+    assert_eq!(o.status.code(), Some(1));
+    let sarif = json_out(&o);
+    assert_eq!(sarif["version"], "2.1.0");
+    let runs = sarif["runs"].as_array().unwrap();
+    let names: Vec<&str> = runs
+        .iter()
+        .map(|r| r["tool"]["driver"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["kube-linter", "semgrep", "opa"]);
+    let kl = &runs[0];
+    let result = kl["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "host-network")
+        .unwrap();
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "pod.yaml"
+    );
+    assert!(result["locations"][0]["physicalLocation"]["region"]["startLine"].is_u64());
+}
+
+#[test]
+fn directory_walk_continues_past_bad_files_and_lists_skipped() {
+    let sb = Sandbox::new();
+    sb.write("cfg/a/ok.yaml", CLEAN);
+    sb.write("cfg/b/pod.yaml", BAD_POD);
+    sb.write("cfg/notes.txt", "hello");
+    sb.write("cfg/values.yaml", "replicas: 3\n");
+    std::fs::write(sb.path().join("cfg/c.yaml"), b"apiVersion: v1\x00\xff\xfe").unwrap();
+    let o = sb.run(&["scan", "cfg", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let out = json_out(&o);
+    let paths: Vec<&str> = out["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["cfg/a/ok.yaml", "cfg/b/pod.yaml", "cfg/c.yaml"]);
+    assert!(!out["files"][1]["findings"].as_array().unwrap().is_empty());
+    let err = &out["files"][2]["errors"][0];
+    assert!(err["message"].as_str().unwrap().contains("UTF-8"), "{err}");
+    let skipped: Vec<&str> = out["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(skipped, ["cfg/notes.txt", "cfg/values.yaml"]);
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+    sb.write("notes.txt", "x");
+    for args in [
+        &["scan", "pod.yaml", "--include", "no-such-check"][..],
+        &["scan", "pod.yaml", "--tools", "kubelinter"],
+        &["scan", "notes.txt"],
+        &["scan", "missing.yaml"],
+        &["scan", "--stdin"],
+        &["scan", "pod.yaml", "--patch", "p.diff"],
+        &["scan", "pod.yaml", "--type", "py"],
+    ] {
+        let o = sb.run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", common::stderr(&o));
+        assert!(!common::stderr(&o).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn include_exclude_and_tools_change_what_runs() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["scan", "pod.yaml", "--format", "json"];
+        args.extend_from_slice(extra);
+        ids(&json_out(&sb.run(&args))["files"][0])
+    };
+    let default = run(&[]);
+    assert!(!default.iter().any(|i| i == "kube-linter/no-liveness-probe"));
+    let included = run(&["--include", "no-liveness-probe"]);
+    assert!(included.iter().any(|i| i == "kube-linter/no-liveness-probe"));
+    let excluded = run(&["--exclude", "kube-linter/latest-tag,K8S_002"]);
+    assert!(!excluded.iter().any(|i| i == "kube-linter/latest-tag"));
+    assert!(!excluded.iter().any(|i| i == "opa/K8S_002"));
+    let primary = run(&["--tools", "primary"]);
+    assert!(primary.iter().all(|i| i.starts_with("kube-linter/")), "{primary:?}");
+    let opa_only = run(&["--tools", "opa"]);
+    assert!(opa_only.iter().all(|i| i.starts_with("opa/")), "{opa_only:?}");
+}
+
+#[test]
+fn user_policy_dirs_add_findings() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+    sb.write(
+        "policies/names.rego",
+        "package sv.k8s\n\ndeny contains {\"id\": \"USR_NAME\", \"severity\": \"low\", \"message\": \"short name\"} if {\n    count(input.object.metadata.name) < 4\n}\n",
+    );
+    let o = sb.run(&[
+        "scan", "pod.yaml", "--tools", "opa", "--policy-dir", "policies", "--format", "json",
+    ]);
+    let out = json_out(&o);
+    let f = out["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "opa/USR_NAME")
+        .unwrap_or_else(|| panic!("{}", stdout(&o)))
+        .clone();
+    assert_eq!(f["severity"], "low");
+    sb.write("bad/broken.rego", "package sv.k8s\ndeny contains x if {");
+    let o = sb.run(&["scan", "pod.yaml", "--policy-dir", "bad"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+}
+
+#[test]
+fn terraform_and_stdin() {
+    let sb = Sandbox::new();
+    sb.write(
+        "main.tf",
+        "resource \"aws_db_instance\" \"db\" {\n  storage_encrypted = false\n}\n",
+    );
+    let o = sb.run(&["scan", "main.tf", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = json_out(&o);
+    assert_eq!(out["files"][0]["type"], "tf");
+    let f = &out["files"][0]["findings"][0];
+    assert_eq!(f["id"], "opa/TF_004");
+    assert_eq!(f["object"]["kind"], "terraform_resource");
+    assert_eq!(f["object"]["name"], "aws_db_instance.db");
+    // Upstream's notion: semgrep is the Terraform analyzer, and it has no rules.
+    let o = sb.run(&["scan", "main.tf", "--tools", "primary"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args(["scan", "--stdin", "--type", "k8s", "--format", "json"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(BAD_POD.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(json_out(&o)["files"][0]["path"], "<stdin>");
+}
+
+#[test]
+fn list_checks_names_every_namespace() {
+    let o = Sandbox::new().run(&["scan", "--list-checks"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    for want in [
+        "run-as-non-root",
+        "no-liveness-probe",
+        "yaml.kubernetes.security.hostpid-pod.hostpid-pod",
+        "TF_008",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+}

@@ -1,0 +1,176 @@
+//! One scan of one file: pick the analyzers for its type, run them, merge
+//! and order their findings (spec E2 §1.1–1.2, harness §1.2 `scan`).
+//!
+//! The [`Scanner`] is configured once ([`ScanOptions`]: which namespaces,
+//! which checks on or off, user policy directories) and then scans any number
+//! of files. Nothing in a file can make it fail: a file that cannot be read
+//! as text, a document that does not parse, a policy that times out — each is
+//! a [`ScanError`] in that file's [`FileReport`], and the other analyzers and
+//! documents still run.
+
+mod detect;
+mod options;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::opa::Opa;
+use crate::terraform::parse_module;
+use crate::{
+    decode_input, kube_linter, parse_documents, semgrep, Analysis, Enabled, Finding, Limits,
+    ScanError, Tool,
+};
+
+pub use detect::{detect_type, FileType};
+pub use options::{ScanConfigError, ScanOptions, ToolSelection};
+
+/// The backend and version of one namespace, as recorded in scan output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnalyzerInfo {
+    /// `native` (in-process) or `external` (a real binary).
+    pub backend: &'static str,
+    /// Crate version and emulated semantics, or the binary's version.
+    pub version: String,
+}
+
+/// Everything one file produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// The file's path as given (or its workspace name).
+    pub path: String,
+    /// How it was analysed.
+    #[serde(rename = "type")]
+    pub file_type: FileType,
+    /// Findings in output order (file, line, tool, rule, object, container).
+    pub findings: Vec<Finding>,
+    /// What could not be analysed.
+    pub errors: Vec<ScanError>,
+}
+
+impl FileReport {
+    /// A file that could not be analysed at all.
+    #[must_use]
+    pub fn unreadable(path: &str, file_type: FileType, message: String) -> FileReport {
+        FileReport {
+            path: path.to_owned(),
+            file_type,
+            findings: Vec::new(),
+            errors: vec![ScanError {
+                file: path.to_owned(),
+                doc_index: None,
+                tool: None,
+                message,
+            }],
+        }
+    }
+}
+
+/// A configured set of analyzers.
+#[derive(Debug, Clone)]
+pub struct Scanner {
+    tools: ToolSelection,
+    kube_linter: Enabled,
+    semgrep: Enabled,
+    opa: Opa,
+    opa_excluded: BTreeSet<String>,
+    limits: Limits,
+}
+
+impl Scanner {
+    /// Loads the policies and resolves the check selection.
+    ///
+    /// # Errors
+    /// Unknown tools or check names, and user policies that do not load.
+    pub fn new(options: &ScanOptions) -> Result<Scanner, ScanConfigError> {
+        let mut opa = Opa::builtin().map_err(|e| ScanConfigError::Policies(vec![e]))?;
+        for dir in &options.policy_dirs {
+            opa.add_policy_dir(dir).map_err(ScanConfigError::Policies)?;
+        }
+        let selection = options::resolve_checks(options, &opa.rules())?;
+        Ok(Scanner {
+            tools: options.tools.clone(),
+            kube_linter: selection.kube_linter,
+            semgrep: selection.semgrep,
+            opa,
+            opa_excluded: selection.opa_excluded,
+            limits: options.limits,
+        })
+    }
+
+    /// The opa rules known to this scanner (built in and registered by user policies).
+    #[must_use]
+    pub fn opa_rules(&self) -> Vec<crate::opa::OpaRule> {
+        self.opa.rules()
+    }
+
+    /// The namespaces this scanner runs on files of `file_type`.
+    #[must_use]
+    pub fn tools_for(&self, file_type: FileType) -> Vec<Tool> {
+        self.tools.for_type(file_type)
+    }
+
+    /// Backend and version of every namespace that can run.
+    #[must_use]
+    pub fn analyzers(&self) -> BTreeMap<&'static str, AnalyzerInfo> {
+        let mut out = BTreeMap::new();
+        for tool in self.tools.all_selected() {
+            let version = match tool {
+                Tool::KubeLinter => kube_linter::VERSION.to_owned(),
+                Tool::Semgrep => semgrep::VERSION.to_owned(),
+                Tool::Opa => self.opa.version(),
+            };
+            out.insert(
+                tool.as_str(),
+                AnalyzerInfo {
+                    backend: "native",
+                    version,
+                },
+            );
+        }
+        out
+    }
+
+    /// Scans the bytes of one file of a known type; `path` names it in findings.
+    pub fn scan(&mut self, path: &str, bytes: &[u8], file_type: FileType) -> FileReport {
+        let text = match decode_input(bytes, &self.limits) {
+            Ok(text) => text,
+            Err(e) => return FileReport::unreadable(path, file_type, e.to_string()),
+        };
+        let mut analysis = Analysis::default();
+        let tools = self.tools.for_type(file_type);
+        match file_type {
+            FileType::K8s => {
+                let docs = parse_documents(text, &self.limits);
+                for tool in tools {
+                    analysis.extend(match tool {
+                        Tool::KubeLinter => kube_linter::lint(path, &docs, &self.kube_linter),
+                        Tool::Semgrep => semgrep::scan(path, text, &docs, &self.semgrep),
+                        Tool::Opa => self.opa.scan_k8s(path, &docs, &self.opa_excluded),
+                    });
+                }
+            }
+            FileType::Tf => match parse_module(text) {
+                Ok(module) => {
+                    // The native semgrep namespace has no Terraform rules and
+                    // kube-linter reads no Terraform: only opa looks at `.tf`.
+                    if tools.contains(&Tool::Opa) {
+                        analysis.extend(self.opa.scan_tf(path, &module, &self.opa_excluded));
+                    }
+                }
+                Err(e) => return FileReport::unreadable(path, file_type, e.to_string()),
+            },
+        }
+        let Analysis {
+            mut findings,
+            errors,
+        } = analysis;
+        findings.sort_by(Finding::output_order);
+        FileReport {
+            path: path.to_owned(),
+            file_type,
+            findings,
+            errors,
+        }
+    }
+}
