@@ -292,7 +292,25 @@ impl PolicySet {
     /// Evaluates `query` (e.g. [`K8S_DENY_QUERY`]) for `input` and validates
     /// the deny set. An undefined query (no policy defines it) yields nothing.
     pub fn eval_deny(&mut self, query: &str, input: &Value) -> (Vec<DenyFinding>, Vec<RegoError>) {
-        let value = match self.eval(query, input) {
+        match RegoInput::from_json(input) {
+            Ok(input) => self.eval_deny_input(query, &input),
+            Err(message) => (
+                Vec::new(),
+                vec![RegoError::Eval {
+                    query: query.to_owned(),
+                    message,
+                }],
+            ),
+        }
+    }
+
+    /// [`PolicySet::eval_deny`] for an input already converted (see [`RegoInput`]).
+    pub fn eval_deny_input(
+        &mut self,
+        query: &str,
+        input: &RegoInput,
+    ) -> (Vec<DenyFinding>, Vec<RegoError>) {
+        let value = match self.eval(query, &input.0) {
             Ok(Some(v)) => v,
             Ok(None) => return (Vec::new(), Vec::new()),
             Err(e) => return (Vec::new(), vec![e]),
@@ -322,7 +340,7 @@ impl PolicySet {
     pub fn meta_rules(&mut self) -> (BTreeMap<String, RuleMeta>, Vec<RegoError>) {
         let mut rules = BTreeMap::new();
         let mut errors = Vec::new();
-        let value = match self.eval(META_RULES_QUERY, &Value::Null) {
+        let value = match self.eval(META_RULES_QUERY, &regorus::Value::Null) {
             Ok(Some(v)) => v,
             Ok(None) => return (rules, errors),
             Err(e) => return (rules, vec![e]),
@@ -358,14 +376,13 @@ impl PolicySet {
     }
 
     /// Evaluates `query`; `None` when it is undefined.
-    fn eval(&mut self, query: &str, input: &Value) -> Result<Option<Value>, RegoError> {
+    fn eval(&mut self, query: &str, input: &regorus::Value) -> Result<Option<Value>, RegoError> {
         let eval_error = |message: String| RegoError::Eval {
             query: query.to_owned(),
             message,
         };
-        let rego_input: regorus::Value =
-            serde_json::from_value(input.clone()).map_err(|e| eval_error(format!("input: {e}")))?;
-        self.engine.set_input(rego_input);
+        // A reference-counted copy: the input's parts are shared, not copied.
+        self.engine.set_input(input.clone());
         // regorus can panic on hostile policies (e.g. `sprintf` widths written
         // with non-ASCII digits); a panic is this evaluation's error, and the
         // engine is rebuilt from the last loaded state since its interpreter
@@ -419,6 +436,45 @@ impl PolicySet {
                 message: format!("{err:#}"),
             }
         }
+    }
+}
+
+/// A policy input converted to the engine's value type.
+///
+/// The engine's values are reference-counted, so cloning a `RegoInput` is
+/// cheap: a part shared by many inputs (the `objects` list of a YAML file, a
+/// Terraform module view) is converted once and shared by every evaluation.
+#[derive(Debug, Clone)]
+pub struct RegoInput(regorus::Value);
+
+impl RegoInput {
+    /// Converts a JSON value.
+    ///
+    /// # Errors
+    /// The conversion's message (e.g. a number the engine cannot represent).
+    pub fn from_json(value: &Value) -> Result<RegoInput, String> {
+        serde_json::from_value(value.clone())
+            .map(RegoInput)
+            .map_err(|e| format!("input: {e}"))
+    }
+
+    /// An array of already converted values.
+    #[must_use]
+    pub fn array(items: Vec<RegoInput>) -> RegoInput {
+        RegoInput(regorus::Value::from(
+            items.into_iter().map(|i| i.0).collect::<Vec<_>>(),
+        ))
+    }
+
+    /// An object with string keys and already converted values.
+    #[must_use]
+    pub fn object<'a>(fields: impl IntoIterator<Item = (&'a str, RegoInput)>) -> RegoInput {
+        RegoInput(regorus::Value::from(
+            fields
+                .into_iter()
+                .map(|(k, v)| (regorus::Value::from(k), v.0))
+                .collect::<BTreeMap<_, _>>(),
+        ))
     }
 }
 

@@ -38,6 +38,41 @@ pub(super) fn convert(expr: &Expression, src: &str) -> Value {
     }
 }
 
+/// Records, under `pointer` (the expression's own JSON Pointer), the line of
+/// every part that [`convert`] keeps as a JSON element: array elements and
+/// object keys of constructors, recursively.
+pub(super) fn record_lines(
+    expr: &Expression,
+    pointer: &str,
+    line_of: &dyn Fn(Option<std::ops::Range<usize>>) -> usize,
+    out: &mut std::collections::BTreeMap<String, usize>,
+) {
+    match expr {
+        Expression::Array(array) => {
+            for (i, item) in array.iter().enumerate() {
+                let item_pointer = format!("{pointer}/{i}");
+                out.insert(item_pointer.clone(), line_of(item.span()));
+                record_lines(item, &item_pointer, line_of, out);
+            }
+        }
+        Expression::Object(object) => {
+            // Mirrors `convert`: a computed key makes the object one expression.
+            if object.iter().any(|(key, _)| object_key(key).is_none()) {
+                return;
+            }
+            for (key, value) in object.iter() {
+                let Some(name) = object_key(key) else {
+                    continue;
+                };
+                let key_pointer = format!("{pointer}/{}", super::pointer_token(&name));
+                out.insert(key_pointer.clone(), line_of(key.span()));
+                record_lines(value.expr(), &key_pointer, line_of, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The JSON value of `expr` when it is a literal (no reference, no call other
 /// than `jsonencode` of a literal), else `None`.
 pub(super) fn literal(expr: &Expression) -> Option<Value> {

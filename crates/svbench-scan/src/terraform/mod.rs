@@ -15,7 +15,21 @@
 //!   except `jsonencode(<literal>)`, which becomes the JSON text Terraform
 //!   would produce.
 //!
-//! Other top-level blocks (`provider`, `data`, `locals`, `output`, `module`,
+//! **Project extension: data sources.** `data "TYPE" "NAME" { … }` blocks are
+//! parsed the same way into [`TfModule::data_sources`] (address
+//! `data.TYPE.NAME`) and appear in the module view under a `"data"` key,
+//! `{"data.aws_iam_policy_document.x": config}`, so that a policy evaluating a
+//! resource can read the data source it refers to (TF_008 reads
+//! `aws_iam_policy_document` statements). Data blocks are not evaluated on
+//! their own: policies still run once per `resource` and `variable` block.
+//!
+//! **Lines.** Every block keeps a map from JSON Pointers into its `config` to
+//! 1-based lines ([`TfBlock::lines`]): each argument (the line of its name),
+//! each element and key of a literal array/object constructor, and each nested
+//! block (the line of its keyword). [`TfBlock::line_of`] turns a deny
+//! element's `path` into a line by its longest recorded prefix.
+//!
+//! Other top-level blocks (`provider`, `locals`, `output`, `module`,
 //! `terraform`) are parsed for syntax but not returned.
 //!
 //! ```
@@ -28,6 +42,8 @@
 
 mod expr;
 mod jsonencode;
+
+use std::collections::BTreeMap;
 
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::Span;
@@ -98,6 +114,9 @@ pub enum TfBlockType {
     Resource,
     /// `variable "NAME" { … }`.
     Variable,
+    /// `data "TYPE" "NAME" { … }` (project extension: read through the module
+    /// view, never evaluated on its own).
+    Data,
 }
 
 impl TfBlockType {
@@ -107,11 +126,12 @@ impl TfBlockType {
         match self {
             TfBlockType::Resource => "resource",
             TfBlockType::Variable => "variable",
+            TfBlockType::Data => "data",
         }
     }
 }
 
-/// One `resource` or `variable` block in canonical form.
+/// One `resource`, `variable` or `data` block in canonical form.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TfBlock {
     /// Resource or variable.
@@ -120,12 +140,16 @@ pub struct TfBlock {
     pub r#type: Option<String>,
     /// The block's name label.
     pub name: String,
-    /// `aws_s3_bucket.b` for resources, `var.x` for variables.
+    /// `aws_s3_bucket.b` for resources, `var.x` for variables,
+    /// `data.aws_iam_policy_document.d` for data sources.
     pub address: String,
     /// 1-based line of the block keyword.
     pub line: usize,
     /// The block body as canonical JSON (an object).
     pub config: Value,
+    /// JSON Pointer into `config` → 1-based line, for every argument, nested
+    /// block and literal array element / object key (see the module docs).
+    pub lines: BTreeMap<String, usize>,
 }
 
 impl TfBlock {
@@ -141,32 +165,54 @@ impl TfBlock {
             "config": self.config,
         })
     }
+
+    /// The line of the JSON Pointer `pointer` into `config`: the line of its
+    /// longest prefix that was recorded, else the block's own line.
+    #[must_use]
+    pub fn line_of(&self, pointer: &str) -> usize {
+        let mut current = pointer;
+        loop {
+            if let Some(line) = self.lines.get(current) {
+                return *line;
+            }
+            match current.rfind('/') {
+                Some(i) => current = &current[..i],
+                None => return self.line,
+            }
+        }
+    }
 }
 
-/// All `resource` and `variable` blocks of one file, in source order.
+/// All `resource` and `variable` blocks of one file, in source order, and
+/// its `data` blocks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TfModule {
-    /// The blocks in source order.
+    /// The resource and variable blocks in source order: one policy
+    /// evaluation each.
     pub blocks: Vec<TfBlock>,
+    /// The `data` blocks in source order (project extension, see the module
+    /// docs): only visible to policies through the module view.
+    pub data_sources: Vec<TfBlock>,
 }
 
 impl TfModule {
-    /// The module view `M = {"resources": {address: config}, "variables": {name: config}}`.
+    /// The module view `M = {"resources": {address: config}, "variables":
+    /// {name: config}, "data": {address: config}}` (`data` is the project
+    /// extension of the module docs).
     #[must_use]
     pub fn module_view(&self) -> Value {
         let mut resources = Map::new();
         let mut variables = Map::new();
-        for block in &self.blocks {
-            match block.block_type {
-                TfBlockType::Resource => {
-                    resources.insert(block.address.clone(), block.config.clone());
-                }
-                TfBlockType::Variable => {
-                    variables.insert(block.name.clone(), block.config.clone());
-                }
-            }
+        let mut data = Map::new();
+        for block in self.blocks.iter().chain(&self.data_sources) {
+            let (map, key) = match block.block_type {
+                TfBlockType::Resource => (&mut resources, &block.address),
+                TfBlockType::Variable => (&mut variables, &block.name),
+                TfBlockType::Data => (&mut data, &block.address),
+            };
+            map.insert(key.clone(), block.config.clone());
         }
-        json!({"resources": resources, "variables": variables})
+        json!({"resources": resources, "variables": variables, "data": data})
     }
 
     /// One policy input per block: `{"block": B, "file": file, "module": M}`.
@@ -180,7 +226,7 @@ impl TfModule {
     }
 }
 
-/// Parses the text of a `.tf` file into its resource and variable blocks.
+/// Parses the text of a `.tf` file into its resource, variable and data blocks.
 ///
 /// # Errors
 ///
@@ -237,24 +283,47 @@ pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
                     format!("var.{name}"),
                 )
             }
+            "data" => {
+                let [ty, name] = labels[..] else {
+                    return Err(invalid(
+                        line,
+                        "data",
+                        "two labels (type and name)",
+                        labels.len(),
+                    ));
+                };
+                (
+                    TfBlockType::Data,
+                    Some(ty.to_owned()),
+                    name.to_owned(),
+                    format!("data.{ty}.{name}"),
+                )
+            }
             _ => continue,
         };
-        if module.blocks.iter().any(|b| b.address == address) {
+        let known = module.blocks.iter().chain(&module.data_sources);
+        if known.clone().any(|b| b.address == address) {
             return Err(TfError::Duplicate {
                 line,
                 what: block_type.as_str(),
                 name: address,
             });
         }
-        let config = Value::Object(body_json(&block.body, text, &lines)?);
-        module.blocks.push(TfBlock {
+        let mut block_lines = BTreeMap::new();
+        let config = Value::Object(body_json(&block.body, text, &lines, "", &mut block_lines)?);
+        let parsed = TfBlock {
             block_type,
             r#type,
             name,
             address,
             line,
             config,
-        });
+            lines: block_lines,
+        };
+        match block_type {
+            TfBlockType::Data => module.data_sources.push(parsed),
+            _ => module.blocks.push(parsed),
+        }
     }
     Ok(module)
 }
@@ -266,25 +335,42 @@ fn invalid(line: usize, keyword: &str, wanted: &str, got: usize) -> TfError {
     }
 }
 
-fn body_json(body: &Body, src: &str, lines: &LineIndex) -> Result<Map<String, Value>, TfError> {
+/// `body` as a JSON object; the lines of its parts are recorded in `out`
+/// under `prefix` (the body's JSON Pointer).
+fn body_json(
+    body: &Body,
+    src: &str,
+    lines: &LineIndex,
+    prefix: &str,
+    out: &mut BTreeMap<String, usize>,
+) -> Result<Map<String, Value>, TfError> {
     let mut map = Map::new();
     let mut block_names: Vec<&str> = Vec::new();
     for structure in body.iter() {
         match structure {
             Structure::Attribute(attr) => {
                 let key = attr.key.as_str();
+                let line = lines.line_of(attr.key.span());
                 if map.contains_key(key) {
                     return Err(TfError::Duplicate {
-                        line: lines.line_of(attr.key.span()),
+                        line,
                         what: "argument",
                         name: key.to_owned(),
                     });
                 }
+                let pointer = format!("{prefix}/{}", pointer_token(key));
+                out.insert(pointer.clone(), line);
+                expr::record_lines(&attr.value, &pointer, &|span| lines.line_of(span), out);
                 map.insert(key.to_owned(), expr::convert(&attr.value, src));
             }
             Structure::Block(block) => {
                 let key = block.ident.as_str();
-                let value = nested_block_json(block, src, lines)?;
+                let index = match map.get(key) {
+                    Some(Value::Array(items)) if block_names.contains(&key) => items.len(),
+                    _ => 0,
+                };
+                let pointer = format!("{prefix}/{}/{index}", pointer_token(key));
+                let value = nested_block_json(block, src, lines, &pointer, out)?;
                 if !block_names.contains(&key) {
                     if map.contains_key(key) {
                         // An argument and a block of the same name.
@@ -306,15 +392,35 @@ fn body_json(body: &Body, src: &str, lines: &LineIndex) -> Result<Map<String, Va
     Ok(map)
 }
 
-/// A nested block's body, wrapped in one object level per label.
-fn nested_block_json(block: &Block, src: &str, lines: &LineIndex) -> Result<Value, TfError> {
-    let mut value = Value::Object(body_json(&block.body, src, lines)?);
+/// A nested block's body, wrapped in one object level per label; `pointer`
+/// is the block's own JSON Pointer (`/ingress/0`).
+fn nested_block_json(
+    block: &Block,
+    src: &str,
+    lines: &LineIndex,
+    pointer: &str,
+    out: &mut BTreeMap<String, usize>,
+) -> Result<Value, TfError> {
+    let line = lines.line_of(block.ident.span());
+    let mut body_pointer = pointer.to_owned();
+    out.insert(body_pointer.clone(), line);
+    for label in block.labels.iter() {
+        body_pointer.push('/');
+        body_pointer.push_str(&pointer_token(label.as_str()));
+        out.insert(body_pointer.clone(), line);
+    }
+    let mut value = Value::Object(body_json(&block.body, src, lines, &body_pointer, out)?);
     for label in block.labels.iter().rev() {
         let mut wrapper = Map::new();
         wrapper.insert(label.as_str().to_owned(), value);
         value = Value::Object(wrapper);
     }
     Ok(value)
+}
+
+/// One JSON Pointer reference token: `~` → `~0`, `/` → `~1` (RFC 6901).
+pub(crate) fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// Byte offset → 1-based line.
