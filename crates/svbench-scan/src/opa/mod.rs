@@ -1,14 +1,50 @@
 //! The `opa` namespace: project Rego policies (embedded from `policies/`)
 //! and user policy directories, evaluated with `regorus` (spec E2 §1.7).
 //!
-//! INTERFACE ONLY — being implemented (issue 4).
+//! **Kubernetes.** Every YAML document that is a mapping with `apiVersion`
+//! and `kind` is one object (no schema typing); a core `v1` `List` is
+//! replaced by those of its items that are objects in the same sense. Each
+//! object is evaluated once against `data.sv.k8s.deny` with
+//! `input = {"object", "doc_index", "file", "objects": [every object of the file]}`.
+//! Documents that are not objects are skipped; documents that could not be
+//! read are recorded as errors of this tool (each analyzer reports what it
+//! could not analyse).
+//!
+//! **Terraform.** Each `resource` and `variable` block is evaluated once
+//! against `data.sv.tf.deny` with `input = {"block", "file", "module"}`
+//! ([`TfModule::policy_inputs`]; the module view also holds `data` sources,
+//! a project extension documented in [`crate::terraform`]).
+//!
+//! **Findings.** A valid deny element becomes a finding of the object or
+//! block under evaluation; its `path` (JSON Pointer into `input.object` or
+//! `input.block.config`) gives the line: the key of the deepest YAML node it
+//! reaches, or the longest recorded prefix of a Terraform block
+//! ([`crate::terraform::TfBlock::line_of`]); without a path, the object's or
+//! block's first line. An empty `container` is no container. The severity is
+//! the rule's catalogue severity from `data.sv.meta.rules` when registered,
+//! else the first severity observed for the id (which is then registered).
+//! Invalid elements, evaluation errors and timeouts are [`ScanError`]s.
+//!
+//! **Cost of `Clone`.** An [`Opa`] holds a [`PolicySet`], i.e. two regorus
+//! engines whose modules, compiled policy and data are reference-counted, so
+//! a clone copies a few pointers and small maps, not the policies; each clone
+//! prepares its engine (analysis of the modules, about a millisecond for the
+//! built-ins) on its first evaluation. Severities first observed by one clone
+//! are not seen by the others.
 
-use std::collections::BTreeSet;
+mod embedded;
+mod pointer;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::rego::RegoError;
-use crate::terraform::TfModule;
-use crate::{Analysis, ParsedDocument, Severity};
+use serde_json::Value;
+
+use crate::rego::{
+    DenyFinding, PolicySet, RegoError, RegoInput, RuleMeta, K8S_DENY_QUERY, TF_DENY_QUERY,
+};
+use crate::terraform::{TfBlock, TfModule};
+use crate::{Analysis, Finding, Node, ObjectRef, ParsedDocument, ScanError, Severity, Tool};
 
 /// A rule known to the opa namespace: built in, or registered by a user
 /// policy's `data.sv.meta.rules`.
@@ -18,14 +54,18 @@ pub struct OpaRule {
     pub id: String,
     /// Catalogue severity.
     pub severity: Severity,
-    /// One-line title.
+    /// One-line title (the id itself when none was registered).
     pub title: String,
 }
 
 /// The loaded policies.
 #[derive(Debug, Clone)]
 pub struct Opa {
-    _private: (),
+    policies: PolicySet,
+    /// Rules registered by `data.sv.meta.rules`.
+    catalogue: BTreeMap<String, OpaRule>,
+    /// Rules first seen in a deny set without a catalogue entry.
+    observed: BTreeMap<String, OpaRule>,
 }
 
 impl Opa {
@@ -34,28 +74,80 @@ impl Opa {
     /// # Errors
     /// Only if an embedded policy does not load (a build defect, tested).
     pub fn builtin() -> Result<Opa, RegoError> {
-        unimplemented!("opa policies are not implemented yet")
+        Opa::builtin_with(PolicySet::new())
+    }
+
+    /// The built-in policies in `policies` (e.g. a set with another
+    /// execution limit, [`PolicySet::with_limit`]).
+    ///
+    /// # Errors
+    /// As [`Opa::builtin`].
+    pub fn builtin_with(mut policies: PolicySet) -> Result<Opa, RegoError> {
+        for (name, text) in embedded::POLICIES {
+            policies.add_policy(name, text)?;
+        }
+        let mut opa = Opa {
+            policies,
+            catalogue: BTreeMap::new(),
+            observed: BTreeMap::new(),
+        };
+        if let Some(error) = opa.reload_catalogue().into_iter().next() {
+            return Err(error);
+        }
+        Ok(opa)
+    }
+
+    /// The names of the embedded policy modules (paths relative to the
+    /// repository root), in load order.
+    #[must_use]
+    pub fn builtin_policy_names() -> Vec<&'static str> {
+        embedded::POLICIES.iter().map(|(name, _)| *name).collect()
     }
 
     /// Adds every `*.rego` under `dir` (recursive, `*_test.rego` excluded).
     ///
+    /// Files that load are kept even when others fail. User policies add to
+    /// `deny` in packages `sv.k8s` / `sv.tf` and may register their ids with
+    /// `rules.MY_ID := {"severity": …, "title": …}` in package `sv.meta`.
+    ///
     /// # Errors
-    /// Every file that could not be read or loaded.
+    /// Every file that could not be read or loaded, and a
+    /// `data.sv.meta.rules` that no longer evaluates or has bad entries.
     pub fn add_policy_dir(&mut self, dir: &Path) -> Result<(), Vec<RegoError>> {
-        let _ = dir;
-        unimplemented!()
+        let (_, mut errors) = self.policies.add_policy_dir(dir);
+        errors.extend(self.reload_catalogue());
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
-    /// Built-in rules plus those registered by loaded user policies, sorted by id.
+    /// Built-in rules plus those registered by loaded user policies (or
+    /// first observed in a scan), sorted by id.
     #[must_use]
     pub fn rules(&self) -> Vec<OpaRule> {
-        unimplemented!()
+        let mut rules: BTreeMap<&str, &OpaRule> = BTreeMap::new();
+        for rule in self.observed.values().chain(self.catalogue.values()) {
+            rules.insert(&rule.id, rule);
+        }
+        rules.into_values().cloned().collect()
     }
 
     /// Version string: crate version and the SHA-256 of the loaded `.rego` set.
     #[must_use]
     pub fn version(&self) -> String {
-        unimplemented!()
+        format!(
+            "svbench-scan {} (rego sha256:{})",
+            env!("CARGO_PKG_VERSION"),
+            self.policies.policies_sha256()
+        )
+    }
+
+    /// The policy set (e.g. for its [`PolicySet::sources`]).
+    #[must_use]
+    pub fn policies(&self) -> &PolicySet {
+        &self.policies
     }
 
     /// Evaluates `data.sv.k8s.deny` once per object of a YAML file.
@@ -65,8 +157,74 @@ impl Opa {
         docs: &[ParsedDocument],
         excluded: &BTreeSet<String>,
     ) -> Analysis {
-        let _ = (file, docs, excluded);
-        unimplemented!()
+        let mut analysis = Analysis::default();
+        let error = |doc_index: Option<usize>, message: String| ScanError {
+            file: file.to_owned(),
+            doc_index,
+            tool: Some(Tool::Opa),
+            message,
+        };
+        let mut objects = Vec::new();
+        for doc in docs {
+            let root = match &doc.result {
+                Ok(root) => root,
+                Err(e) => {
+                    analysis.errors.push(error(doc.doc_index, e.to_string()));
+                    continue;
+                }
+            };
+            let Some(doc_index) = doc.doc_index else {
+                continue;
+            };
+            match k8s_objects(root, doc_index) {
+                Ok(found) => objects.extend(found),
+                Err(message) => analysis.errors.push(error(Some(doc_index), message)),
+            }
+        }
+        let mut converted = Vec::with_capacity(objects.len());
+        for object in &objects {
+            match RegoInput::from_json(&object.json) {
+                Ok(input) => converted.push(Some(input)),
+                Err(message) => {
+                    analysis.errors.push(error(Some(object.doc_index), message));
+                    converted.push(None);
+                }
+            }
+        }
+        let all = RegoInput::array(converted.iter().flatten().cloned().collect());
+        let file_input = RegoInput::from_json(&Value::from(file)).expect("a string converts");
+        for (object, input) in objects.iter().zip(converted) {
+            let Some(input) = input else { continue };
+            let doc_index =
+                RegoInput::from_json(&Value::from(object.doc_index)).expect("an index converts");
+            let input = RegoInput::object([
+                ("object", input),
+                ("doc_index", doc_index),
+                ("file", file_input.clone()),
+                ("objects", all.clone()),
+            ]);
+            let (denied, errors) = self.policies.eval_deny_input(K8S_DENY_QUERY, &input);
+            analysis.errors.extend(
+                errors
+                    .into_iter()
+                    .map(|e| error(Some(object.doc_index), e.to_string())),
+            );
+            for deny in denied {
+                if excluded.contains(&deny.id) {
+                    continue;
+                }
+                let line = pointer::yaml_line(object.node, deny.path.as_deref().unwrap_or(""));
+                let finding = self.finding(
+                    deny,
+                    file,
+                    line,
+                    Some(object.doc_index),
+                    k8s_object_ref(&object.json),
+                );
+                analysis.findings.push(finding);
+            }
+        }
+        analysis
     }
 
     /// Evaluates `data.sv.tf.deny` once per resource and variable block.
@@ -76,7 +234,188 @@ impl Opa {
         module: &TfModule,
         excluded: &BTreeSet<String>,
     ) -> Analysis {
-        let _ = (file, module, excluded);
-        unimplemented!()
+        let mut analysis = Analysis::default();
+        let error = |message: String| ScanError {
+            file: file.to_owned(),
+            doc_index: None,
+            tool: Some(Tool::Opa),
+            message,
+        };
+        let view = match RegoInput::from_json(&module.module_view()) {
+            Ok(view) => view,
+            Err(message) => {
+                analysis.errors.push(error(message));
+                return analysis;
+            }
+        };
+        let file_input = RegoInput::from_json(&Value::from(file)).expect("a string converts");
+        for block in &module.blocks {
+            let block_input = match RegoInput::from_json(&block.to_json()) {
+                Ok(input) => input,
+                Err(message) => {
+                    analysis
+                        .errors
+                        .push(error(format!("{}: {message}", block.address)));
+                    continue;
+                }
+            };
+            let input = RegoInput::object([
+                ("block", block_input),
+                ("file", file_input.clone()),
+                ("module", view.clone()),
+            ]);
+            let (denied, errors) = self.policies.eval_deny_input(TF_DENY_QUERY, &input);
+            analysis.errors.extend(
+                errors
+                    .into_iter()
+                    .map(|e| error(format!("{}: {e}", block.address))),
+            );
+            for deny in denied {
+                if excluded.contains(&deny.id) {
+                    continue;
+                }
+                let line = tf_line(block, deny.path.as_deref());
+                let finding = self.finding(
+                    deny,
+                    file,
+                    line,
+                    None,
+                    ObjectRef::terraform(block.address.clone()),
+                );
+                analysis.findings.push(finding);
+            }
+        }
+        analysis
+    }
+
+    /// A finding for a valid deny element, with the catalogue severity.
+    fn finding(
+        &mut self,
+        deny: DenyFinding,
+        file: &str,
+        line: usize,
+        doc_index: Option<usize>,
+        object: ObjectRef,
+    ) -> Finding {
+        let severity = match self.catalogue.get(&deny.id) {
+            Some(rule) => rule.severity,
+            None => {
+                self.observed
+                    .entry(deny.id.clone())
+                    .or_insert_with(|| OpaRule {
+                        id: deny.id.clone(),
+                        severity: deny.severity,
+                        title: deny.id.clone(),
+                    })
+                    .severity
+            }
+        };
+        Finding {
+            tool: Tool::Opa,
+            rule_id: deny.id,
+            severity,
+            message: deny.message,
+            file: file.to_owned(),
+            line: Some(line),
+            doc_index,
+            object: Some(object),
+            container: deny.container.filter(|c| !c.is_empty()),
+        }
+    }
+
+    /// Re-reads `data.sv.meta.rules` into the catalogue; on an evaluation
+    /// error the catalogue is left as it was.
+    fn reload_catalogue(&mut self) -> Vec<RegoError> {
+        let (rules, errors) = self.policies.meta_rules();
+        let failed = errors
+            .iter()
+            .any(|e| !matches!(e, RegoError::InvalidDeny { .. }));
+        if !failed {
+            self.catalogue = rules
+                .into_iter()
+                .map(|(id, RuleMeta { severity, title })| {
+                    let title = title.unwrap_or_else(|| id.clone());
+                    (
+                        id.clone(),
+                        OpaRule {
+                            id,
+                            severity,
+                            title,
+                        },
+                    )
+                })
+                .collect();
+        }
+        errors
+    }
+}
+
+/// One Kubernetes object of a file: its JSON, its tree (for lines) and its
+/// document.
+struct K8sObject<'a> {
+    json: Value,
+    node: &'a Node,
+    doc_index: usize,
+}
+
+/// The objects of one document: itself, or the items of a core `v1` List.
+fn k8s_objects(root: &Node, doc_index: usize) -> Result<Vec<K8sObject<'_>>, String> {
+    let json = root.to_json().map_err(|e| e.to_string())?;
+    if !is_object(&json) {
+        return Ok(Vec::new());
+    }
+    let is_list = json["apiVersion"] == "v1" && json["kind"] == "List";
+    if !is_list {
+        return Ok(vec![K8sObject {
+            json,
+            node: root,
+            doc_index,
+        }]);
+    }
+    let (Some(items), Some(nodes)) = (
+        json["items"].as_array(),
+        root.get("items").and_then(Node::as_sequence),
+    ) else {
+        return Ok(Vec::new());
+    };
+    Ok(items
+        .iter()
+        .zip(nodes)
+        .filter(|(item, _)| is_object(item))
+        .map(|(item, node)| K8sObject {
+            json: item.clone(),
+            node,
+            doc_index,
+        })
+        .collect())
+}
+
+/// A mapping with `apiVersion` and `kind`.
+fn is_object(json: &Value) -> bool {
+    json.get("apiVersion").is_some() && json.get("kind").is_some()
+}
+
+/// The object reference of a finding, fields as written.
+fn k8s_object_ref(json: &Value) -> ObjectRef {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    let metadata = json.get("metadata");
+    let field = |key: &str| metadata.and_then(|m| m.get(key)).and_then(text);
+    ObjectRef::K8s {
+        api_version: json.get("apiVersion").and_then(text),
+        kind: json.get("kind").and_then(text).unwrap_or_default(),
+        name: field("name"),
+        namespace: field("namespace"),
+    }
+}
+
+/// The line of a deny element's path in a Terraform block.
+fn tf_line(block: &TfBlock, path: Option<&str>) -> usize {
+    match path {
+        Some(path) if !path.is_empty() => block.line_of(path),
+        _ => block.line,
     }
 }

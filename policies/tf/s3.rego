@@ -1,0 +1,37 @@
+# S3 bucket rules. Each `aws_s3_bucket` is judged by its own configuration
+# and the companion resources that name it (AWS provider v4+ moved
+# encryption, versioning, ACLs and public access blocks into resources of
+# their own). Upstream asked whether *any* bucket in the file was configured,
+# so one good bucket hid every bad one.
+package sv.tf
+
+import data.sv.lib.finding
+import data.sv.lib.tf
+
+# TF_001: no server-side encryption, inline or by companion.
+deny contains f if {
+	input.block.type == "aws_s3_bucket"
+	not tf.has_blocks(input.block.config, "server_side_encryption_configuration")
+	count(tf.companions("aws_s3_bucket_server_side_encryption_configuration")) == 0
+	message := sprintf("S3 bucket %s has no server-side encryption configuration", [input.block.address])
+	f := finding.at("TF_001", message, "")
+}
+
+# TF_002: no versioning, inline or by companion.
+deny contains f if {
+	input.block.type == "aws_s3_bucket"
+	not tf.inline_versioning(input.block.config)
+	not tf.companion_versioning
+	message := sprintf("S3 bucket %s has no versioning enabled", [input.block.address])
+	f := finding.at("TF_002", message, tf.path_if_present(input.block.config, "versioning"))
+}
+
+# TF_003: public ACL (inline or companion) or a public access block that
+# opts out. One finding per bucket, naming every reason.
+deny contains f if {
+	input.block.type == "aws_s3_bucket"
+	reasons := tf.public_reasons
+	count(reasons) > 0
+	message := sprintf("S3 bucket %s is publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
+	f := finding.at("TF_003", message, tf.public_path)
+}
