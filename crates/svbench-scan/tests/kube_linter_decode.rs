@@ -251,3 +251,15 @@ fn hostile_inputs_do_not_panic() {
         let _ = lint_yaml(text);
     }
 }
+
+#[test]
+fn values_json_cannot_hold_fail_even_in_unknown_fields() {
+    assert_dropped(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\nextra:\n  ratio: .nan\n",
+        "JSON",
+    );
+    assert_dropped(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad\nextra:\n  ~: 1\n",
+        "JSON",
+    );
+}

@@ -174,6 +174,16 @@ pub fn decode_document(
     node: &Node,
     doc_index: Option<usize>,
 ) -> Result<Vec<K8sObject>, DecodeError> {
+    // kube-linter's deserializer first converts the whole document to JSON
+    // (sigs.k8s.io/yaml): values JSON cannot hold fail it, even in fields
+    // nobody reads.
+    if let Err(e) = node.to_json() {
+        return Err(DecodeError {
+            line: e.line().unwrap_or(node.line),
+            path: String::new(),
+            what: format!("cannot convert to JSON: {e}"),
+        });
+    }
     let (api_version, gvk) = type_meta(node)?;
     if gvk.group.is_empty() && gvk.version == "v1" && gvk.kind == "List" {
         let mut path = FieldPath::default();
