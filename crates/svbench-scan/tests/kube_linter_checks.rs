@@ -198,6 +198,11 @@ fn memory_limit_and_cpu_request() {
         (1, 0),
         "negative cpu never fires"
     );
+    assert_eq!(
+        run("      limits:\n        memory: -1m\n      requests:\n        cpu: -0.1m\n"),
+        (0, 0),
+        "sub-unit negatives round away from zero, so never fire"
+    );
 }
 
 fn anti_affinity_deployment(replicas: &str, affinity: &str) -> String {

@@ -12,25 +12,23 @@ fn q(text: &str) -> Quantity {
 }
 
 #[test]
-fn quantities_round_up_like_value_and_milli_value() {
-    assert_eq!(q("128Mi").scaled_ceil(0), 128 * 1024 * 1024);
-    assert_eq!(q("1G").scaled_ceil(0), 1_000_000_000);
-    assert_eq!(q("500m").scaled_ceil(-3), 500);
-    assert_eq!(q("0.5").scaled_ceil(-3), 500);
-    assert_eq!(q("1").scaled_ceil(-3), 1000);
-    assert_eq!(q("1m").scaled_ceil(0), 1, "ceil");
-    assert_eq!(q("0.1m").scaled_ceil(-3), 1, "ceil");
-    assert_eq!(
-        q("-1m").scaled_ceil(0),
-        0,
-        "ceil of a negative rounds toward zero"
-    );
-    assert_eq!(q("-2").scaled_ceil(-3), -2000);
-    assert_eq!(q("1e3").scaled_ceil(0), 1000);
-    assert_eq!(q("1E").scaled_ceil(0), 1_000_000_000_000_000_000);
-    assert_eq!(q("2.5Ki").scaled_ceil(0), 2560);
-    assert_eq!(q("16Ei").scaled_ceil(0), i64::MAX, "saturates");
-    assert_eq!(q("1e-999999").scaled_ceil(0), 1);
+fn quantities_round_away_from_zero_like_value_and_milli_value() {
+    assert_eq!(q("128Mi").scaled_value(0), 128 * 1024 * 1024);
+    assert_eq!(q("1G").scaled_value(0), 1_000_000_000);
+    assert_eq!(q("500m").scaled_value(-3), 500);
+    assert_eq!(q("0.5").scaled_value(-3), 500);
+    assert_eq!(q("1").scaled_value(-3), 1000);
+    assert_eq!(q("1m").scaled_value(0), 1, "rounded up");
+    assert_eq!(q("0.1m").scaled_value(-3), 1, "rounded up");
+    assert_eq!(q("-1m").scaled_value(0), -1, "rounded away from zero");
+    assert_eq!(q("-0.1m").scaled_value(-3), -1);
+    assert_eq!(q("-1e-999999").scaled_value(0), -1);
+    assert_eq!(q("-2").scaled_value(-3), -2000);
+    assert_eq!(q("1e3").scaled_value(0), 1000);
+    assert_eq!(q("1E").scaled_value(0), 1_000_000_000_000_000_000);
+    assert_eq!(q("2.5Ki").scaled_value(0), 2560);
+    assert_eq!(q("16Ei").scaled_value(0), i64::MAX, "saturates");
+    assert_eq!(q("1e-999999").scaled_value(0), 1);
 }
 
 #[test]

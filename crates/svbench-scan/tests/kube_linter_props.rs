@@ -129,7 +129,7 @@ proptest! {
     #[test]
     fn random_quantities_never_panic(text in "[-+]?[0-9.]{0,40}[eEinumkKMGTP]{0,3}[-+]?[0-9]{0,12}") {
         if let Ok(q) = Quantity::parse(&text) {
-            let _ = (q.scaled_ceil(0), q.scaled_ceil(-3), q.scaled_ceil(-40), q.scaled_ceil(40));
+            let _ = (q.scaled_value(0), q.scaled_value(-3), q.scaled_value(-40), q.scaled_value(40));
         }
     }
 }

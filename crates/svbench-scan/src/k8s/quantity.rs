@@ -1,6 +1,7 @@
 //! Kubernetes resource quantities (`128Mi`, `500m`, `1e3`), parsed exactly as
 //! apimachinery's `resource.ParseQuantity` accepts them, with the rounding of
-//! `Quantity.Value()` / `MilliValue()` (ceiling).
+//! `Quantity.Value()` / `MilliValue()` (away from zero: `1m` is 1 byte and
+//! `-1m` is -1 byte, so only an exact zero scales to 0).
 
 use crate::k8s::decode::{Decode, DecodeError, FieldPath};
 use crate::{Node, ScalarValue};
@@ -115,10 +116,12 @@ impl Quantity {
         self.negative
     }
 
-    /// `ceil(q × 10^-scale)`, saturated to `i64`: `scaled_ceil(0)` is
-    /// `Value()` (bytes, cores), `scaled_ceil(-3)` is `MilliValue()`.
+    /// `q × 10^-scale` rounded away from zero, saturated to `i64`, as
+    /// apimachinery's `ScaledValue` (`negativeScaleInt64`) does:
+    /// `scaled_value(0)` is `Value()` (bytes, cores), `scaled_value(-3)` is
+    /// `MilliValue()`. Only an exact zero gives 0.
     #[must_use]
-    pub fn scaled_ceil(&self, scale: i64) -> i64 {
+    pub fn scaled_value(&self, scale: i64) -> i64 {
         if self.is_zero() {
             return 0;
         }
@@ -141,16 +144,11 @@ impl Quantity {
             value
         } else {
             let Some(den) = u32::try_from(-exp).ok().and_then(|e| 10u128.checked_pow(e)) else {
-                // The divisor exceeds any u128 numerator: |q| < 1 unit.
-                return i64::from(!self.negative);
+                // The divisor exceeds any u128 numerator: 0 < |q| < 1 unit,
+                // which rounds away from zero to one unit.
+                return if self.negative { -1 } else { 1 };
             };
-            let (quot, rem) = (num / den, num % den);
-            if self.negative {
-                // ceil of a negative value truncates toward zero
-                quot
-            } else {
-                quot + u128::from(rem != 0)
-            }
+            (num / den) + u128::from(num % den != 0)
         };
         match i64::try_from(magnitude) {
             Ok(m) if self.negative => -m,

@@ -6,10 +6,11 @@ use crate::k8s::K8sObject;
 use crate::kube_linter::registry::{Context, Diagnostic};
 use crate::kube_linter::util::per_container;
 
-/// kube-linter's bounds test with lower = upper = 0: the value rounded up
-/// to the unit is exactly 0 (absent counts as 0; negatives do not fire).
+/// kube-linter's bounds test with lower = upper = 0: the value scaled to the
+/// unit is exactly 0. Absent counts as 0; any non-zero quantity, even a
+/// negative or sub-unit one, rounds away from zero and does not fire.
 fn rounds_to_zero(q: Option<&Quantity>, scale: i64) -> bool {
-    q.map_or(0, |q| q.scaled_ceil(scale)) == 0
+    q.map_or(0, |q| q.scaled_value(scale)) == 0
 }
 
 /// `unset-memory-requirements`: `resources.limits.memory` absent or 0 bytes.
