@@ -114,7 +114,26 @@ impl Opa {
     /// Every file that could not be read or loaded, and a
     /// `data.sv.meta.rules` that no longer evaluates or has bad entries.
     pub fn add_policy_dir(&mut self, dir: &Path) -> Result<(), Vec<RegoError>> {
-        let (_, mut errors) = self.policies.add_policy_dir(dir);
+        // A file that makes `data.sv.meta.rules` fail to evaluate (e.g. a
+        // complete `rules := {…}` beside the built-in per-id entries) would
+        // break every built-in rule, whose elements read their severity
+        // there: such a file is rejected.
+        let (_, mut errors) = self.policies.add_policy_dir_checked(dir, |trial| {
+            let (_, errors) = trial.meta_rules();
+            match errors
+                .into_iter()
+                .find(|e| !matches!(e, RegoError::InvalidDeny { .. }))
+            {
+                Some(RegoError::Eval { query, message }) => Err(RegoError::Eval {
+                    query,
+                    message: format!(
+                        "{message}\nhint: register rules one by one, `rules.MY_ID := {{\"severity\": …}}`"
+                    ),
+                }),
+                Some(other) => Err(other),
+                None => Ok(()),
+            }
+        });
         errors.extend(self.reload_catalogue());
         if errors.is_empty() {
             Ok(())

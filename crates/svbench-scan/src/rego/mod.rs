@@ -268,6 +268,17 @@ impl PolicySet {
     /// Returns the modules loaded and the files that failed; a bad file does
     /// not stop the others from loading.
     pub fn add_policy_dir(&mut self, dir: &Path) -> (Vec<PolicySource>, Vec<RegoError>) {
+        self.add_policy_dir_checked(dir, |_| Ok(()))
+    }
+
+    /// [`PolicySet::add_policy_dir`], keeping a file only if `check` accepts
+    /// the set with it loaded (e.g. a query the file must not break); a
+    /// rejected file leaves the set unchanged and its error is returned.
+    pub fn add_policy_dir_checked(
+        &mut self,
+        dir: &Path,
+        mut check: impl FnMut(&mut PolicySet) -> Result<(), RegoError>,
+    ) -> (Vec<PolicySource>, Vec<RegoError>) {
         let mut files = Vec::new();
         let mut errors = Vec::new();
         collect_rego_files(dir, &mut files, &mut errors);
@@ -275,15 +286,27 @@ impl PolicySet {
         let mut loaded = Vec::new();
         for file in files {
             let name = file.display().to_string();
-            match std::fs::read_to_string(&file) {
-                Ok(text) => match self.add_policy(&name, &text) {
-                    Ok(()) => loaded.extend(self.sources.last().cloned()),
-                    Err(e) => errors.push(e),
-                },
-                Err(e) => errors.push(RegoError::Io {
-                    path: file,
-                    message: e.to_string(),
-                }),
+            let text = match std::fs::read_to_string(&file) {
+                Ok(text) => text,
+                Err(e) => {
+                    errors.push(RegoError::Io {
+                        path: file,
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            // Engines share their modules, so a trial copy is cheap.
+            let mut trial = self.clone();
+            match trial
+                .add_policy(&name, &text)
+                .and_then(|()| check(&mut trial))
+            {
+                Ok(()) => {
+                    *self = trial;
+                    loaded.extend(self.sources.last().cloned());
+                }
+                Err(e) => errors.push(e),
             }
         }
         (loaded, errors)

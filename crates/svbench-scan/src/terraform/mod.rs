@@ -369,7 +369,11 @@ fn body_json(
                     Some(Value::Array(items)) if block_names.contains(&key) => items.len(),
                     _ => 0,
                 };
-                let pointer = format!("{prefix}/{}/{index}", pointer_token(key));
+                let list_pointer = format!("{prefix}/{}", pointer_token(key));
+                // The list of blocks is where its first block is.
+                out.entry(list_pointer.clone())
+                    .or_insert_with(|| lines.line_of(block.ident.span()));
+                let pointer = format!("{list_pointer}/{index}");
                 let value = nested_block_json(block, src, lines, &pointer, out)?;
                 if !block_names.contains(&key) {
                     if map.contains_key(key) {
