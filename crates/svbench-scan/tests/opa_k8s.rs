@@ -510,3 +510,57 @@ fn upstream_bad_pod_fixture() {
         ]
     );
 }
+
+#[test]
+fn hostile_shapes_are_not_evaluation_errors() {
+    // Policies check types before calling builtins (regorus reports a
+    // builtin's type error as an error where OPA would be undefined).
+    let yaml = "\
+apiVersion: 1
+kind: Pod
+metadata: just text
+spec:
+  containers: text
+  volumes: {hostPath: x}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: [1], namespace: 3}
+spec:
+  initContainers: [1, text, {name: 7, securityContext: {capabilities: {add: ALL}}}]
+  containers:
+    - name: c
+      securityContext: 1
+      resources: {limits: text}
+    - name: d
+      securityContext: {capabilities: {add: [1, null, {x: y}, SYS_ADMIN]}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: s}
+spec: {ports: {port: 22}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm}
+data: [password, 1]
+binaryData: {1: 2, token: {a: b}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj}
+spec: {jobTemplate: 3}
+---
+apiVersion: [v1]
+kind: {a: b}
+";
+    let analysis = scan(yaml);
+    assert!(analysis.errors.is_empty(), "{:#?}", analysis.errors);
+    let k8s_001: Vec<Row> = rows(&analysis)
+        .into_iter()
+        .filter(|r| r.0 == "K8S_001")
+        .collect();
+    // Only the well-formed SYS_ADMIN entry counts; `add: ALL` is not a list.
+    assert_eq!(k8s_001.len(), 1, "{k8s_001:?}");
+    assert_eq!(k8s_001[0].3.as_deref(), Some("d"));
+}
