@@ -37,6 +37,7 @@ mod resolve;
 mod severity;
 mod split;
 
+pub mod external;
 pub mod k8s;
 pub mod kube_linter;
 pub mod opa;
