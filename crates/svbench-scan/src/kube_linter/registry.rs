@@ -65,7 +65,8 @@ pub fn implemented() -> Vec<Check> {
     let mut all: Vec<Check> = must::CHECKS
         .iter()
         .chain(next::CHECKS)
-        .chain(opt_in::CHECKS)
+        .chain(opt_in::CROSS_CHECKS)
+        .chain(opt_in::POD_CHECKS)
         .copied()
         .collect();
     all.sort_by_key(|c| c.name);
