@@ -85,7 +85,10 @@ fn clean_manifest_exits_zero() {
     assert_eq!(o.status.code(), Some(0));
     for ns in ["kube-linter", "semgrep", "opa"] {
         assert_eq!(out["analyzers"][ns]["backend"], "native", "{ns}");
-        assert!(out["analyzers"][ns]["version"].as_str().unwrap().contains("svbench-scan"));
+        assert!(out["analyzers"][ns]["version"]
+            .as_str()
+            .unwrap()
+            .contains("svbench-scan"));
     }
 }
 
@@ -217,14 +220,22 @@ fn include_exclude_and_tools_change_what_runs() {
     let default = run(&[]);
     assert!(!default.iter().any(|i| i == "kube-linter/no-liveness-probe"));
     let included = run(&["--include", "no-liveness-probe"]);
-    assert!(included.iter().any(|i| i == "kube-linter/no-liveness-probe"));
+    assert!(included
+        .iter()
+        .any(|i| i == "kube-linter/no-liveness-probe"));
     let excluded = run(&["--exclude", "kube-linter/latest-tag,K8S_002"]);
     assert!(!excluded.iter().any(|i| i == "kube-linter/latest-tag"));
     assert!(!excluded.iter().any(|i| i == "opa/K8S_002"));
     let primary = run(&["--tools", "primary"]);
-    assert!(primary.iter().all(|i| i.starts_with("kube-linter/")), "{primary:?}");
+    assert!(
+        primary.iter().all(|i| i.starts_with("kube-linter/")),
+        "{primary:?}"
+    );
     let opa_only = run(&["--tools", "opa"]);
-    assert!(opa_only.iter().all(|i| i.starts_with("opa/")), "{opa_only:?}");
+    assert!(
+        opa_only.iter().all(|i| i.starts_with("opa/")),
+        "{opa_only:?}"
+    );
 }
 
 #[test]
@@ -236,7 +247,14 @@ fn user_policy_dirs_add_findings() {
         "package sv.k8s\n\ndeny contains {\"id\": \"USR_NAME\", \"severity\": \"low\", \"message\": \"short name\"} if {\n    count(input.object.metadata.name) < 4\n}\n",
     );
     let o = sb.run(&[
-        "scan", "pod.yaml", "--tools", "opa", "--policy-dir", "policies", "--format", "json",
+        "scan",
+        "pod.yaml",
+        "--tools",
+        "opa",
+        "--policy-dir",
+        "policies",
+        "--format",
+        "json",
     ]);
     let out = json_out(&o);
     let f = out["files"][0]["findings"]

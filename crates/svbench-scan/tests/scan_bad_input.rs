@@ -11,7 +11,11 @@ const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  hos
 fn scan(bytes: &[u8], ty: FileType) -> (FileReport, Duration) {
     let mut scanner = Scanner::new(&ScanOptions::default()).unwrap();
     let start = Instant::now();
-    let name = if ty == FileType::Tf { "main.tf" } else { "manifest.yaml" };
+    let name = if ty == FileType::Tf {
+        "main.tf"
+    } else {
+        "manifest.yaml"
+    };
     let report = scanner.scan(name, bytes, ty);
     (report, start.elapsed())
 }
@@ -62,9 +66,8 @@ fn deep_nesting_binary_and_invalid_utf8_are_errors() {
 
 #[test]
 fn unknown_kinds_are_reported_not_guessed() {
-    let text = format!(
-        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n---\n{POD}"
-    );
+    let text =
+        format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n---\n{POD}");
     let (report, _) = scan(text.as_bytes(), FileType::K8s);
     assert!(
         report
@@ -79,9 +82,16 @@ fn unknown_kinds_are_reported_not_guessed() {
 
 #[test]
 fn hcl_syntax_errors_name_a_line() {
-    let (report, _) = scan(b"resource \"aws_s3_bucket\" \"b\" {\n  acl = \n}\n", FileType::Tf);
+    let (report, _) = scan(
+        b"resource \"aws_s3_bucket\" \"b\" {\n  acl = \n}\n",
+        FileType::Tf,
+    );
     assert_eq!(report.errors.len(), 1);
-    assert!(report.errors[0].message.contains("line"), "{}", messages(&report));
+    assert!(
+        report.errors[0].message.contains("line"),
+        "{}",
+        messages(&report)
+    );
 }
 
 #[test]

@@ -101,6 +101,9 @@ pub enum ScanConfigError {
     /// A check name matched no rule of any namespace.
     #[error("unknown check {0:?} (see `svbench scan --list-checks`)")]
     UnknownCheck(String),
+    /// A catalogued check that has no implementation in this build.
+    #[error("check {0:?} is catalogued but not implemented in this build")]
+    NotImplemented(String),
     /// Policies that could not be loaded.
     #[error("{} polic{} could not be loaded: {}", .0.len(), if .0.len() == 1 { "y" } else { "ies" }, .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Policies(Vec<RegoError>),
@@ -133,7 +136,11 @@ pub(super) fn resolve_checks(
             if matches.is_empty() {
                 return Err(ScanConfigError::UnknownCheck(name.to_owned()));
             }
+            let implemented = kube_linter::implemented_checks();
             for (tool, id) in matches {
+                if on && tool == Tool::KubeLinter && !implemented.contains(&id.as_str()) {
+                    return Err(ScanConfigError::NotImplemented(format!("{tool}/{id}")));
+                }
                 match (tool, on) {
                     (Tool::KubeLinter, true) => selection.kube_linter.insert(&id),
                     (Tool::KubeLinter, false) => selection.kube_linter.remove(&id),
@@ -189,6 +196,36 @@ fn lookup(name: &str, opa_rules: &[OpaRule]) -> Vec<(Tool, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A default-enabled check without an implementation would silently
+    /// report nothing.
+    #[test]
+    fn every_default_enabled_check_is_implemented() {
+        let implemented = kube_linter::implemented_checks();
+        for rule in kube_linter::catalogue() {
+            if rule.tier.enabled_by_default() {
+                assert!(
+                    implemented.contains(&rule.id),
+                    "{} is not implemented",
+                    rule.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn including_an_unimplemented_check_is_an_error() {
+        let options = ScanOptions {
+            include: vec!["schema-validation".into()],
+            ..ScanOptions::default()
+        };
+        assert_eq!(
+            resolve_checks(&options, &[]),
+            Err(ScanConfigError::NotImplemented(
+                "kube-linter/schema-validation".into()
+            ))
+        );
+    }
 
     #[test]
     fn tools_parse() {
