@@ -7,8 +7,10 @@ use crate::k8s::gvk::Gvk;
 use crate::k8s::selector::{LabelSelector, Labels};
 use crate::k8s::types::{
     ControllerSpec, CronJobSpec, DaemonSetSpec, JobSpec, ObjectMeta, PodSpec, PodTemplateSpec,
-    ReplicatedSpec, ServiceSpec,
+    ReplicatedSpec, RolloutStrategy, ServiceSpec, StrategySpec, UpdateStrategySpec,
 };
+use std::sync::Arc;
+
 use crate::{Node, ObjectRef};
 
 /// One decoded object of a file.
@@ -26,6 +28,16 @@ pub struct K8sObject {
     pub metadata: ObjectMeta,
     /// The typed spec for kinds checks look into.
     pub body: Body,
+    /// The rollout strategy of kinds that have one: `spec.strategy` of
+    /// Deployment and DeploymentConfig, `spec.updateStrategy` of DaemonSet
+    /// and StatefulSet; `None` for other kinds. Kept outside [`Body`]
+    /// because Deployment and StatefulSet share a spec shape but not this
+    /// field, and only the kind that has it may fail on its type.
+    pub rollout_strategy: Option<RolloutStrategy>,
+    /// The object's YAML mapping (a List item's own mapping), for checks on
+    /// the text rather than the schema (`sorted-keys`). Shared, so cloning
+    /// an object stays cheap.
+    pub node: Arc<Node>,
 }
 
 /// The typed part of an object beyond its metadata, by schema shape.
@@ -276,6 +288,15 @@ fn decode_object(
         ("", "Service") => Body::Service(field(pairs, "spec", path)?),
         _ => Body::Other,
     };
+    let rollout_strategy = match g {
+        ("apps" | "extensions", "Deployment") | ("apps.openshift.io", "DeploymentConfig") => {
+            Some(field::<StrategySpec>(pairs, "spec", path)?.strategy)
+        }
+        ("apps" | "extensions", "DaemonSet" | "StatefulSet") => {
+            Some(field::<UpdateStrategySpec>(pairs, "spec", path)?.update_strategy)
+        }
+        _ => None,
+    };
     Ok(K8sObject {
         doc_index,
         line: node.line,
@@ -283,5 +304,7 @@ fn decode_object(
         gvk,
         metadata,
         body,
+        rollout_strategy,
+        node: Arc::new(node.clone()),
     })
 }

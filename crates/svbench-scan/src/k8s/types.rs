@@ -77,6 +77,30 @@ k8s_struct! {
         automount_service_account_token: Option<bool> = "automountServiceAccountToken",
         /// `affinity`.
         affinity: Option<Affinity> = "affinity",
+        /// `restartPolicy` (empty when unset: kube-linter does not default it).
+        restart_policy: String = "restartPolicy",
+        /// `priorityClassName`.
+        priority_class_name: String = "priorityClassName",
+        /// `dnsConfig`.
+        dns_config: Option<PodDnsConfig> = "dnsConfig",
+    }
+}
+
+k8s_struct! {
+    /// `v1.PodDNSConfig` (the fields checks read).
+    pub struct PodDnsConfig {
+        /// `options`.
+        options: Vec<PodDnsConfigOption> = "options",
+    }
+}
+
+k8s_struct! {
+    /// `v1.PodDNSConfigOption`.
+    pub struct PodDnsConfigOption {
+        /// `name`.
+        name: String = "name",
+        /// `value` (a pointer: absent differs from empty).
+        value: Option<String> = "value",
     }
 }
 
@@ -100,6 +124,18 @@ k8s_struct! {
         run_as_group: Option<i64> = "runAsGroup",
         /// `runAsNonRoot`.
         run_as_non_root: Option<bool> = "runAsNonRoot",
+        /// `sysctls`.
+        sysctls: Vec<Sysctl> = "sysctls",
+    }
+}
+
+k8s_struct! {
+    /// `v1.Sysctl`.
+    pub struct Sysctl {
+        /// `name`.
+        name: String = "name",
+        /// `value`.
+        value: String = "value",
     }
 }
 
@@ -120,6 +156,49 @@ k8s_struct! {
         volume_mounts: Vec<VolumeMount> = "volumeMounts",
         /// `ports`.
         ports: Vec<ContainerPort> = "ports",
+        /// `livenessProbe`.
+        liveness_probe: Option<Probe> = "livenessProbe",
+        /// `readinessProbe`.
+        readiness_probe: Option<Probe> = "readinessProbe",
+        /// `startupProbe`.
+        startup_probe: Option<Probe> = "startupProbe",
+    }
+}
+
+k8s_struct! {
+    /// `v1.Probe`: its presence is what `no-liveness-probe` and
+    /// `no-readiness-probe` read; add the handler fields other checks need.
+    pub struct Probe {
+        /// `httpGet`.
+        http_get: Option<HttpGetAction> = "httpGet",
+        /// `tcpSocket`.
+        tcp_socket: Option<TcpSocketAction> = "tcpSocket",
+        /// `grpc`.
+        grpc: Option<GrpcAction> = "grpc",
+    }
+}
+
+k8s_struct! {
+    /// `v1.HTTPGetAction` (the port probe checks read).
+    pub struct HttpGetAction {
+        /// `port` (a number or a port name).
+        port: IntOrString = "port",
+    }
+}
+
+k8s_struct! {
+    /// `v1.TCPSocketAction`.
+    pub struct TcpSocketAction {
+        /// `port` (a number or a port name).
+        port: IntOrString = "port",
+    }
+}
+
+k8s_struct! {
+    /// `v1.GRPCAction`.
+    pub struct GrpcAction {
+        /// `port` (a number only).
+        port: i32 = "port",
     }
 }
 
@@ -379,5 +458,34 @@ k8s_struct! {
         target_port: Option<IntOrString> = "targetPort",
         /// `protocol`.
         protocol: String = "protocol",
+    }
+}
+
+k8s_struct! {
+    /// `spec` of kinds whose rollout is `spec.strategy` (Deployment,
+    /// DeploymentConfig): decoded on its own so only those kinds type-check
+    /// the field.
+    pub struct StrategySpec {
+        /// `strategy` (a Go value: present even when absent).
+        strategy: RolloutStrategy = "strategy",
+    }
+}
+
+k8s_struct! {
+    /// `spec` of kinds whose rollout is `spec.updateStrategy` (DaemonSet,
+    /// StatefulSet).
+    pub struct UpdateStrategySpec {
+        /// `updateStrategy` (a Go value: present even when absent).
+        update_strategy: RolloutStrategy = "updateStrategy",
+    }
+}
+
+k8s_struct! {
+    /// `DeploymentStrategy` / `DaemonSetUpdateStrategy` /
+    /// `StatefulSetUpdateStrategy` / OpenShift `DeploymentStrategy`: the
+    /// field checks read.
+    pub struct RolloutStrategy {
+        /// `type` (empty when unset).
+        type_: String = "type",
     }
 }
