@@ -321,3 +321,99 @@ fn list_checks_names_every_namespace() {
         assert!(text.contains(want), "{want}: {text}");
     }
 }
+
+/// `--backend external` runs whatever `kube-linter` is on PATH (here a
+/// fake printing a recorded-style report) and `crosscheck` lists the
+/// differences; a missing binary is a usage error, never a fallback.
+#[test]
+fn external_backend_uses_real_binaries_or_refuses() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+    let bin = sb.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("kube-linter");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+if [ "$1" = "version" ]; then echo 0.7.6; exit 0; fi
+# PATH holds only this directory: shell builtins only.
+echo '{"Checks":[],"Reports":[{"Diagnostic":{"Message":"container \"app\" is Privileged hence has host access."},"Check":"privileged-container","Remediation":"x","Object":{"Metadata":{"FilePath":"pod.yaml"},"K8sObject":{"Namespace":"","Name":"bad","GroupVersionKind":{"Group":"","Version":"v1","Kind":"Pod"}}}},{"Diagnostic":{"Message":"made up"},"Check":"host-ipc","Remediation":"x","Object":{"Metadata":{"FilePath":"pod.yaml"},"K8sObject":{"Namespace":"","Name":"bad","GroupVersionKind":{"Group":"","Version":"v1","Kind":"Pod"}}}}],"Summary":{"ChecksStatus":"Failed","KubeLinterVersion":"0.7.6"}}'
+exit 1
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let run = |args: &[&str], path: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .args(args)
+            .current_dir(sb.path())
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    };
+
+    let o = run(
+        &[
+            "scan",
+            "pod.yaml",
+            "--backend",
+            "external",
+            "--tools",
+            "kube-linter",
+            "--format",
+            "json",
+        ],
+        &bin,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+    let out = json_out(&o);
+    assert_eq!(out["analyzers"]["kube-linter"]["backend"], "external");
+    assert_eq!(out["analyzers"]["kube-linter"]["version"], "0.7.6");
+    let f = out["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "kube-linter/privileged-container")
+        .unwrap();
+    assert_eq!(f["container"], "app");
+    assert!(f["line"].is_null(), "kube-linter reports no lines");
+    assert_eq!(f["severity"], "high");
+
+    let o = run(
+        &[
+            "scan",
+            "pod.yaml",
+            "--backend",
+            "crosscheck",
+            "--tools",
+            "kube-linter",
+            "--format",
+            "json",
+        ],
+        &bin,
+    );
+    let out = json_out(&o);
+    let check = &out["files"][0]["crosscheck"];
+    assert_eq!(check["only_external"][0]["rule_id"], "host-ipc");
+    assert!(check["only_native"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["rule_id"] == "latest-tag"));
+    assert_eq!(
+        out["external_analyzers"]["kube-linter"]["backend"],
+        "external"
+    );
+    assert_eq!(out["analyzers"]["kube-linter"]["backend"], "native");
+
+    let empty = sb.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = run(&["scan", "pod.yaml", "--backend", "external"], &empty);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("kube-linter"),
+        "{}",
+        common::stderr(&o)
+    );
+}

@@ -169,6 +169,85 @@ impl Opa {
         &self.policies
     }
 
+    /// The loaded modules for the external `opa` binary: built-ins as text,
+    /// user policies as their files (spec E2 §1.8).
+    #[must_use]
+    pub fn external_policies(&self) -> Vec<crate::external::RegoPolicy> {
+        use crate::external::RegoPolicy;
+        let builtin = embedded::POLICIES
+            .iter()
+            .map(|(name, text)| RegoPolicy::Text {
+                name: (*name).to_owned(),
+                text: (*text).to_owned(),
+            });
+        // Built-ins load first, in this order; everything after is a user file.
+        let user = self
+            .policies
+            .sources()
+            .iter()
+            .skip(embedded::POLICIES.len())
+            .map(|s| RegoPolicy::File(s.name.clone().into()));
+        builtin.chain(user).collect()
+    }
+
+    /// The inputs [`Opa::scan_k8s`] evaluates, as JSON, for the external
+    /// `opa` binary (so both backends see identical inputs), plus the
+    /// documents that could not become inputs.
+    #[must_use]
+    pub fn k8s_inputs(
+        file: &str,
+        docs: &[ParsedDocument],
+    ) -> (Vec<crate::external::OpaInput>, Vec<ScanError>) {
+        let mut errors = Vec::new();
+        let mut objects = Vec::new();
+        for doc in docs {
+            let (Ok(root), Some(doc_index)) = (&doc.result, doc.doc_index) else {
+                continue;
+            };
+            match k8s_objects(root, doc_index) {
+                Ok(found) => objects.extend(found),
+                Err(message) => errors.push(ScanError {
+                    file: file.to_owned(),
+                    doc_index: Some(doc_index),
+                    tool: Some(Tool::Opa),
+                    message,
+                }),
+            }
+        }
+        let all: Vec<Value> = objects.iter().map(|o| o.json.clone()).collect();
+        let inputs = objects
+            .iter()
+            .map(|o| crate::external::OpaInput {
+                input: serde_json::json!({
+                    "object": o.json,
+                    "doc_index": o.doc_index,
+                    "file": file,
+                    "objects": all,
+                }),
+                doc_index: Some(o.doc_index),
+                object: Some(k8s_object_ref(&o.json)),
+                line: Some(o.node.line),
+            })
+            .collect();
+        (inputs, errors)
+    }
+
+    /// The inputs [`Opa::scan_tf`] evaluates, as JSON, for the external `opa` binary.
+    #[must_use]
+    pub fn tf_inputs(file: &str, module: &TfModule) -> Vec<crate::external::OpaInput> {
+        let view = module.module_view();
+        module
+            .blocks
+            .iter()
+            .map(|b| crate::external::OpaInput {
+                input: serde_json::json!({"block": b.to_json(), "file": file, "module": view}),
+                doc_index: None,
+                object: Some(ObjectRef::terraform(b.address.clone())),
+                line: Some(b.line),
+            })
+            .collect()
+    }
+
     /// Evaluates `data.sv.k8s.deny` once per object of a YAML file.
     pub fn scan_k8s(
         &mut self,

@@ -104,6 +104,18 @@ impl Scanner {
         self.opa.rules()
     }
 
+    /// The loaded policies (for the external `opa` backend).
+    #[must_use]
+    pub fn opa(&self) -> &Opa {
+        &self.opa
+    }
+
+    /// Every namespace selected for some file type.
+    #[must_use]
+    pub fn selected_tools(&self) -> Vec<Tool> {
+        self.tools.all_selected()
+    }
+
     /// The namespaces this scanner runs on files of `file_type`.
     #[must_use]
     pub fn tools_for(&self, file_type: FileType) -> Vec<Tool> {

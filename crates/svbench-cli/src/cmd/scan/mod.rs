@@ -5,6 +5,7 @@
 //! findings, 1 findings, 2 usage error, 3 some file could not be scanned;
 //! the highest applicable code wins.
 
+mod external;
 mod inputs;
 mod sarif;
 mod text;
@@ -15,10 +16,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
+use svbench_scan::external::{crosscheck, CrossCheck};
 use svbench_scan::scan::{AnalyzerInfo, FileReport, FileType, ScanOptions, Scanner, ToolSelection};
+use svbench_scan::Tool;
 
 use super::GlobalArgs;
 use crate::exit;
+use external::ExternalBackends;
 use inputs::{collect_inputs, read_capped, Input, Skipped};
 
 /// Exit code: findings were reported.
@@ -75,6 +79,9 @@ struct ScanOutput<'a> {
     files: Vec<FileOutput<'a>>,
     skipped: Vec<Skipped>,
     analyzers: BTreeMap<&'static str, AnalyzerInfo>,
+    /// With `--backend crosscheck`: the external binaries compared against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    external_analyzers: Option<BTreeMap<&'static str, AnalyzerInfo>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -82,6 +89,8 @@ struct FileOutput<'a> {
     #[serde(flatten)]
     report: &'a FileReport,
     post_patch: Option<()>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crosscheck: Option<&'a CrossCheck>,
 }
 
 /// Runs the command; returns the exit code.
@@ -90,12 +99,6 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         return Err(exit::usage(
             "--patch is not implemented yet: patch application arrives with the E2 environment",
         ));
-    }
-    if args.backend != "native" {
-        return Err(exit::usage(format!(
-            "--backend {} is not wired into `svbench scan` yet; only the native analyzers run",
-            args.backend
-        )));
     }
     let forced = match args.file_type.as_str() {
         "auto" => None,
@@ -144,11 +147,65 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         collect_inputs(&args.paths, forced)?
     };
 
-    let reports: Vec<FileReport> = inputs
-        .into_iter()
-        .map(|input| scan_input(&mut scanner, input))
-        .collect();
-    let analyzers = scanner.analyzers();
+    let backend = Backend::parse(&args.backend);
+    let external = match backend {
+        Backend::Native => None,
+        Backend::External | Backend::Crosscheck => Some(ExternalBackends::probe(
+            &scanner.selected_tools(),
+            args.semgrep_config.as_deref(),
+            scanner.opa(),
+        )?),
+    };
+    let mut reports = Vec::with_capacity(inputs.len());
+    let mut crosschecks = Vec::new();
+    for input in inputs {
+        let (name, bytes, file_type) = match read_input(input) {
+            Ok(read) => read,
+            Err(unreadable) => {
+                reports.push(unreadable);
+                continue;
+            }
+        };
+        let tools = scanner.tools_for(file_type);
+        match (&external, backend) {
+            (Some(ext), Backend::External) => {
+                let analysis = ext.scan(&name, &bytes, file_type, &tools);
+                reports.push(FileReport {
+                    path: name,
+                    file_type,
+                    findings: analysis.findings,
+                    errors: analysis.errors,
+                });
+            }
+            (Some(ext), Backend::Crosscheck) => {
+                let native = scanner.scan(&name, &bytes, file_type);
+                let theirs = ext.scan(&name, &bytes, file_type, &tools);
+                // Only namespaces whose binary ran cleanly are compared: a
+                // failed run would show every native finding as a difference.
+                let compared: Vec<Tool> = tools
+                    .iter()
+                    .copied()
+                    .filter(|t| !theirs.errors.iter().any(|e| e.tool == Some(*t)))
+                    .collect();
+                crosschecks.push(Some(crosscheck(
+                    &name,
+                    &compared,
+                    &native.findings,
+                    &theirs.findings,
+                )));
+                let mut report = native;
+                report.errors.extend(theirs.errors);
+                reports.push(report);
+            }
+            _ => reports.push(scanner.scan(&name, &bytes, file_type)),
+        }
+        crosschecks.resize(reports.len(), None);
+    }
+    let (analyzers, external_analyzers) = match (&external, backend) {
+        (Some(ext), Backend::External) => (ext.analyzers(), None),
+        (Some(ext), _) => (scanner.analyzers(), Some(ext.analyzers())),
+        (None, _) => (scanner.analyzers(), None),
+    };
     let code = exit_code(&reports);
 
     let stdout = std::io::stdout();
@@ -158,13 +215,16 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             let output = ScanOutput {
                 files: reports
                     .iter()
-                    .map(|report| FileOutput {
+                    .zip(&crosschecks)
+                    .map(|(report, crosscheck)| FileOutput {
                         report,
                         post_patch: None,
+                        crosscheck: crosscheck.as_ref(),
                     })
                     .collect(),
                 skipped,
                 analyzers,
+                external_analyzers,
             };
             serde_json::to_writer_pretty(&mut out, &output)?;
             writeln!(out)?;
@@ -173,24 +233,49 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             serde_json::to_writer_pretty(&mut out, &sarif::render(&reports, &analyzers))?;
             writeln!(out)?;
         }
-        _ => out.write_all(text::render(&reports, &skipped).as_bytes())?,
+        _ => {
+            out.write_all(text::render(&reports, &skipped).as_bytes())?;
+            for check in crosschecks.iter().flatten() {
+                out.write_all(text::render_crosscheck(check).as_bytes())?;
+            }
+        }
     }
     Ok(code)
 }
 
-/// Reads (bounded) and scans one input.
-fn scan_input(scanner: &mut Scanner, input: Input) -> FileReport {
+/// Which analyzers produce the findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Native,
+    External,
+    Crosscheck,
+}
+
+impl Backend {
+    /// Parses a value clap has already checked.
+    fn parse(text: &str) -> Backend {
+        match text {
+            "external" => Backend::External,
+            "crosscheck" => Backend::Crosscheck,
+            _ => Backend::Native,
+        }
+    }
+}
+
+/// The name, bytes (bounded) and type of one input, or the report of a
+/// file that could not be read.
+fn read_input(input: Input) -> Result<(String, Vec<u8>, FileType), FileReport> {
     match input {
         Input::Bytes {
             name,
             bytes,
             file_type,
-        } => scanner.scan(&name, &bytes, file_type),
+        } => Ok((name, bytes, file_type)),
         Input::File { path, file_type } => {
             let name = path.display().to_string();
             match read_capped(&path, read_cap()) {
-                Ok(bytes) => scanner.scan(&name, &bytes, file_type),
-                Err(e) => FileReport::unreadable(&name, file_type, e.to_string()),
+                Ok(bytes) => Ok((name, bytes, file_type)),
+                Err(e) => Err(FileReport::unreadable(&name, file_type, e.to_string())),
             }
         }
     }

@@ -56,6 +56,35 @@ pub fn render(reports: &[FileReport], skipped: &[Skipped]) -> String {
     out
 }
 
+/// The differences of one file between native and external findings.
+pub fn render_crosscheck(check: &svbench_scan::external::CrossCheck) -> String {
+    let mut out = format!(
+        "crosscheck {}: {} agreed, {} only native, {} only external\n",
+        check.file,
+        check.agreed,
+        check.only_native.len(),
+        check.only_external.len()
+    );
+    for (side, findings) in [
+        ("native", &check.only_native),
+        ("external", &check.only_external),
+    ] {
+        for f in findings {
+            let _ = writeln!(
+                out,
+                "  only {side}: {} {}{}",
+                f.location(),
+                f.full_id(),
+                f.container
+                    .as_deref()
+                    .map(|c| format!(" (container {c})"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    out
+}
+
 /// The check catalogue: namespace, id, severity, on/off by default.
 pub fn render_checks(scanner: &Scanner) -> String {
     let mut out = String::new();
