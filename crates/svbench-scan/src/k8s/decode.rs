@@ -324,3 +324,49 @@ macro_rules! k8s_struct {
 }
 
 pub(crate) use k8s_struct;
+
+/// A Go `[]byte` field (Secret `data`, ConfigMap `binaryData`): JSON holds
+/// it as standard base64, and `encoding/json` fails the document when the
+/// text is not (`base64.StdEncoding`: padding required, `\r`/`\n` skipped,
+/// non-zero trailing bits accepted). The text is kept as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Base64Bytes(pub String);
+
+impl Decode for Base64Bytes {
+    fn decode(node: &Node, path: &mut FieldPath) -> Result<Self, DecodeError> {
+        let text = String::decode(node, path)?;
+        if is_std_base64(&text) {
+            Ok(Base64Bytes(text))
+        } else {
+            Err(DecodeError::at(
+                node,
+                path,
+                "illegal base64 data (expected standard base64 with padding)",
+            ))
+        }
+    }
+}
+
+/// Whether Go's `base64.StdEncoding.Decode` accepts `text`.
+fn is_std_base64(text: &str) -> bool {
+    let bytes: Vec<u8> = text
+        .bytes()
+        .filter(|b| !matches!(b, b'\r' | b'\n'))
+        .collect();
+    if !bytes.len().is_multiple_of(4) {
+        return false;
+    }
+    let alpha = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let quanta: Vec<&[u8]> = bytes.chunks(4).collect();
+    quanta.iter().enumerate().all(|(i, q)| {
+        let last = i + 1 == quanta.len();
+        match q {
+            [a, b, c, d] if alpha(*a) && alpha(*b) => {
+                (alpha(*c) && alpha(*d))
+                    || (last && alpha(*c) && *d == b'=')
+                    || (last && *c == b'=' && *d == b'=')
+            }
+            _ => false,
+        }
+    })
+}

@@ -11,11 +11,12 @@
 //!    that kind, as the real decoder does.
 //! 2. For a new kind, add a `k8s_struct!` spec type in [`types`], a
 //!    [`object::Body`] variant and a row in `decode_object`'s match in
-//!    [`object`]; add view accessors on [`object::K8sObject`] if several
-//!    checks share them.
+//!    [`object`] (non-workload kinds go in [`kinds`]); add view accessors
+//!    on [`object::K8sObject`] if several checks share them.
 
 pub mod decode;
 pub mod gvk;
+pub mod kinds;
 pub mod object;
 pub mod quantity;
 pub mod selector;

@@ -2,8 +2,12 @@
 //! deployment-like, where is its pod spec, what are its pod labels, replicas
 //! and selector (spec E2 §1.4).
 
-use crate::k8s::decode::{expect_object, field, DecodeError, FieldPath};
+use crate::k8s::decode::{expect_object, field, Decode, DecodeError, FieldPath};
 use crate::k8s::gvk::Gvk;
+use crate::k8s::kinds::{
+    BindingBody, ClusterRoleBody, ConfigMapBody, HpaSpec, IngressSpec, NetworkPolicySpec, PdbSpec,
+    RoleBody, ScaledObjectSpec, SccBody, SecretBody, ServiceMonitorSpec,
+};
 use crate::k8s::selector::{LabelSelector, Labels};
 use crate::k8s::types::{
     ControllerSpec, CronJobSpec, DaemonSetSpec, JobSpec, ObjectMeta, PodSpec, PodTemplateSpec,
@@ -57,6 +61,33 @@ pub enum Body {
     CronJob(CronJobSpec),
     /// core Service.
     Service(ServiceSpec),
+    /// RBAC Role (any version).
+    Role(RoleBody),
+    /// RBAC ClusterRole (any version).
+    ClusterRole(ClusterRoleBody),
+    /// RBAC RoleBinding (any version).
+    RoleBinding(BindingBody),
+    /// RBAC ClusterRoleBinding (any version).
+    ClusterRoleBinding(BindingBody),
+    /// NetworkPolicy (`networking.k8s.io`, `extensions`).
+    NetworkPolicy(NetworkPolicySpec),
+    /// HorizontalPodAutoscaler (every `autoscaling` version).
+    Hpa(HpaSpec),
+    /// KEDA ScaledObject.
+    ScaledObject(ScaledObjectSpec),
+    /// `networking.k8s.io/v1` Ingress (older versions have another shape
+    /// and are [`Body::Other`]).
+    Ingress(IngressSpec),
+    /// Prometheus operator ServiceMonitor.
+    ServiceMonitor(ServiceMonitorSpec),
+    /// PodDisruptionBudget (`policy`, any version).
+    Pdb(PdbSpec),
+    /// OpenShift SecurityContextConstraints.
+    Scc(SccBody),
+    /// core Secret.
+    Secret(SecretBody),
+    /// core ConfigMap.
+    ConfigMap(ConfigMapBody),
     /// Anything else: only metadata is typed.
     Other,
 }
@@ -127,7 +158,7 @@ impl K8sObject {
             Body::Controller(s) => s.template.as_ref().map(from),
             Body::Job(s) => Some(from(&s.template)),
             Body::CronJob(s) => Some(from(&s.job_template.spec.template)),
-            Body::Service(_) | Body::Other => None,
+            _ => None,
         }
     }
 
@@ -162,7 +193,7 @@ impl K8sObject {
                 s.job_template.spec.selector.as_ref(),
             )),
             Body::Controller(s) => Some(WorkloadSelector::Map(&s.selector)),
-            Body::Pod(_) | Body::Service(_) | Body::Other => None,
+            _ => None,
         }
     }
 
@@ -286,6 +317,33 @@ fn decode_object(
         ("batch", "Job") => Body::Job(field(pairs, "spec", path)?),
         ("batch", "CronJob") => Body::CronJob(field(pairs, "spec", path)?),
         ("", "Service") => Body::Service(field(pairs, "spec", path)?),
+        ("rbac.authorization.k8s.io", "Role") => Body::Role(RoleBody::decode(node, path)?),
+        ("rbac.authorization.k8s.io", "ClusterRole") => {
+            Body::ClusterRole(ClusterRoleBody::decode(node, path)?)
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding") => {
+            Body::RoleBinding(BindingBody::decode(node, path)?)
+        }
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+            Body::ClusterRoleBinding(BindingBody::decode(node, path)?)
+        }
+        ("networking.k8s.io" | "extensions", "NetworkPolicy") => {
+            Body::NetworkPolicy(field(pairs, "spec", path)?)
+        }
+        ("autoscaling", "HorizontalPodAutoscaler") => Body::Hpa(field(pairs, "spec", path)?),
+        ("keda.sh", "ScaledObject") => Body::ScaledObject(field(pairs, "spec", path)?),
+        ("networking.k8s.io", "Ingress") if gvk.version == "v1" => {
+            Body::Ingress(field(pairs, "spec", path)?)
+        }
+        ("monitoring.coreos.com", "ServiceMonitor") => {
+            Body::ServiceMonitor(field(pairs, "spec", path)?)
+        }
+        ("policy", "PodDisruptionBudget") => Body::Pdb(field(pairs, "spec", path)?),
+        ("security.openshift.io", "SecurityContextConstraints") => {
+            Body::Scc(SccBody::decode(node, path)?)
+        }
+        ("", "Secret") => Body::Secret(SecretBody::decode(node, path)?),
+        ("", "ConfigMap") => Body::ConfigMap(ConfigMapBody::decode(node, path)?),
         _ => Body::Other,
     };
     let rollout_strategy = match g {
