@@ -1,5 +1,6 @@
 //! Helpers shared by checks: per-container iteration and small predicates.
 
+use crate::k8s::decode::IntOrString;
 use crate::k8s::types::{Container, PodSpec};
 use crate::k8s::K8sObject;
 
@@ -30,4 +31,71 @@ pub(crate) fn line_of(line: usize, object: &K8sObject) -> usize {
     } else {
         line
     }
+}
+
+/// Go's `strings.EqualFold` for the ASCII-dominated words checks compare
+/// (`Unmasked`, `NodePort`, `default`): simple Unicode case folding, with
+/// the folds Go adds beyond lowercasing (`ſ` ~ `s`; the Kelvin sign
+/// lowercases to `k` already).
+pub(crate) fn equal_fold(a: &str, b: &str) -> bool {
+    fn fold(c: char) -> char {
+        if c == 'ſ' {
+            return 's';
+        }
+        let mut lower = c.to_lowercase();
+        match (lower.next(), lower.next()) {
+            (Some(l), None) => l,
+            _ => c,
+        }
+    }
+    a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
+}
+
+/// apimachinery's `intstr.GetScaledValueFromIntOrPercent`: a number as is,
+/// or `"<int>%"` of `total` rounded up or down (through `float64`, as Go
+/// does).
+///
+/// # Errors
+/// A description when the value is a string that is not an integer
+/// percentage (`"50"`, `"1.5%"`, `"abc"`).
+pub(crate) fn scaled_int_or_percent(
+    value: &IntOrString,
+    total: i64,
+    round_up: bool,
+) -> Result<i64, String> {
+    let text = match value {
+        IntOrString::Int(i) => return Ok(i64::from(*i)),
+        IntOrString::Str(s) => s,
+    };
+    let Some(digits) = text.strip_suffix('%') else {
+        return Err(format!("{text:?} is neither a number nor a percentage"));
+    };
+    // strconv.Atoi: optional sign, ASCII digits, 64-bit range.
+    let percent: i64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not an integer percentage"))?;
+    #[allow(clippy::cast_precision_loss)]
+    let scaled = percent as f64 * total as f64 / 100.0;
+    #[allow(clippy::cast_possible_truncation)]
+    let rounded = if round_up {
+        scaled.ceil()
+    } else {
+        scaled.floor()
+    } as i64;
+    Ok(rounded)
+}
+
+/// Renders an int-or-string for messages: a number bare, a string quoted.
+pub(crate) fn show_int_or_string(value: &IntOrString) -> String {
+    match value {
+        IntOrString::Int(i) => i.to_string(),
+        IntOrString::Str(s) => format!("{s:?}"),
+    }
+}
+
+/// Whether two objects are in the same namespace, compared as raw strings
+/// (absent is `""`, not `"default"`; spec E2 §1.4).
+pub(crate) fn same_namespace(a: &K8sObject, b: &K8sObject) -> bool {
+    a.metadata.namespace_raw() == b.metadata.namespace_raw()
 }
