@@ -5,5 +5,6 @@
 //! `svbench-core`.
 
 pub mod e1;
+pub mod e2;
 pub mod environment;
 pub mod policy;
