@@ -10,7 +10,7 @@
 //! 1. Its catalogue row is already in `catalogue.rs` (severity, tier,
 //!    remediation); fix it there if needed.
 //! 2. Write `fn(&Context, &K8sObject) -> Vec<Diagnostic>` in `must/`,
-//!    `next.rs` or `opt_in.rs`, reading typed fields of [`crate::k8s`]
+//!    `next/`, `opt_in/cross/` or `opt_in/pod/`, reading typed fields of [`crate::k8s`]
 //!    (add missing fields there first — see that module's docs — so they are
 //!    type-checked), using the helpers of `util.rs` for per-container
 //!    iteration.
