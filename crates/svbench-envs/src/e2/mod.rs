@@ -7,6 +7,10 @@
 
 use std::collections::BTreeSet;
 
+pub mod ids;
+pub mod oracle;
+pub mod parse;
+
 pub use svbench_scan::{Severity, Tool};
 
 /// Canonical environment name.
