@@ -41,6 +41,7 @@ pub mod external;
 pub mod k8s;
 pub mod kube_linter;
 pub mod opa;
+pub mod patch;
 pub mod rego;
 pub mod scan;
 pub mod semgrep;

@@ -1,0 +1,200 @@
+//! Patch application and verification (spec E2 §4): a model's patch is
+//! applied in memory to a copy of the workspace file, re-parsed and checked
+//! for semantic preservation before anything re-scans it.
+//!
+//! Two formats are accepted ([`PatchKind`]): a strict unified diff
+//! ([`diff`], §4.1) and an RFC 6902 JSON Patch on the YAML documents
+//! ([`json_patch`], §4.2, re-serialised by [`yaml_emit`]). Whatever the
+//! format, the result goes through [`preserve`] (§4.3). Every failure is a
+//! [`PatchStatus`] with a human reason; nothing here panics on input or runs
+//! an external program.
+//!
+//! ```
+//! use svbench_scan::patch::{apply_patch, PatchStatus};
+//! use svbench_scan::scan::FileType;
+//!
+//! let original = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
+//! let patch = "@@ -8 +8 @@\n-    image: nginx\n+    image: nginx:1.27.0\n";
+//! let outcome = apply_patch("pod.yaml", original, patch, FileType::K8s);
+//! assert_eq!(outcome.status, PatchStatus::Applied);
+//! assert!(outcome.patched.unwrap().contains("nginx:1.27.0"));
+//! ```
+
+pub mod diff;
+pub mod json_patch;
+pub mod preserve;
+pub mod yaml_emit;
+
+use serde::Serialize;
+
+use crate::scan::FileType;
+
+/// Largest patch text accepted, in bytes (after fence removal).
+pub const MAX_PATCH_BYTES: usize = 1 << 20;
+
+/// What happened to a patch (spec E2 §4 outcome statuses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchStatus {
+    /// No patch: empty or whitespace-only text (or a JSON Patch with no
+    /// operations).
+    None,
+    /// The text is not a well-formed patch of the detected kind (bad hunk
+    /// header, counts that disagree with the body, missing JSON Patch
+    /// members, bad pointer syntax, too large).
+    Malformed,
+    /// The patch names another file, `/dev/null` (creation or deletion), a
+    /// path outside the workspace, or several files.
+    TargetMismatch,
+    /// Well-formed, but it does not apply to this file (context not found or
+    /// ambiguous, overlapping hunks, JSON Patch target missing, failed `test`).
+    ApplyFailed,
+    /// The patch kind cannot be used on this file type (JSON Patch on
+    /// Terraform).
+    Unsupported,
+    /// The patched file no longer parses (YAML syntax, HCL syntax).
+    ReparseFailed,
+    /// The patched file parses but changes what it means beyond a fix
+    /// (objects, containers, images, suppressions, Terraform blocks).
+    PreservationFailed,
+    /// Applied and verified: [`PatchOutcome::patched`] holds the new text.
+    Applied,
+}
+
+/// Which format the patch text was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchKind {
+    /// A unified diff (§4.1).
+    UnifiedDiff,
+    /// An RFC 6902 JSON Patch (§4.2).
+    JsonPatch,
+}
+
+/// The result of [`apply_patch`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchOutcome {
+    /// The outcome status.
+    pub status: PatchStatus,
+    /// The detected format; `None` when there was no patch.
+    pub kind: Option<PatchKind>,
+    /// Why the patch failed (which hunk, line, op or path, and what was
+    /// violated); `None` when applied or absent.
+    pub reason: Option<String>,
+    /// The patched file text, only when [`PatchStatus::Applied`].
+    pub patched: Option<String>,
+}
+
+/// A failed step: the status to report and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchFailure {
+    /// One of the failure statuses.
+    pub status: PatchStatus,
+    /// Human explanation.
+    pub reason: String,
+}
+
+impl PatchFailure {
+    /// A failure with `status` and `reason`.
+    #[must_use]
+    pub fn new(status: PatchStatus, reason: impl Into<String>) -> PatchFailure {
+        PatchFailure {
+            status,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Applies `patch_text` to `original` (the workspace file `workspace_name`,
+/// of type `file_type`), then re-parses and checks preservation (§4.3).
+#[must_use]
+pub fn apply_patch(
+    workspace_name: &str,
+    original: &str,
+    patch_text: &str,
+    file_type: FileType,
+) -> PatchOutcome {
+    let text = strip_fence(patch_text);
+    if text.trim().is_empty() {
+        return outcome(PatchStatus::None, None, None, None);
+    }
+    if text.len() > MAX_PATCH_BYTES {
+        return outcome(
+            PatchStatus::Malformed,
+            None,
+            Some(format!(
+                "patch is {} bytes, more than the limit of {MAX_PATCH_BYTES}",
+                text.len()
+            )),
+            None,
+        );
+    }
+    let (kind, result) = match json_patch::detect(text) {
+        Some(ops) => {
+            if ops.is_empty() {
+                return outcome(
+                    PatchStatus::None,
+                    Some(PatchKind::JsonPatch),
+                    Some("JSON Patch with no operations".to_owned()),
+                    None,
+                );
+            }
+            (
+                PatchKind::JsonPatch,
+                json_patch::apply(original, &ops, file_type),
+            )
+        }
+        None => (
+            PatchKind::UnifiedDiff,
+            diff::apply(workspace_name, original, text),
+        ),
+    };
+    let patched = match result {
+        Ok(p) => p,
+        Err(f) => return outcome(f.status, Some(kind), Some(f.reason), None),
+    };
+    match preserve::check(original, &patched, file_type) {
+        Ok(()) => outcome(PatchStatus::Applied, Some(kind), None, Some(patched)),
+        Err(f) => outcome(f.status, Some(kind), Some(f.reason), None),
+    }
+}
+
+fn outcome(
+    status: PatchStatus,
+    kind: Option<PatchKind>,
+    reason: Option<String>,
+    patched: Option<String>,
+) -> PatchOutcome {
+    PatchOutcome {
+        status,
+        kind,
+        reason,
+        patched,
+    }
+}
+
+/// Removes one surrounding Markdown code fence (```` ```lang ... ``` ````),
+/// if the whole text is one fenced block. The text inside is returned
+/// verbatim (its lines may start with spaces that matter to a diff).
+#[must_use]
+pub fn strip_fence(text: &str) -> &str {
+    let trimmed = text.trim();
+    let Some(rest) = trimmed.strip_prefix("```") else {
+        return text;
+    };
+    let Some(body) = rest.strip_suffix("```") else {
+        return text;
+    };
+    // The opening line is the fence plus an optional language tag.
+    let Some(nl) = body.find('\n') else {
+        return text;
+    };
+    let tag = &body[..nl];
+    if tag.contains('`') || tag.trim().contains(' ') {
+        return text;
+    }
+    let inner = &body[nl + 1..];
+    // Drop the indentation-free closing fence line's leading newline only:
+    // a body ending in spaces before the fence is kept as written.
+    inner.strip_suffix('\n').unwrap_or(inner)
+}
