@@ -645,3 +645,15 @@ fn upstream_reads_only_the_last_element() {
         }
     ));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+    /// Arbitrary text never panics either mode, and v1 never yields
+    /// `NoAnswer` (that is the environment's outcome, not the parser's).
+    #[test]
+    fn never_panics(text in r#"[{}\[\]":,` a-z0-9\\\n.<>/-]{0,120}"#) {
+        for mode in [ParseMode::V1, ParseMode::Upstream] {
+            proptest::prop_assert_ne!(parse_text(&text, mode), E2Parse::NoAnswer);
+        }
+    }
+}
