@@ -1,0 +1,461 @@
+//! RFC 6902 JSON Patch on the YAML documents of a Kubernetes file (spec E2
+//! §4.2). Documents are read as JSON under the project's YAML 1.1
+//! resolution; in a multi-document file every path starts with
+//! `/<doc_index>`; in a single-document file paths address the document,
+//! and a leading `/0` is read as the selector when the document has no key
+//! `"0"`. All six operations; the patch is atomic. The result is re-emitted
+//! by [`super::yaml_emit`] (comments and null documents are dropped).
+
+use serde_json::{Map, Value};
+
+use super::{yaml_emit, PatchFailure, PatchStatus};
+use crate::scan::FileType;
+use crate::{parse_documents, Limits};
+
+/// A JSON Patch operation as parsed and validated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// `add` `value` at `path`.
+    Add { path: String, value: Value },
+    /// `remove` the value at `path`.
+    Remove { path: String },
+    /// `replace` the value at `path` by `value`.
+    Replace { path: String, value: Value },
+    /// `move` the value at `from` to `path`.
+    Move { from: String, path: String },
+    /// `copy` the value at `from` to `path`.
+    Copy { from: String, path: String },
+    /// `test` that the value at `path` equals `value`.
+    Test { path: String, value: Value },
+}
+
+impl Op {
+    fn describe(&self) -> String {
+        match self {
+            Op::Add { path, .. } => format!("add {path:?}"),
+            Op::Remove { path } => format!("remove {path:?}"),
+            Op::Replace { path, .. } => format!("replace {path:?}"),
+            Op::Move { from, path } => format!("move {from:?} → {path:?}"),
+            Op::Copy { from, path } => format!("copy {from:?} → {path:?}"),
+            Op::Test { path, .. } => format!("test {path:?}"),
+        }
+    }
+}
+
+/// The operations if `text` is a JSON Patch: it starts with `[` (after
+/// leading whitespace) and parses as a JSON array of objects that all have
+/// an `op` member. `None` means the text is to be read as a unified diff.
+#[must_use]
+pub fn detect(text: &str) -> Option<Vec<Map<String, Value>>> {
+    let t = text.trim();
+    if !t.starts_with('[') {
+        return None;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(t) else {
+        return None;
+    };
+    items
+        .into_iter()
+        .map(|item| match item {
+            Value::Object(m) if m.contains_key("op") => Some(m),
+            _ => None,
+        })
+        .collect()
+}
+
+fn malformed(i: usize, what: impl std::fmt::Display) -> PatchFailure {
+    PatchFailure::new(PatchStatus::Malformed, format!("operation {i}: {what}"))
+}
+
+/// Validates the members of each operation object.
+///
+/// # Errors
+/// `malformed` for an unknown `op`, a missing or non-string `path`/`from`,
+/// a missing `value`, or a pointer that is not RFC 6901 syntax.
+pub fn parse_ops(raw: &[Map<String, Value>]) -> Result<Vec<Op>, PatchFailure> {
+    raw.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let string = |key: &str| -> Result<String, PatchFailure> {
+                match m.get(key) {
+                    Some(Value::String(s)) => {
+                        parse_pointer(s).map_err(|e| malformed(i, format!("{key} {s:?}: {e}")))?;
+                        Ok(s.clone())
+                    }
+                    Some(_) => Err(malformed(i, format!("`{key}` is not a string"))),
+                    None => Err(malformed(i, format!("missing `{key}`"))),
+                }
+            };
+            let value = || -> Result<Value, PatchFailure> {
+                m.get("value")
+                    .cloned()
+                    .ok_or_else(|| malformed(i, "missing `value`"))
+            };
+            let op = match m.get("op") {
+                Some(Value::String(op)) => op.as_str(),
+                _ => return Err(malformed(i, "`op` is not a string")),
+            };
+            Ok(match op {
+                "add" => Op::Add {
+                    path: string("path")?,
+                    value: value()?,
+                },
+                "remove" => Op::Remove {
+                    path: string("path")?,
+                },
+                "replace" => Op::Replace {
+                    path: string("path")?,
+                    value: value()?,
+                },
+                "move" => Op::Move {
+                    from: string("from")?,
+                    path: string("path")?,
+                },
+                "copy" => Op::Copy {
+                    from: string("from")?,
+                    path: string("path")?,
+                },
+                "test" => Op::Test {
+                    path: string("path")?,
+                    value: value()?,
+                },
+                other => {
+                    return Err(malformed(
+                        i,
+                        format!("unknown op {other:?} (add, remove, replace, move, copy, test)"),
+                    ))
+                }
+            })
+        })
+        .collect()
+}
+
+/// Splits an RFC 6901 pointer into unescaped reference tokens.
+///
+/// # Errors
+/// A description when the pointer is neither empty nor starts with `/`, or
+/// holds a `~` not followed by `0` or `1`.
+pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, String> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err("a JSON Pointer must be empty or start with `/`".to_owned());
+    };
+    rest.split('/')
+        .map(|tok| {
+            let mut out = String::with_capacity(tok.len());
+            let mut chars = tok.chars();
+            while let Some(c) = chars.next() {
+                if c == '~' {
+                    match chars.next() {
+                        Some('0') => out.push('~'),
+                        Some('1') => out.push('/'),
+                        _ => return Err(format!("bad escape in token {tok:?} (only ~0 and ~1)")),
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+/// Applies the operations to the documents of `original` and re-emits the
+/// file.
+///
+/// # Errors
+/// `unsupported` for Terraform, `malformed` for bad operation objects,
+/// `apply_failed` when the original cannot be read as JSON documents or an
+/// operation fails (nothing is applied then).
+pub fn apply(
+    original: &str,
+    raw: &[Map<String, Value>],
+    file_type: FileType,
+) -> Result<String, PatchFailure> {
+    if file_type == FileType::Tf {
+        return Err(PatchFailure::new(
+            PatchStatus::Unsupported,
+            "JSON Patch applies to Kubernetes YAML only; use a unified diff for Terraform",
+        ));
+    }
+    let ops = parse_ops(raw)?;
+    let mut docs = read_documents(original)?;
+    for (i, op) in ops.iter().enumerate() {
+        apply_op(&mut docs, op).map_err(|e| {
+            PatchFailure::new(
+                PatchStatus::ApplyFailed,
+                format!(
+                    "operation {i} ({}): {e}; no operation was applied",
+                    op.describe()
+                ),
+            )
+        })?;
+    }
+    let kept: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    Ok(yaml_emit::emit_documents(&kept))
+}
+
+/// The file's documents as JSON values, in `doc_index` order.
+fn read_documents(original: &str) -> Result<Vec<Value>, PatchFailure> {
+    let limits = Limits::default();
+    parse_documents(original, &limits)
+        .into_iter()
+        .map(|d| {
+            let which = d
+                .doc_index
+                .map_or_else(|| "the file".to_owned(), |i| format!("document {i}"));
+            let node = d.result.map_err(|e| {
+                PatchFailure::new(
+                    PatchStatus::ApplyFailed,
+                    format!("{which} of the original is not valid YAML ({e}); a JSON Patch needs every document"),
+                )
+            })?;
+            node.to_json().map_err(|e| {
+                PatchFailure::new(
+                    PatchStatus::ApplyFailed,
+                    format!("{which} of the original cannot be read as JSON ({e})"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// A path resolved to a document and a pointer inside it.
+struct Target {
+    doc: usize,
+    tokens: Vec<String>,
+}
+
+fn resolve(docs: &[Value], path: &str) -> Result<Target, String> {
+    let tokens = parse_pointer(path)?;
+    match docs.len() {
+        0 => Err("the file has no documents".to_owned()),
+        1 => {
+            let has_zero_key = docs[0].as_object().is_some_and(|m| m.contains_key("0"));
+            if tokens.first().map(String::as_str) == Some("0") && !has_zero_key {
+                Ok(Target {
+                    doc: 0,
+                    tokens: tokens[1..].to_vec(),
+                })
+            } else {
+                Ok(Target { doc: 0, tokens })
+            }
+        }
+        n => {
+            let Some(first) = tokens.first() else {
+                return Err(format!(
+                    "the file has {n} documents: the path must start with /<doc_index>"
+                ));
+            };
+            let Some(doc) = array_index(first).filter(|d| *d < n) else {
+                return Err(format!(
+                    "the file has {n} documents: {first:?} is not a document index 0..{}",
+                    n - 1
+                ));
+            };
+            Ok(Target {
+                doc,
+                tokens: tokens[1..].to_vec(),
+            })
+        }
+    }
+}
+
+/// An RFC 6901 array index: `0` or digits without a leading zero.
+fn array_index(tok: &str) -> Option<usize> {
+    if tok.is_empty()
+        || tok.len() > 18
+        || !tok.bytes().all(|b| b.is_ascii_digit())
+        || (tok.len() > 1 && tok.starts_with('0'))
+    {
+        return None;
+    }
+    tok.parse().ok()
+}
+
+fn display(tokens: &[String]) -> String {
+    if tokens.is_empty() {
+        return "the document root".to_owned();
+    }
+    tokens
+        .iter()
+        .map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+fn get<'v>(value: &'v Value, tokens: &[String]) -> Result<&'v Value, String> {
+    let mut cur = value;
+    for (i, tok) in tokens.iter().enumerate() {
+        let next = match cur {
+            Value::Object(m) => m.get(tok),
+            Value::Array(a) => array_index(tok).and_then(|k| a.get(k)),
+            _ => None,
+        };
+        cur = next.ok_or_else(|| format!("{} does not exist", display(&tokens[..=i])))?;
+    }
+    Ok(cur)
+}
+
+fn get_mut<'v>(value: &'v mut Value, tokens: &[String]) -> Result<&'v mut Value, String> {
+    let mut cur = value;
+    for (i, tok) in tokens.iter().enumerate() {
+        let next = match cur {
+            Value::Object(m) => m.get_mut(tok),
+            Value::Array(a) => array_index(tok).and_then(|k| a.get_mut(k)),
+            _ => None,
+        };
+        cur = next.ok_or_else(|| format!("{} does not exist", display(&tokens[..=i])))?;
+    }
+    Ok(cur)
+}
+
+fn add(doc: &mut Value, tokens: &[String], value: Value) -> Result<(), String> {
+    let Some((last, parent_path)) = tokens.split_last() else {
+        *doc = value;
+        return Ok(());
+    };
+    let parent = get_mut(doc, parent_path)?;
+    match parent {
+        Value::Object(m) => {
+            m.insert(last.clone(), value);
+            Ok(())
+        }
+        Value::Array(a) => {
+            if last == "-" {
+                a.push(value);
+                return Ok(());
+            }
+            match array_index(last) {
+                Some(k) if k <= a.len() => {
+                    a.insert(k, value);
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "{} is not an index 0..={} or `-` of the array",
+                    display(tokens),
+                    a.len()
+                )),
+            }
+        }
+        _ => Err(format!(
+            "{} is not an object or array",
+            display(parent_path)
+        )),
+    }
+}
+
+fn remove(doc: &mut Value, tokens: &[String]) -> Result<Value, String> {
+    let Some((last, parent_path)) = tokens.split_last() else {
+        return Err("cannot remove a whole document".to_owned());
+    };
+    let parent = get_mut(doc, parent_path)?;
+    let removed = match parent {
+        Value::Object(m) => m.shift_remove(last),
+        Value::Array(a) => match array_index(last) {
+            Some(k) if k < a.len() => Some(a.remove(k)),
+            _ => None,
+        },
+        _ => None,
+    };
+    removed.ok_or_else(|| format!("{} does not exist", display(tokens)))
+}
+
+/// JSON equality with numbers compared by value (RFC 6902 `test`).
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                x == y
+            } else if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                x == y
+            } else {
+                x.as_f64() == y.as_f64()
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn apply_op(docs: &mut [Value], op: &Op) -> Result<(), String> {
+    match op {
+        Op::Add { path, value } => {
+            let t = resolve(docs, path)?;
+            add(&mut docs[t.doc], &t.tokens, value.clone())
+        }
+        Op::Remove { path } => {
+            let t = resolve(docs, path)?;
+            remove(&mut docs[t.doc], &t.tokens).map(drop)
+        }
+        Op::Replace { path, value } => {
+            let t = resolve(docs, path)?;
+            let target = get_mut(&mut docs[t.doc], &t.tokens)?;
+            *target = value.clone();
+            Ok(())
+        }
+        Op::Move { from, path } => {
+            let f = resolve(docs, from)?;
+            let t = resolve(docs, path)?;
+            same_document(&f, &t)?;
+            if f.tokens == t.tokens {
+                return get(&docs[f.doc], &f.tokens).map(drop);
+            }
+            if t.tokens.len() > f.tokens.len() && t.tokens.starts_with(&f.tokens) {
+                return Err("cannot move a value into one of its own children".to_owned());
+            }
+            let value = remove(&mut docs[f.doc], &f.tokens)?;
+            add(&mut docs[t.doc], &t.tokens, value)
+        }
+        Op::Copy { from, path } => {
+            let f = resolve(docs, from)?;
+            let t = resolve(docs, path)?;
+            same_document(&f, &t)?;
+            let value = get(&docs[f.doc], &f.tokens)?.clone();
+            add(&mut docs[t.doc], &t.tokens, value)
+        }
+        Op::Test { path, value } => {
+            let t = resolve(docs, path)?;
+            let actual = get(&docs[t.doc], &t.tokens)?;
+            if json_equal(actual, value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "test failed: {} is {}, not {}",
+                    display(&t.tokens),
+                    short_json(actual),
+                    short_json(value)
+                ))
+            }
+        }
+    }
+}
+
+fn same_document(from: &Target, to: &Target) -> Result<(), String> {
+    if from.doc == to.doc {
+        Ok(())
+    } else {
+        Err(format!(
+            "`from` is in document {} and `path` in document {}: move/copy must stay within one document",
+            from.doc, to.doc
+        ))
+    }
+}
+
+fn short_json(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(80).collect();
+        format!("{cut}…")
+    } else {
+        s
+    }
+}
