@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 pub mod ids;
 pub mod oracle;
 pub mod parse;
+pub mod reward;
 
 pub use svbench_scan::{Severity, Tool};
 
