@@ -1025,3 +1025,120 @@ fn config_defaults_hash_and_overrides() {
         Err(RewardConfigError::NoSuchProfile { .. })
     ));
 }
+
+// ------------------------------------------- end to end through the pipeline
+
+/// The §5.2 patch rows through the real pieces: the v1 parser, §3.4
+/// normalisation, `apply_patch` (with preservation) and native scans.
+mod pipeline {
+    use super::*;
+    use svbench_core::extract::ParseMode;
+    use svbench_envs::e2::ids::Catalogue;
+    use svbench_envs::e2::parse::parse_text;
+    use svbench_scan::patch::apply_patch;
+
+    fn scan(text: &str) -> BTreeSet<String> {
+        let options = ScanOptions {
+            tools: ToolSelection::Only([Tool::KubeLinter, Tool::Semgrep].into_iter().collect()),
+            ..ScanOptions::default()
+        };
+        Scanner::new(&options)
+            .expect("default scanner")
+            .scan("manifest.yaml", text.as_bytes(), FileType::K8s)
+            .findings
+            .iter()
+            .map(|f| f.full_id())
+            .collect()
+    }
+
+    /// Scores a final message holding all seven ids and `patch` on row 0.
+    fn score(patch: &str) -> (V1Score, String) {
+        let text = serde_json::json!({
+            "violations": all7().iter().map(|id| serde_json::json!({"id": id, "severity": "med"}))
+                .collect::<Vec<_>>(),
+            "patch": patch,
+            "confidence": 0.8,
+        })
+        .to_string();
+        let parse = parse_text(&text, ParseMode::V1);
+        let outcome = apply_patch("manifest.yaml", ROW0_YAML, patch, FileType::K8s);
+        let evaluation = PatchEvaluation::from_outcome(&outcome, scan(ROW0_YAML), scan);
+        let status = evaluation.status().to_string();
+        let catalogue = Catalogue::builtin();
+        let answer = V1Answer::from_parse(&parse, |id| catalogue.normalize(id), evaluation)
+            .expect("a valid answer");
+        let severity = |t: Tool, r: &str| catalogue.severity(t, r);
+        (
+            score_v1(&V1Params::default(), &row0(), Some(&answer), &severity),
+            status,
+        )
+    }
+
+    const HEADER: &str = "--- a/manifest.yaml\n+++ b/manifest.yaml\n";
+
+    #[test]
+    fn no_patch() {
+        let (s, status) = score("");
+        assert_eq!(status, "none");
+        v1_row(&s, 1.0, 0.0, 1.05);
+    }
+
+    #[test]
+    fn read_only_root_fs() {
+        let patch = format!(
+            "{HEADER}@@ -9 +9,3 @@\n-    image: nginx\n+    image: nginx\n+    securityContext:\n\
+             +      readOnlyRootFilesystem: true\n"
+        );
+        let (s, status) = score(&patch);
+        assert_eq!(status, "applied");
+        v1_row(&s, 1.0, 0.008, 1.054);
+    }
+
+    #[test]
+    fn hardening() {
+        let patch = format!(
+            "{HEADER}@@ -9 +9,5 @@\n-    image: nginx\n+    image: nginx:1.27.0\n+    securityContext:\n\
+             +      readOnlyRootFilesystem: true\n+      allowPrivilegeEscalation: false\n\
+             +      runAsNonRoot: true\n"
+        );
+        let (s, status) = score(&patch);
+        assert_eq!(status, "applied");
+        v1_row(&s, 1.0, 0.769, 1.435);
+    }
+
+    #[test]
+    fn replacing_the_pod_by_a_configmap() {
+        let patch =
+            format!("{HEADER}@@ -1,2 +1,2 @@\n apiVersion: v1\n-kind: Pod\n+kind: ConfigMap\n");
+        let (s, status) = score(&patch);
+        assert_eq!(status, "preservation_failed");
+        v1_row(&s, 1.0, 0.0, 1.05);
+    }
+
+    #[test]
+    fn breaking_indentation() {
+        let patch = format!("{HEADER}@@ -9 +9 @@\n-    image: nginx\n+      image: nginx\n");
+        let (s, status) = score(&patch);
+        assert_eq!(status, "reparse_failed");
+        v1_row(&s, 1.0, 0.0, 1.05);
+    }
+
+    #[test]
+    fn ignore_check_annotation() {
+        let patch = format!(
+            "{HEADER}@@ -5 +5,3 @@\n   namespace: default\n+  annotations:\n\
+             +    ignore-check.kube-linter.io/latest-tag: \"pinned elsewhere\"\n"
+        );
+        let (s, status) = score(&patch);
+        assert_eq!(status, "preservation_failed");
+        v1_row(&s, 1.0, 0.0, 1.05);
+    }
+
+    #[test]
+    fn swapping_the_image() {
+        let patch = format!("{HEADER}@@ -9 +9 @@\n-    image: nginx\n+    image: busybox:1.36\n");
+        let (s, status) = score(&patch);
+        assert_eq!(status, "preservation_failed");
+        v1_row(&s, 1.0, 0.0, 1.05);
+    }
+}

@@ -11,6 +11,7 @@
 use std::collections::BTreeSet;
 
 use svbench_core::{RewardBreakdown, RewardComponent};
+use svbench_scan::patch::{PatchOutcome, PatchStatus};
 
 use super::{Detection, SeverityLookup, V1Params};
 use crate::e2::{E2Parse, NormalizedId, Oracle, Tool};
@@ -48,6 +49,36 @@ pub enum PatchEvaluation {
 }
 
 impl PatchEvaluation {
+    /// Reads an [`apply_patch`](svbench_scan::patch::apply_patch) outcome.
+    /// `before` is B, the native findings of the original; `scan` gives the
+    /// native findings (full ids) of a text, and runs only on an applied
+    /// patch's result.
+    pub fn from_outcome(
+        outcome: &PatchOutcome,
+        before: BTreeSet<String>,
+        scan: impl FnOnce(&str) -> BTreeSet<String>,
+    ) -> Self {
+        let failed = |status: &str| PatchEvaluation::Failed {
+            status: status.to_string(),
+        };
+        match (outcome.status, &outcome.patched) {
+            (PatchStatus::None, _) => PatchEvaluation::NotGiven,
+            (PatchStatus::Applied, Some(patched)) => PatchEvaluation::Applied {
+                before,
+                after: scan(patched),
+            },
+            // An applied outcome always carries its text; without one there
+            // is nothing verified to credit.
+            (PatchStatus::Applied, None) => failed("apply_failed"),
+            (PatchStatus::Malformed, _) => failed("malformed"),
+            (PatchStatus::TargetMismatch, _) => failed("target_mismatch"),
+            (PatchStatus::ApplyFailed, _) => failed("apply_failed"),
+            (PatchStatus::Unsupported, _) => failed("unsupported"),
+            (PatchStatus::ReparseFailed, _) => failed("reparse_failed"),
+            (PatchStatus::PreservationFailed, _) => failed("preservation_failed"),
+        }
+    }
+
     /// The §4 status name (`none`, `applied` or the failure).
     #[must_use]
     pub fn status(&self) -> &str {
