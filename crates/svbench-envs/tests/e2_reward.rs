@@ -1142,3 +1142,65 @@ mod pipeline {
         v1_row(&s, 1.0, 0.0, 1.05);
     }
 }
+
+// ---------------------------------------------------------------- properties
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Ids an answer might contain: labels, other catalogue ids, an
+    /// unlabelled namespace, unresolved and unknown ids.
+    fn pool() -> Vec<String> {
+        let mut ids = all7();
+        ids.extend(
+            [
+                "kube-linter/host-network",
+                "kube-linter/dangling-service",
+                "opa/GEN_001",
+                "run-as-non-root",
+                "kube-linter/no-such-check",
+            ]
+            .map(String::from),
+        );
+        ids.push(sg("allow-privilege-escalation"));
+        ids
+    }
+
+    fn severity_of(i: u8) -> Severity {
+        [Low, Med, High][usize::from(i % 3)]
+    }
+
+    proptest! {
+        #[test]
+        fn totals_stay_in_range_and_v1_ignores_repetition(
+            picks in prop::collection::vec((0usize..13, 1usize..5, 0u8..3), 0..20),
+            clean_item in any::<bool>(),
+            after in prop::collection::btree_set(0usize..13, 0..6),
+        ) {
+            let pool = pool();
+            let oracle = if clean_item { clean() } else { row0() };
+            let once: Vec<String> = picks.iter().map(|(i, _, _)| pool[*i].clone()).collect();
+            let repeated: Vec<String> = picks
+                .iter()
+                .flat_map(|(i, n, _)| std::iter::repeat_n(pool[*i].clone(), *n))
+                .collect();
+            let after: BTreeSet<String> = after.into_iter().map(|i| pool[i].clone()).collect();
+            let patch = PatchEvaluation::Applied { before: set(&all7()), after: after.clone() };
+
+            let a = v1(&oracle, Some(&v1_answer(&once, patch.clone())));
+            let b = v1(&oracle, Some(&v1_answer(&repeated, patch)));
+            prop_assert_eq!(&a.breakdown, &b.breakdown);
+            prop_assert!((0.0..=1.55 + 1e-12).contains(&a.breakdown.total));
+
+            let answer: Vec<(String, Severity)> = picks
+                .iter()
+                .map(|(i, _, s)| (pool[*i].clone(), severity_of(*s)))
+                .collect();
+            let u = up(&oracle, &upstream_parse(&answer), &UpstreamPatch::Applied { after });
+            prop_assert!((0.0..=2.25 + 1e-12).contains(&u.breakdown.total));
+            let rca = u.breakdown.component("reward_config_auditing").unwrap();
+            prop_assert!((0.0..=2.0).contains(&rca));
+        }
+    }
+}
