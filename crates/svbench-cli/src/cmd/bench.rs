@@ -26,6 +26,9 @@ pub struct BenchArgs {
     /// scan: generated multi-document manifests to benchmark.
     #[arg(long, default_value_t = 2_000)]
     pub manifests: usize,
+    /// scan: namespaces to run (as `svbench scan --tools`) [default: all three].
+    #[arg(long, value_name = "LIST")]
+    pub tools: Option<String>,
     /// Completions to score in the scoring benchmark.
     #[arg(long, default_value_t = 2_000_000)]
     pub completions: usize,
@@ -55,7 +58,11 @@ const ANSWERS: [&str; 8] = [
 /// Runs the command; returns the exit code.
 pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     if args.env == "scan" {
-        return super::bench_scan::run(args.configs.as_deref(), args.manifests);
+        return super::bench_scan::run(
+            args.configs.as_deref(),
+            args.manifests,
+            args.tools.as_deref(),
+        );
     }
     if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
         return Err(exit::usage(format!(

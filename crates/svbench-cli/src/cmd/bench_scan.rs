@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use svbench_scan::scan::{FileType, ScanOptions, Scanner};
+use svbench_scan::scan::{FileType, ScanOptions, Scanner, ToolSelection};
 
 use crate::exit;
 
@@ -19,9 +19,12 @@ fn default_mini() -> PathBuf {
 }
 
 /// Runs the scan benchmarks.
-pub fn run(configs: Option<&Path>, generated: usize) -> anyhow::Result<u8> {
-    let mut scanner =
-        Scanner::new(&ScanOptions::default()).map_err(|e| exit::usage(e.to_string()))?;
+pub fn run(configs: Option<&Path>, generated: usize, tools: Option<&str>) -> anyhow::Result<u8> {
+    let mut options = ScanOptions::default();
+    if let Some(list) = tools {
+        options.tools = ToolSelection::parse(list).map_err(|e| exit::usage(e.to_string()))?;
+    }
+    let mut scanner = Scanner::new(&options).map_err(|e| exit::usage(e.to_string()))?;
     let mini_path = configs.map_or_else(default_mini, Path::to_path_buf);
     match std::fs::read_to_string(&mini_path) {
         Ok(text) => {
@@ -89,13 +92,16 @@ fn bench_set(scanner: &mut Scanner, label: &str, items: &[(FileType, String)]) {
         findings += scanner.scan(name(*ty), text.as_bytes(), *ty).findings.len();
     }
     let mut latencies = Vec::with_capacity(items.len() * 3);
+    let mut slowest: Vec<(f64, usize)> = vec![(0.0, 0); items.len()];
     let mut pass_secs = f64::INFINITY;
     for _ in 0..3 {
         let pass = Instant::now();
-        for (ty, text) in items {
+        for (i, (ty, text)) in items.iter().enumerate() {
             let start = Instant::now();
             let report = scanner.scan(name(*ty), text.as_bytes(), *ty);
-            latencies.push(start.elapsed().as_secs_f64() * 1e3);
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            latencies.push(ms);
+            slowest[i] = (slowest[i].0.max(ms), i);
             std::hint::black_box(report);
         }
         pass_secs = pass_secs.min(pass.elapsed().as_secs_f64());
@@ -114,6 +120,13 @@ fn bench_set(scanner: &mut Scanner, label: &str, items: &[(FileType, String)]) {
         pass_secs,
         OPA_PROCESS_MS / p50,
     );
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let worst: Vec<String> = slowest
+        .iter()
+        .take(3)
+        .map(|(ms, i)| format!("#{i} {ms:.1} ms ({:.1} KB)", items[*i].1.len() as f64 / 1e3))
+        .collect();
+    println!("  slowest: {}", worst.join(", "));
 }
 
 /// A deterministic multi-document manifest (Deployment + Service, sometimes
