@@ -5,11 +5,12 @@ package sv.k8s
 
 import data.sv.lib.finding
 import data.sv.lib.k8s
+import data.sv.lib.pod
 
 # K8S_001: SYS_ADMIN or NET_ADMIN (with or without the CAP_ prefix, in any
 # case) or ALL in capabilities.add.
 deny contains f if {
-	some c in k8s.all_containers(input.object)
+	some c in pod.all_containers
 	added := c.container.securityContext.capabilities.add
 	is_array(added)
 	bad := sort({upper(cap) | some cap in added; k8s.dangerous_capability(cap)})
@@ -21,7 +22,7 @@ deny contains f if {
 # K8S_002: privileged: true (the boolean; the string "true" is a schema
 # error kube-linter reports, not a privileged container).
 deny contains f if {
-	some c in k8s.all_containers(input.object)
+	some c in pod.all_containers
 	c.container.securityContext.privileged == true
 	message := sprintf("container %q runs privileged", [c.name])
 	f := finding.in_container("K8S_002", message, concat("", [c.path, "/securityContext/privileged"]), c.name)
@@ -31,7 +32,7 @@ deny contains f if {
 # (upstream fired on every object with an apiVersion, and a cpu limit in one
 # container plus a memory limit in another satisfied it).
 deny contains f if {
-	some c in k8s.containers(input.object)
+	some c in pod.containers
 	missing := [r | some r in ["cpu", "memory"]; not k8s.has_limit(c.container, r)]
 	count(missing) > 0
 	message := sprintf("container %q has no %s limit", [c.name, concat(" or ", missing)])

@@ -1,6 +1,7 @@
 # Rules on Services, ConfigMaps and every namespaced object.
 package sv.k8s
 
+import data.sv.lib.configmap
 import data.sv.lib.finding
 import data.sv.lib.k8s
 import data.sv.lib.secrets
@@ -28,14 +29,14 @@ deny contains f if {
 # whose value holds a private key. Both bodies build the same element, so a
 # key matching both is one finding.
 deny contains f if {
-	some [field, key, value] in k8s.configmap_entries
+	some [field, key, value] in configmap.entries
 	secrets.secret_name(key)
 	secrets.non_empty(value)
 	f := k8s.configmap_finding(field, key)
 }
 
 deny contains f if {
-	some [field, key, value] in k8s.configmap_entries
+	some [field, key, value] in configmap.entries
 	secrets.private_key(value)
 	f := k8s.configmap_finding(field, key)
 }
@@ -43,14 +44,14 @@ deny contains f if {
 # GEN_002: a namespaced object without a namespace or in `default`.
 # Cluster-scoped kinds have no namespace and are exempt (upstream flagged them).
 deny contains f if {
-	not input.object.kind in k8s.cluster_scoped_kinds
+	not k8s.cluster_scoped(input.object.kind)
 	not k8s.has_namespace(input.object)
 	path := k8s.object_path_or_root(input.object, "metadata")
 	f := finding.at("GEN_002", sprintf("%s has no namespace (it lands in \"default\")", [k8s.display(input.object)]), path)
 }
 
 deny contains f if {
-	not input.object.kind in k8s.cluster_scoped_kinds
+	not k8s.cluster_scoped(input.object.kind)
 	input.object.metadata.namespace == "default"
 	f := finding.at("GEN_002", sprintf("%s is in the \"default\" namespace", [k8s.display(input.object)]), "/metadata/namespace")
 }

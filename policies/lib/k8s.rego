@@ -24,7 +24,7 @@ api_group(obj) := "" if {
 # `extensions` workloads, which kube-linter does not treat as DL but which
 # run pods all the same (our policies are intentionally broader); `apps`
 # already covers apps/v1beta1 and apps/v1beta2.
-pod_bearing_kinds := {
+pod_bearing(obj) if [api_group(obj), obj.kind] in {
 	["", "Pod"],
 	["", "ReplicationController"],
 	["apps", "Deployment"],
@@ -38,8 +38,6 @@ pod_bearing_kinds := {
 	["extensions", "DaemonSet"],
 	["extensions", "ReplicaSet"],
 }
-
-pod_bearing(obj) if [api_group(obj), obj.kind] in pod_bearing_kinds
 
 # Where the pod spec is, as a JSON Pointer.
 pod_spec_pointer(obj) := "/spec" if obj.kind == "Pod"
@@ -133,16 +131,6 @@ as_object(x) := x if is_object(x)
 
 as_object(x) := {} if not is_object(x)
 
-# [field, key, value] for every entry of a core ConfigMap's data/binaryData.
-configmap_entries contains [field, key, value] if {
-	input.object.apiVersion == "v1"
-	input.object.kind == "ConfigMap"
-	some field in ["data", "binaryData"]
-	entries := input.object[field]
-	is_object(entries)
-	some key, value in entries
-}
-
 # One K8S_005 element per entry, whichever body found it.
 configmap_finding(field, key) := finding.at(
 	"K8S_005",
@@ -150,8 +138,10 @@ configmap_finding(field, key) := finding.at(
 	sprintf("/%s/%s", [field, finding.token(key)]),
 )
 
-# Kinds that have no namespace (exempt from GEN_002).
-cluster_scoped_kinds := {
+# Kinds that have no namespace (exempt from GEN_002). Functions, not rules,
+# hold the constant sets here: regorus evaluates every rule of a package
+# when one is referenced, and this package is referenced for every object.
+cluster_scoped(kind) if kind in {
 	"Namespace", "Node", "PersistentVolume", "StorageClass", "ClusterRole",
 	"ClusterRoleBinding", "CustomResourceDefinition", "PriorityClass",
 	"IngressClass", "RuntimeClass", "CSIDriver", "CSINode", "VolumeAttachment",

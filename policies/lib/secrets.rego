@@ -5,11 +5,9 @@ package sv.lib.secrets
 # Names that announce a secret. Matched against key or variable *names*,
 # unanchored: upstream matched substrings of values instead, so a value such
 # as "tokenizer" fired while `DB_PASSWORD: x` did not.
-name_pattern := `(?i)(passw(or)?d|secret|token|api[_-]?key|private[_-]?key|credential)`
-
 secret_name(name) if {
 	is_string(name)
-	regex.match(name_pattern, name)
+	regex.match(`(?i)(passw(or)?d|secret|token|api[_-]?key|private[_-]?key|credential)`, name)
 }
 
 # A PEM private key header ("-----BEGIN RSA PRIVATE KEY-----" and friends).

@@ -159,41 +159,7 @@ inline_versioning(config) if {
 	v.enabled == true
 }
 
-# TF_002: an aws_s3_bucket_versioning for the bucket with status Enabled.
-companion_versioning if {
-	some c in companions("aws_s3_bucket_versioning")
-	some v in blocks(c, "versioning_configuration")
-	v.status == "Enabled"
-}
-
-# TF_003: why the bucket under evaluation is public (a set of reasons).
-public_acls := {"public-read", "public-read-write"}
-
-public_access_flags := ["block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets"]
-
-public_reasons contains sprintf("its acl is %s", [input.block.config.acl]) if {
-	input.block.config.acl in public_acls
-}
-
-public_reasons contains sprintf("an aws_s3_bucket_acl grants %s", [c.acl]) if {
-	some c in companions("aws_s3_bucket_acl")
-	c.acl in public_acls
-}
-
-# A flag written `false`; an unset flag is not judged (it defaults to false
-# in the provider, but the rule is about explicit opt-outs).
-public_reasons contains sprintf("its public access block sets %s = false", [flag]) if {
-	some c in companions("aws_s3_bucket_public_access_block")
-	some flag in public_access_flags
-	c[flag] == false
-}
-
-# TF_003's line: the bucket's own public acl when it has one.
-default public_path := ""
-
-public_path := "/acl" if input.block.config.acl in public_acls
-
 # TF_008: resources whose `policy` argument is an IAM policy document: JSON
 # text (heredoc, or jsonencode of a literal) or a reference to an
 # aws_iam_policy_document data source.
-iam_policy_types := {"aws_iam_policy", "aws_iam_role_policy", "aws_iam_user_policy", "aws_iam_group_policy"}
+iam_policy_type(t) if t in {"aws_iam_policy", "aws_iam_role_policy", "aws_iam_user_policy", "aws_iam_group_policy"}

@@ -6,7 +6,7 @@ import data.sv.lib.finding
 import data.sv.lib.tf
 
 deny contains f if {
-	input.block.type in tf.iam_policy_types
+	tf.iam_policy_type(input.block.type)
 	some statement in tf.policy_statements(input.block.config.policy)
 	tf.allows_everything(statement)
 	message := sprintf("IAM policy %s allows Action \"*\" on Resource \"*\"", [input.block.address])

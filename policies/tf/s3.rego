@@ -7,6 +7,7 @@ package sv.tf
 
 import data.sv.lib.finding
 import data.sv.lib.tf
+import data.sv.lib.tf_s3
 
 # TF_001: no server-side encryption, inline or by companion.
 deny contains f if {
@@ -21,7 +22,7 @@ deny contains f if {
 deny contains f if {
 	input.block.type == "aws_s3_bucket"
 	not tf.inline_versioning(input.block.config)
-	not tf.companion_versioning
+	not tf_s3.companion_versioning
 	message := sprintf("S3 bucket %s has no versioning enabled", [input.block.address])
 	f := finding.at("TF_002", message, tf.path_if_present(input.block.config, "versioning"))
 }
@@ -30,8 +31,8 @@ deny contains f if {
 # opts out. One finding per bucket, naming every reason.
 deny contains f if {
 	input.block.type == "aws_s3_bucket"
-	reasons := tf.public_reasons
+	reasons := tf_s3.public_reasons
 	count(reasons) > 0
 	message := sprintf("S3 bucket %s is publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
-	f := finding.at("TF_003", message, tf.public_path)
+	f := finding.at("TF_003", message, tf_s3.public_path)
 }

@@ -97,3 +97,24 @@ fn version_names_the_crate_and_the_policy_hash() {
     assert_eq!(Opa::builtin().unwrap().version(), version);
     assert_eq!(opa.clone().version(), version);
 }
+
+/// `finding.at` reads severities from the constant in lib/catalogue.rego
+/// (cheap), the host from data.sv.meta.rules: the two must agree.
+#[test]
+fn finding_severities_match_the_meta_catalogue() {
+    let opa = Opa::builtin().unwrap();
+    let mut probe = opa.policies().clone();
+    probe
+        .add_policy(
+            "probe.rego",
+            "package sv.probe\n\nimport data.sv.lib.catalogue\n\nmismatch contains id if {\n    some id, rule in data.sv.meta.rules\n    catalogue.severities[id] != rule.severity\n}\n\nmismatch contains id if {\n    some id, _ in catalogue.severities\n    not data.sv.meta.rules[id]\n}\n\ndeny contains {\"id\": \"MISMATCH\", \"severity\": \"low\", \"message\": concat(\",\", mismatch)} if count(mismatch) > 0\n",
+        )
+        .unwrap();
+    let (findings, errors) = probe.eval_deny("data.sv.probe.deny", &serde_json::json!({}));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(
+        findings.is_empty(),
+        "severities differ for {}",
+        findings[0].message
+    );
+}

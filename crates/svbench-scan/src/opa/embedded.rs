@@ -9,6 +9,14 @@
 /// repository root, as they appear in errors.
 pub(crate) const POLICIES: &[(&str, &str)] = &[
     (
+        "policies/lib/catalogue.rego",
+        include_str!("../../../../policies/lib/catalogue.rego"),
+    ),
+    (
+        "policies/lib/configmap.rego",
+        include_str!("../../../../policies/lib/configmap.rego"),
+    ),
+    (
         "policies/lib/finding.rego",
         include_str!("../../../../policies/lib/finding.rego"),
     ),
@@ -17,12 +25,20 @@ pub(crate) const POLICIES: &[(&str, &str)] = &[
         include_str!("../../../../policies/lib/k8s.rego"),
     ),
     (
+        "policies/lib/pod.rego",
+        include_str!("../../../../policies/lib/pod.rego"),
+    ),
+    (
         "policies/lib/secrets.rego",
         include_str!("../../../../policies/lib/secrets.rego"),
     ),
     (
         "policies/lib/tf.rego",
         include_str!("../../../../policies/lib/tf.rego"),
+    ),
+    (
+        "policies/lib/tf_s3.rego",
+        include_str!("../../../../policies/lib/tf_s3.rego"),
     ),
     (
         "policies/meta/rules.rego",

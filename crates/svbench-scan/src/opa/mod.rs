@@ -83,9 +83,7 @@ impl Opa {
     /// # Errors
     /// As [`Opa::builtin`].
     pub fn builtin_with(mut policies: PolicySet) -> Result<Opa, RegoError> {
-        for (name, text) in embedded::POLICIES {
-            policies.add_policy(name, text)?;
-        }
+        policies.add_policies(embedded::POLICIES)?;
         let mut opa = Opa {
             policies,
             catalogue: BTreeMap::new(),

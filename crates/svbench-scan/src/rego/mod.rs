@@ -214,6 +214,43 @@ impl PolicySet {
         sha256_hex(lines.as_bytes())
     }
 
+    /// Loads several modules as one unit: all of them or none. The AST
+    /// checks run once over the result, not once per module (each run
+    /// serialises every loaded module, so one-by-one loading is quadratic).
+    ///
+    /// # Errors
+    /// As [`PolicySet::add_policy`], naming the first module that fails.
+    pub fn add_policies(&mut self, modules: &[(&str, &str)]) -> Result<(), RegoError> {
+        let mut engine = self.engine.clone();
+        for (name, text) in modules {
+            let parse_error = |message: String| RegoError::Parse {
+                name: (*name).to_owned(),
+                message,
+            };
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                engine.add_policy((*name).to_owned(), (*text).to_owned())
+            }))
+            .map_err(|payload| {
+                parse_error(format!("the parser panicked: {}", panic_text(&*payload)))
+            })?
+            .map_err(|e| parse_error(e.to_string()))?;
+        }
+        let batch = modules
+            .iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        check_ast(&engine, &batch)?;
+        self.loaded = engine.clone();
+        self.engine = engine;
+        self.sources
+            .extend(modules.iter().map(|(name, text)| PolicySource {
+                name: (*name).to_owned(),
+                sha256: sha256_hex(text.as_bytes()),
+            }));
+        Ok(())
+    }
+
     /// Adds one module from text; `name` identifies it in errors.
     ///
     /// # Errors
@@ -234,25 +271,7 @@ impl PolicySet {
         }))
         .map_err(|payload| parse_error(format!("the parser panicked: {}", panic_text(&*payload))))?
         .map_err(|e| parse_error(e.to_string()))?;
-        let ast = engine.get_ast_as_json().map_err(|e| RegoError::Parse {
-            name: name.to_owned(),
-            message: e.to_string(),
-        })?;
-        // The AST is read with serde_json's nesting limit; a module too deep
-        // for it is rejected rather than left unchecked.
-        let ast: Value = serde_json::from_str(&ast)
-            .map_err(|e| parse_error(format!("policy AST unreadable: {e}")))?;
-        if let Some(functions) = recursion::function_cycle(&ast) {
-            return Err(RegoError::Recursion {
-                name: name.to_owned(),
-                functions,
-            });
-        }
-        if let Some(format) = format_width::oversized_format(&ast) {
-            return Err(parse_error(format!(
-                "sprintf format {format:?} has a field width above {MAX_SPRINTF_WIDTH} or non-ASCII digits"
-            )));
-        }
+        check_ast(&engine, name)?;
         self.loaded = engine.clone();
         self.engine = engine;
         self.sources.push(PolicySource {
@@ -410,10 +429,31 @@ impl PolicySet {
         // with non-ASCII digits); a panic is this evaluation's error, and the
         // engine is rebuilt from the last loaded state since its interpreter
         // may be left mid-evaluation.
+        // A plain rule path is evaluated as a rule: `eval_query` parses and
+        // schedules the query text and rebuilds rule prefixes on every call,
+        // which costs more than most policies' own work. Paths that are not
+        // one rule (`rules.ID := …` entries, or no rule there) fall back to
+        // a query.
+        let as_rule = is_rule_path(query);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.engine.eval_query(query.to_owned(), false)
+            if as_rule {
+                match self.engine.eval_rule(query.to_owned()) {
+                    Err(e) if e.to_string().contains("not a valid rule path") => {}
+                    other => return other.map(Some),
+                }
+            }
+            self.engine
+                .eval_query(query.to_owned(), false)
+                .map(|results| {
+                    results
+                        .result
+                        .into_iter()
+                        .next()
+                        .and_then(|r| r.expressions.into_iter().next())
+                        .map(|e| e.value)
+                })
         }));
-        let results = match outcome {
+        let value = match outcome {
             Ok(result) => result.map_err(|e| self.classify(query, &e))?,
             Err(payload) => {
                 self.engine = self.loaded.clone();
@@ -423,13 +463,7 @@ impl PolicySet {
                 )));
             }
         };
-        let Some(value) = results
-            .result
-            .into_iter()
-            .next()
-            .and_then(|r| r.expressions.into_iter().next())
-            .map(|e| e.value)
-        else {
+        let Some(value) = value else {
             return Ok(None);
         };
         if value == regorus::Value::Undefined {
@@ -538,6 +572,47 @@ fn collect_rego_files(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Reg
             files.push(path);
         }
     }
+}
+
+/// The load-time defences against hostile policies, over every module
+/// loaded in `engine`; `name` names what was just added.
+fn check_ast(engine: &regorus::Engine, name: &str) -> Result<(), RegoError> {
+    let parse_error = |message: String| RegoError::Parse {
+        name: name.to_owned(),
+        message,
+    };
+    let ast = engine
+        .get_ast_as_json()
+        .map_err(|e| parse_error(e.to_string()))?;
+    // The AST is read with serde_json's nesting limit; a module too deep
+    // for it is rejected rather than left unchecked.
+    let ast: Value = serde_json::from_str(&ast)
+        .map_err(|e| parse_error(format!("policy AST unreadable: {e}")))?;
+    if let Some(functions) = recursion::function_cycle(&ast) {
+        return Err(RegoError::Recursion {
+            name: name.to_owned(),
+            functions,
+        });
+    }
+    if let Some(format) = format_width::oversized_format(&ast) {
+        return Err(parse_error(format!(
+            "sprintf format {format:?} has a field width above {MAX_SPRINTF_WIDTH} or non-ASCII digits"
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `query` is `data.` followed by dot-separated identifiers (a rule
+/// path `eval_rule` accepts).
+fn is_rule_path(query: &str) -> bool {
+    query.strip_prefix("data.").is_some_and(|rest| {
+        rest.split('.').all(|part| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {

@@ -1,0 +1,44 @@
+# What TF_002 and TF_003 need to know about the bucket under evaluation.
+#
+# Rules over input.block, in a package of their own: regorus evaluates every
+# rule of a package whenever one of them is referenced, so keeping them in
+# sv.lib.tf would make every block of every file pay for the S3 lookups
+# (quadratic in the number of blocks).
+package sv.lib.tf_s3
+
+import data.sv.lib.tf
+
+# TF_002: an aws_s3_bucket_versioning for the bucket with status Enabled.
+companion_versioning if {
+	some c in tf.companions("aws_s3_bucket_versioning")
+	some v in tf.blocks(c, "versioning_configuration")
+	v.status == "Enabled"
+}
+
+# TF_003: why the bucket under evaluation is public (a set of reasons).
+public_acls := {"public-read", "public-read-write"}
+
+public_access_flags := ["block_public_acls", "block_public_policy", "ignore_public_acls", "restrict_public_buckets"]
+
+public_reasons contains sprintf("its acl is %s", [input.block.config.acl]) if {
+	input.block.config.acl in public_acls
+}
+
+public_reasons contains sprintf("an aws_s3_bucket_acl grants %s", [c.acl]) if {
+	some c in tf.companions("aws_s3_bucket_acl")
+	c.acl in public_acls
+}
+
+# A flag written `false`; an unset flag is not judged (it defaults to false
+# in the provider, but the rule is about explicit opt-outs).
+public_reasons contains sprintf("its public access block sets %s = false", [flag]) if {
+	some c in tf.companions("aws_s3_bucket_public_access_block")
+	some flag in public_access_flags
+	c[flag] == false
+}
+
+# TF_003's line: the bucket's own public acl when it has one.
+default public_path := ""
+
+public_path := "/acl" if input.block.config.acl in public_acls
+
