@@ -130,3 +130,54 @@ fn native_analyzers_reproduce_the_upstream_labels() {
         );
     }
 }
+
+/// Spec E2 §8.1 / §10.2: the upstream fixture `bad_pod.yaml` gives exactly
+/// the five kube-linter ids of its oracle, and semgrep reports the writable
+/// root filesystem at line 7 and the missing allowPrivilegeEscalation at
+/// line 9 — not run-as-non-root, since the container sets runAsNonRoot.
+#[test]
+fn upstream_bad_pod_fixture() {
+    let base =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/upstream-sv/e2");
+    let (Ok(yaml), Ok(oracle)) = (
+        std::fs::read_to_string(base.join("fixtures/bad_pod.yaml")),
+        std::fs::read_to_string(base.join("oracle/bad_pod.json")),
+    ) else {
+        eprintln!("skipping: {} not found (../shared absent)", base.display());
+        return;
+    };
+    let oracle: Vec<serde_json::Value> = serde_json::from_str(&oracle).unwrap();
+    let want: BTreeSet<String> = oracle
+        .iter()
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut scanner = Scanner::new(&ScanOptions::default()).unwrap();
+    let report = scanner.scan("manifest.yaml", yaml.as_bytes(), FileType::K8s);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let kube_linter: BTreeSet<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.tool == Tool::KubeLinter)
+        .map(|f| f.full_id())
+        .collect();
+    assert_eq!(kube_linter, want);
+    let semgrep: Vec<(String, Option<usize>)> = report
+        .findings
+        .iter()
+        .filter(|f| f.tool == Tool::Semgrep)
+        .map(|f| (f.rule_id.clone(), f.line))
+        .collect();
+    assert_eq!(
+        semgrep,
+        [
+            (
+                "yaml.kubernetes.security.writable-filesystem-container.writable-filesystem-container".to_owned(),
+                Some(7)
+            ),
+            (
+                "yaml.kubernetes.security.allow-privilege-escalation.allow-privilege-escalation".to_owned(),
+                Some(9)
+            ),
+        ]
+    );
+}
