@@ -116,6 +116,28 @@ pub async fn run_sample(
     };
     let mut fatal = false;
     let transcript = match agent {
+        Agent::Builtin(policy) if policy.interactive() => {
+            // A multi-turn builtin goes through the model loop (same tool
+            // budget, turn limit and recorded tool interactions).
+            let responder = PolicyResponder {
+                policy: policy.as_ref(),
+                example,
+            };
+            drive_model(
+                env,
+                &responder,
+                example,
+                rollout_index,
+                budgets,
+                prompt,
+                &mut record,
+                false,
+            )
+            .await
+            .map_err(|failure| match failure {
+                TurnFailure::Sample(e) | TurnFailure::Fatal(e) => e,
+            })
+        }
         Agent::Builtin(policy) => {
             policy
                 .respond(example, rollout_index, &prompt)
@@ -136,6 +158,7 @@ pub async fn run_sample(
                 budgets,
                 prompt,
                 &mut record,
+                true,
             )
             .await;
             result.map_err(|failure| match failure {
@@ -166,8 +189,45 @@ struct Transcript {
     no_answer: bool,
 }
 
+/// A multi-turn builtin policy answering turns in-process.
+struct PolicyResponder<'p> {
+    policy: &'p dyn Policy,
+    example: &'p Example,
+}
+
+impl Responder for PolicyResponder<'_> {
+    fn respond<'a>(&'a self, ctx: TurnContext<'a>) -> TurnFuture<'a> {
+        let clock = Instant::now();
+        let result = self
+            .policy
+            .respond(self.example, ctx.rollout_index, ctx.messages)
+            .map_err(TurnFailure::Sample)
+            .map(|completion| {
+                let value = match completion {
+                    Completion::Text(text) => json!({"role": "assistant", "content": text}),
+                    Completion::Messages(msgs) => msgs.into_iter().last().unwrap_or(Value::Null),
+                };
+                let message = serde_json::from_value::<Message>(value)
+                    .unwrap_or_else(|_| Message::assistant(String::new()));
+                AssistantTurn {
+                    message,
+                    reasoning: None,
+                    record: RequestRecord {
+                        turn: ctx.turn,
+                        latency_ms: clock.elapsed().as_secs_f64() * 1000.0,
+                        ..RequestRecord::default()
+                    },
+                    truncated: false,
+                }
+            });
+        Box::pin(std::future::ready(result))
+    }
+}
+
 /// The multi-turn loop: call the model, execute tool calls within the
 /// budget, stop at a reply without tool calls or at the turn limit.
+/// `record_requests` is false for builtin policies, which make no requests.
+#[allow(clippy::too_many_arguments)]
 async fn drive_model(
     env: &dyn Environment,
     responder: &dyn Responder,
@@ -176,6 +236,7 @@ async fn drive_model(
     budgets: Budgets,
     prompt: Vec<Message>,
     record: &mut ResultRecord,
+    record_requests: bool,
 ) -> Result<Transcript, TurnFailure> {
     let tools = env.tools();
     let mut episode = env.start_episode(example);
@@ -194,8 +255,10 @@ async fn drive_model(
             })
             .await?;
         record.turns = turn + 1;
-        add_usage(&mut record.usage, &reply.record);
-        record.requests.push(reply.record);
+        if record_requests {
+            add_usage(&mut record.usage, &reply.record);
+            record.requests.push(reply.record);
+        }
         record.reasoning_content.push(reply.reasoning);
         record.truncated |= reply.truncated;
         transcript.push(serde_json::to_value(&reply.message).unwrap_or(Value::Null));
@@ -289,9 +352,13 @@ fn score_into(env: &dyn Environment, example: &Example, t: Transcript, record: &
         record.reasoning_content = vec![None; 1];
     }
     // A sample stopped at the turn limit with tool calls pending has no
-    // answer; it is scored as an empty answer, recorded as `no_answer`.
+    // answer; it is recorded as `no_answer`. The environment scores the
+    // transcript with the pending message's content removed (its tool calls
+    // kept, so it can tell no answer from an empty one): answer components
+    // are 0, while rewards that read tool messages (E2's upstream
+    // `tool_observation_reward`) still see them.
     let scored_completion = if t.no_answer {
-        Completion::Text(String::new())
+        Completion::Messages(without_pending_content(&messages))
     } else {
         t.completion
     };
@@ -331,6 +398,22 @@ fn score_into(env: &dyn Environment, example: &Example, t: Transcript, record: &
             record.error = Some(err);
         }
     }
+}
+
+/// The transcript with the content of its last assistant message (the one
+/// whose tool calls were left pending) set to null.
+fn without_pending_content(messages: &[Value]) -> Vec<Value> {
+    let mut out = messages.to_vec();
+    if let Some(last) = out
+        .iter_mut()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+    {
+        if let Some(obj) = last.as_object_mut() {
+            obj.insert("content".into(), Value::Null);
+        }
+    }
+    out
 }
 
 /// The final assistant text of a sample (`""` if none).

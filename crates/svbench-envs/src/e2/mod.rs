@@ -7,10 +7,14 @@
 
 use std::collections::BTreeSet;
 
+pub mod dataset;
+pub mod env;
 pub mod ids;
 pub mod oracle;
 pub mod parse;
+pub mod prompt;
 pub mod reward;
+pub mod tools;
 
 pub use svbench_scan::{Severity, Tool};
 

@@ -1,0 +1,258 @@
+//! E2 dataset loading (spec E2 §8.2, §8.4): JSONL files of project rows or
+//! upstream build/hub/env rows, split filtering, row hashes, and the live
+//! relabelling of `oracle=live`.
+//!
+//! Accepted rows (each validated when loaded, errors naming the line):
+//! - project rows: `question` (the config), `info.violations`,
+//!   `info.labelled_namespaces`, `meta.lang`, `meta.split`;
+//! - upstream build/hub rows: `question` or `prompt` (the config),
+//!   `info.violations`, `meta.lang`; labelled {kube-linter, semgrep} for
+//!   k8s and {semgrep} for tf;
+//! - upstream env rows: `question`, `answer` (JSON text with an `oracle`
+//!   list and `fixture_type`).
+//!
+//! The embedded corpus (`DatasetSpec::Embedded`) is added by the corpus
+//! work; until then asking for it is an error that says so.
+
+use std::path::PathBuf;
+
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+use svbench_core::canonical::{sha256_hex, RowHasher};
+use svbench_core::example::{base_example_id, dedupe_ids, parse_jsonl, row_split, DatasetError};
+use svbench_core::Example;
+
+use super::env::E2Env;
+use super::oracle::{oracle_from_row, row_lang};
+
+/// The splits of project corpora.
+pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+
+/// Where rows come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DatasetSpec {
+    /// A JSONL file of project or upstream rows.
+    File(PathBuf),
+}
+
+impl DatasetSpec {
+    /// Parses `--dataset`: a path (the embedded corpus and `synthetic:` are
+    /// not available yet and are errors that say so).
+    ///
+    /// # Errors
+    /// `embedded…` and `synthetic:…` specs.
+    pub fn parse(spec: &str) -> Result<Self, DatasetError> {
+        if spec == "embedded" || spec.starts_with("embedded:") || spec.starts_with("synthetic:") {
+            return Err(DatasetError::Selection(format!(
+                "dataset `{spec}` is not available for e2 yet; pass a JSONL file path"
+            )));
+        }
+        Ok(DatasetSpec::File(PathBuf::from(spec)))
+    }
+}
+
+/// A loaded E2 dataset with its provenance.
+#[derive(Debug, Clone)]
+pub struct LoadedDataset {
+    /// Examples of the split in source order (`index` = position).
+    pub examples: Vec<Example>,
+    /// The split loaded (`all` when rows carry none or all were requested).
+    pub split: String,
+    /// Canonical hash of the split's rows in source order.
+    pub dataset_sha256: String,
+    /// SHA-256 of the file bytes (files only).
+    pub file_sha256: Option<String>,
+    /// Loader warnings (renamed duplicate ids).
+    pub warnings: Vec<String>,
+}
+
+/// Loads the rows of `spec` in `split` (`None`: not given on the command
+/// line — rows with splits default to `test`, rows without load whole).
+///
+/// # Errors
+/// Unreadable files, malformed rows (naming the line), unknown splits, a
+/// split requested from rows that carry none, an empty selection.
+pub fn load(spec: &DatasetSpec, split: Option<&str>) -> Result<LoadedDataset, DatasetError> {
+    match spec {
+        DatasetSpec::File(path) => {
+            let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let file_sha256 = Some(sha256_hex(&bytes));
+            let text = String::from_utf8(bytes).map_err(|e| {
+                let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                DatasetError::Row {
+                    path: path.clone(),
+                    line: upto.iter().filter(|b| **b == b'\n').count() + 1,
+                    message: "invalid UTF-8".to_string(),
+                }
+            })?;
+            let mut loaded = load_text(&text, path.clone(), split)?;
+            loaded.file_sha256 = file_sha256;
+            Ok(loaded)
+        }
+    }
+}
+
+/// Loads JSONL text; `origin` names it in errors (a path, or
+/// `embedded:e2/<file>`).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_text(
+    text: &str,
+    origin: PathBuf,
+    split: Option<&str>,
+) -> Result<LoadedDataset, DatasetError> {
+    let rows = parse_jsonl(text, &origin)?;
+    let row_error = |line: usize, message: String| DatasetError::Row {
+        path: origin.clone(),
+        line,
+        message,
+    };
+    let mut validated = Vec::with_capacity(rows.len());
+    for raw in rows {
+        let line = raw.line;
+        let (question, row) = validate_row(raw.value).map_err(|m| row_error(line, m))?;
+        validated.push((line, question, row));
+    }
+    let any_split = validated.iter().any(|(_, _, r)| row_split(r).is_some());
+    let split_name = match (split, any_split) {
+        (Some(s), _) => s.to_string(),
+        (None, true) => "test".to_string(),
+        (None, false) => "all".to_string(),
+    };
+    if split_name != "all" && !SPLITS.contains(&split_name.as_str()) {
+        return Err(DatasetError::Selection(format!(
+            "unknown split `{split_name}` (E2 splits: train, dev, test, all)"
+        )));
+    }
+    let mut members = Vec::new();
+    for (line, question, row) in validated {
+        if split_name != "all" {
+            match row_split(&row) {
+                Some(s) if s == split_name => {}
+                Some(_) => continue,
+                None => {
+                    return Err(row_error(
+                        line,
+                        format!(
+                            "row has no `meta.split` but split `{split_name}` was requested; \
+                             use --split all"
+                        ),
+                    ))
+                }
+            }
+        }
+        members.push((line, question, row));
+    }
+    if members.is_empty() {
+        return Err(DatasetError::Selection(format!(
+            "{}: no rows in split `{split_name}`",
+            origin.display()
+        )));
+    }
+    let mut hasher = RowHasher::new();
+    for (_, _, row) in &members {
+        hasher.push(row);
+    }
+    let (ids, warnings) = dedupe_ids(members.iter().map(|(_, _, r)| base_example_id(r)));
+    let mut examples = Vec::with_capacity(members.len());
+    for (index, ((line, question, row), id)) in members.into_iter().zip(ids).enumerate() {
+        let split = row_split(&row).map_or_else(|| split_name.clone(), str::to_string);
+        let Value::Object(mut map) = row else {
+            unreachable!("validated rows are objects")
+        };
+        // The config is `question`, or `prompt` on rows without one.
+        if map.shift_remove("question").is_none() {
+            map.shift_remove("prompt");
+        }
+        let answer = map.shift_remove("answer").unwrap_or(Value::Null);
+        let info = RawValue::from_string(Value::Object(map).to_string())
+            .map_err(|e| row_error(line, format!("cannot keep row metadata: {e}")))?;
+        examples.push(Example {
+            index,
+            id,
+            split: Some(split),
+            question,
+            answer,
+            info,
+        });
+    }
+    Ok(LoadedDataset {
+        examples,
+        split: split_name,
+        dataset_sha256: hasher.finish(),
+        file_sha256: None,
+        warnings,
+    })
+}
+
+/// Checks one row: an object with a string config (`question`, else
+/// `prompt`, which is then moved to `question`) and a readable oracle.
+fn validate_row(row: Value) -> Result<(String, Value), String> {
+    let Value::Object(map) = row else {
+        return Err("row is not a JSON object".into());
+    };
+    let question = match (map.get("question"), map.get("prompt")) {
+        (Some(Value::String(q)), _) => q.clone(),
+        (Some(_), _) => return Err("field `question` is not a string".into()),
+        (None, Some(Value::String(p))) => p.clone(),
+        (None, Some(_)) => return Err("field `prompt` is not a string".into()),
+        (None, None) => return Err("missing field `question` (or `prompt`)".into()),
+    };
+    if let Some(meta) = map.get("meta") {
+        if !meta.is_object() {
+            return Err("field `meta` is not an object".into());
+        }
+    }
+    let row = Value::Object(map);
+    oracle_from_row(&row).map_err(|e| format!("cannot read the oracle: {e}"))?;
+    Ok((question, row))
+}
+
+/// `oracle=live` (spec E2 §8.2): replaces each example's stored labels by a
+/// native re-scan — `info.violations` (one entry per finding, project
+/// severities, `loc` = `file:line`) and `info.labelled_namespaces` (k8s: all
+/// three; tf: opa). The environment in live mode computes the same oracle
+/// itself; relabelling makes the recorded `info` show it.
+pub fn relabel_live(examples: &mut [Example], env: &E2Env) {
+    for example in examples {
+        let mut row = example.info_value();
+        let lang = row_lang(&row);
+        let report = env.analyzers().report(lang, &example.question);
+        let namespaces = E2Env::live_namespaces(lang);
+        let violations: Vec<Value> = report
+            .findings
+            .iter()
+            .filter(|f| namespaces.contains(&f.tool))
+            .map(|f| {
+                json!({"tool": f.tool.as_str(), "rule_id": f.rule_id,
+                       "severity": f.severity.as_str(), "msg": f.message, "loc": f.location()})
+            })
+            .collect();
+        let Value::Object(map) = &mut row else {
+            continue;
+        };
+        let info = map
+            .entry("info")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !info.is_object() {
+            *info = Value::Object(Map::new());
+        }
+        if let Value::Object(info) = info {
+            info.insert("violations".into(), Value::Array(violations));
+            info.insert(
+                "labelled_namespaces".into(),
+                namespaces.iter().map(|t| json!(t.as_str())).collect(),
+            );
+        }
+        // Env rows keep their oracle in `answer`; live labels replace it.
+        example.answer = Value::Null;
+        if let Ok(raw) = RawValue::from_string(row.to_string()) {
+            example.info = raw;
+        }
+    }
+}

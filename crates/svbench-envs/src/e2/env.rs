@@ -1,0 +1,1022 @@
+//! The E2 environment (spec E2 §2, §5, §6): prompt, tools, and one scoring
+//! path that runs every completion through both parsers and both reward
+//! profiles and records the evidence.
+//!
+//! Patch verification happens here, at scoring time: the `v1` path applies
+//! the patch strictly ([`apply_patch`]), checks preservation and re-scans the
+//! original and patched texts natively, restricted to the labelled
+//! namespaces. The `upstream` patch path (a lenient GNU-`patch`-style applier,
+//! spec §5.1) is **not implemented**: under the `upstream` profile a patch
+//! never earns the bonus, and `parsed.upstream_patch` says so on every
+//! record that carries a patch.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
+use svbench_core::reward_config::RewardConfigError;
+use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
+use svbench_scan::patch::{apply_patch, PatchOutcome};
+use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
+use svbench_scan::{kube_linter, semgrep};
+
+use super::ids::Catalogue;
+use super::oracle::{oracle_from_row, row_lang};
+use super::parse::parse_completion;
+use super::prompt::{initial_messages, system_prompt, user_message, PromptContext};
+use super::reward::{
+    score_upstream, score_v1, Detection, E2Rewards, PatchEvaluation, Profile, UpstreamPatch,
+    UpstreamScore, V1Answer, V1Params, V1Score,
+};
+use super::tools::{file_type, tool_specs, Analyzers, E2Episode};
+use super::{E2Parse, Lang, NormalizedId, Oracle, OracleViolation, Severity, Tool};
+use crate::environment::{Budgets, EnvKind, Environment, Episode, ScoreError, ScoredAnswer};
+
+/// Default turn and tool limits (spec E2 §2.1; harness §1.1).
+pub const DEFAULT_BUDGETS: Budgets = Budgets {
+    max_turns: 5,
+    tool_budget: 3,
+};
+
+/// Where an item's oracle comes from (`oracle` argument, spec E2 §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OracleMode {
+    /// The row's stored labels.
+    #[default]
+    Dataset,
+    /// A native re-scan of the config; labelled namespaces are those with
+    /// rules for the file type (k8s: all three; tf: opa).
+    Live,
+}
+
+impl OracleMode {
+    /// `dataset` or `live`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OracleMode::Dataset => "dataset",
+            OracleMode::Live => "live",
+        }
+    }
+}
+
+/// Which items to keep (`lang` argument).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LangFilter {
+    /// Kubernetes items only.
+    K8s,
+    /// Terraform items only.
+    Tf,
+    /// Both.
+    #[default]
+    All,
+}
+
+/// kube-linter check selection (`kube_linter_checks` argument).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum KubeLinterChecks {
+    /// The default-enabled checks.
+    #[default]
+    Default,
+    /// Every implemented check.
+    All,
+    /// Exactly these checks.
+    List(Vec<String>),
+}
+
+/// The E2 environment arguments (`--env-arg`, spec E2 §2.4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct E2Args {
+    /// Offer the tools (default true).
+    pub include_tools: bool,
+    /// Oracle mode (default dataset).
+    pub oracle: OracleMode,
+    /// `builtin:oracle` also submits the row's stored patch (`info.patch`).
+    pub oracle_patch: bool,
+    /// Items kept by [`E2Env::filter_lang`].
+    pub lang: LangFilter,
+    /// User Rego policy directories.
+    pub policy_dirs: Vec<PathBuf>,
+    /// kube-linter checks.
+    pub kube_linter_checks: KubeLinterChecks,
+    /// List the labelled namespaces' rule ids in the prompt (default true).
+    pub show_catalog: bool,
+    /// Findings per tool result (default 200).
+    pub max_findings_per_result: usize,
+}
+
+impl Default for E2Args {
+    fn default() -> Self {
+        Self {
+            include_tools: true,
+            oracle: OracleMode::Dataset,
+            oracle_patch: false,
+            lang: LangFilter::All,
+            policy_dirs: Vec::new(),
+            kube_linter_checks: KubeLinterChecks::Default,
+            show_catalog: true,
+            max_findings_per_result: 200,
+        }
+    }
+}
+
+/// The argument names E2 accepts.
+pub const ARG_NAMES: [&str; 9] = [
+    "include_tools",
+    "oracle",
+    "oracle_patch",
+    "lang",
+    "policy_dirs",
+    "kube_linter_checks",
+    "backend",
+    "show_catalog",
+    "max_findings_per_result",
+];
+
+/// Why an E2 environment could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum E2EnvError {
+    /// An argument E2 does not have.
+    #[error("unknown E2 environment argument `{0}` (known: {known})", known = ARG_NAMES.join(", "))]
+    UnknownArg(String),
+    /// A `--env-arg` not of the form `K=V`.
+    #[error("environment argument `{0}` is not of the form KEY=VALUE")]
+    Malformed(String),
+    /// A value of the wrong type or outside the allowed set.
+    #[error("environment argument {key}={value:?}: expected {expected}")]
+    BadValue {
+        /// Argument.
+        key: String,
+        /// Value given.
+        value: String,
+        /// What is allowed.
+        expected: &'static str,
+    },
+    /// A supported setting this build does not implement.
+    #[error("{0} is not implemented in this build")]
+    NotImplemented(String),
+    /// The analyzers could not be configured.
+    #[error("cannot configure the analyzers: {0}")]
+    Scan(#[from] ScanConfigError),
+    /// The reward profile or config is invalid.
+    #[error(transparent)]
+    Reward(#[from] RewardConfigError),
+}
+
+fn parse_bool(key: &str, value: &str) -> Result<bool, E2EnvError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => Err(E2EnvError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected: "true or false",
+        }),
+    }
+}
+
+impl E2Args {
+    /// Parses `KEY=VALUE` strings (`--env-arg`), later keys winning.
+    ///
+    /// # Errors
+    /// Unknown keys, malformed pairs and bad values; `backend` other than
+    /// `native` is [`E2EnvError::NotImplemented`].
+    pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, E2EnvError> {
+        let mut args = Self::default();
+        for pair in pairs {
+            let pair = pair.as_ref();
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| E2EnvError::Malformed(pair.to_string()))?;
+            args.set(key.trim(), value.trim())?;
+        }
+        Ok(args)
+    }
+
+    /// Sets one argument.
+    ///
+    /// # Errors
+    /// As [`E2Args::parse`].
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), E2EnvError> {
+        let bad = |expected| E2EnvError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
+        };
+        match key {
+            "include_tools" => self.include_tools = parse_bool(key, value)?,
+            "oracle_patch" => self.oracle_patch = parse_bool(key, value)?,
+            "show_catalog" => self.show_catalog = parse_bool(key, value)?,
+            "oracle" => {
+                self.oracle = match value {
+                    "dataset" => OracleMode::Dataset,
+                    "live" => OracleMode::Live,
+                    _ => return Err(bad("dataset or live")),
+                }
+            }
+            "lang" => {
+                self.lang = match value {
+                    "k8s" => LangFilter::K8s,
+                    "tf" => LangFilter::Tf,
+                    "all" => LangFilter::All,
+                    _ => return Err(bad("k8s, tf or all")),
+                }
+            }
+            "policy_dirs" => {
+                self.policy_dirs = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(PathBuf::from)
+                    .collect();
+            }
+            "kube_linter_checks" => {
+                self.kube_linter_checks = match value {
+                    "default" => KubeLinterChecks::Default,
+                    "all" => KubeLinterChecks::All,
+                    list => {
+                        let names: Vec<String> = list
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|s| !s.is_empty())
+                            .map(|s| s.strip_prefix("kube-linter/").unwrap_or(s).to_string())
+                            .collect();
+                        if names.is_empty() {
+                            return Err(bad("default, all or a comma list of kube-linter checks"));
+                        }
+                        KubeLinterChecks::List(names)
+                    }
+                }
+            }
+            "backend" => match value {
+                "native" => {}
+                "external" | "crosscheck" => {
+                    return Err(E2EnvError::NotImplemented(format!(
+                        "backend={value} for the E2 environment (use backend=native)"
+                    )))
+                }
+                _ => return Err(bad("native, external or crosscheck")),
+            },
+            "max_findings_per_result" => {
+                self.max_findings_per_result = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| bad("a positive integer"))?;
+            }
+            other => return Err(E2EnvError::UnknownArg(other.to_string())),
+        }
+        Ok(())
+    }
+
+    /// The effective arguments, as recorded in `metadata.json` `env_args`.
+    #[must_use]
+    pub fn to_record(&self) -> BTreeMap<String, Value> {
+        let checks = match &self.kube_linter_checks {
+            KubeLinterChecks::Default => json!("default"),
+            KubeLinterChecks::All => json!("all"),
+            KubeLinterChecks::List(l) => json!(l.join(",")),
+        };
+        let lang = match self.lang {
+            LangFilter::K8s => "k8s",
+            LangFilter::Tf => "tf",
+            LangFilter::All => "all",
+        };
+        BTreeMap::from([
+            ("include_tools".into(), json!(self.include_tools)),
+            ("oracle".into(), json!(self.oracle.as_str())),
+            ("oracle_patch".into(), json!(self.oracle_patch)),
+            ("lang".into(), json!(lang)),
+            (
+                "policy_dirs".into(),
+                json!(self
+                    .policy_dirs
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()),
+            ),
+            ("kube_linter_checks".into(), checks),
+            ("backend".into(), json!("native")),
+            ("show_catalog".into(), json!(self.show_catalog)),
+            (
+                "max_findings_per_result".into(),
+                json!(self.max_findings_per_result),
+            ),
+        ])
+    }
+}
+
+/// The scan options of the arguments, and the enabled kube-linter checks.
+fn scan_options(args: &E2Args) -> Result<(ScanOptions, Vec<String>), E2EnvError> {
+    let defaults: Vec<String> = kube_linter::catalogue()
+        .iter()
+        .filter(|r| r.tier.enabled_by_default())
+        .map(|r| r.id.to_string())
+        .collect();
+    let mut options = ScanOptions {
+        tools: ToolSelection::default(),
+        policy_dirs: args.policy_dirs.clone(),
+        ..ScanOptions::default()
+    };
+    let enabled = match &args.kube_linter_checks {
+        KubeLinterChecks::Default => defaults,
+        KubeLinterChecks::All => {
+            let all: Vec<String> = kube_linter::implemented_checks()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            options.include = all.iter().map(|c| format!("kube-linter/{c}")).collect();
+            all
+        }
+        KubeLinterChecks::List(list) => {
+            options.include = list.iter().map(|c| format!("kube-linter/{c}")).collect();
+            options.exclude = defaults
+                .iter()
+                .filter(|d| !list.contains(d))
+                .map(|c| format!("kube-linter/{c}"))
+                .collect();
+            list.clone()
+        }
+    };
+    Ok((options, enabled))
+}
+
+/// Everything about one item the episode and the scoring need.
+#[derive(Debug, Clone)]
+pub struct E2Item {
+    /// Language (workspace name, file type).
+    pub lang: Lang,
+    /// The config text (the workspace file).
+    pub config: String,
+    /// Oracle: labelled namespaces and entries.
+    pub oracle: Oracle,
+}
+
+/// E2 configured with a reward profile and environment arguments.
+#[derive(Debug, Clone)]
+pub struct E2Env {
+    rewards: E2Rewards,
+    args: E2Args,
+    analyzers: Arc<Analyzers>,
+    catalogue: Arc<Catalogue>,
+    /// Enabled rules per namespace with catalogue severities (prompt listing).
+    enabled_rules: Vec<(Tool, Vec<(String, Severity)>)>,
+    budgets: Budgets,
+    system_prompt_override: Option<String>,
+}
+
+impl E2Env {
+    /// E2 with reward profile `profile` (`v1` or `upstream`), an optional
+    /// reward override file `(text, origin)` and environment arguments.
+    ///
+    /// # Errors
+    /// Invalid reward settings, arguments or analyzer configuration.
+    pub fn new(
+        profile: &str,
+        reward_config: Option<(&str, &str)>,
+        args: E2Args,
+    ) -> Result<Self, E2EnvError> {
+        let rewards = E2Rewards::load(profile, reward_config)?;
+        Self::with_rewards(rewards, args)
+    }
+
+    /// E2 with already-loaded rewards.
+    ///
+    /// # Errors
+    /// Invalid arguments or analyzer configuration.
+    pub fn with_rewards(rewards: E2Rewards, args: E2Args) -> Result<Self, E2EnvError> {
+        let (options, kube_linter_enabled) = scan_options(&args)?;
+        let scanner = Scanner::new(&options)?;
+        let catalogue = if args.policy_dirs.is_empty() {
+            Catalogue::builtin().clone()
+        } else {
+            Catalogue::with_opa(scanner.opa())
+        };
+        let severity =
+            |tool: Tool, rule: &str| catalogue.severity(tool, rule).unwrap_or(Severity::Med);
+        let mut kube: Vec<(String, Severity)> = kube_linter_enabled
+            .iter()
+            .map(|r| (r.clone(), severity(Tool::KubeLinter, r)))
+            .collect();
+        kube.sort();
+        let semgrep_rules: Vec<(String, Severity)> = semgrep::catalogue()
+            .iter()
+            .filter(|r| r.tier.enabled_by_default())
+            .map(|r| (r.id.to_string(), r.severity))
+            .collect();
+        let mut opa_rules: Vec<(String, Severity)> = scanner
+            .opa_rules()
+            .into_iter()
+            .map(|r| (r.id, r.severity))
+            .collect();
+        opa_rules.sort();
+        let enabled_rules = vec![
+            (Tool::KubeLinter, kube),
+            (Tool::Semgrep, semgrep_rules),
+            (Tool::Opa, opa_rules),
+        ];
+        Ok(Self {
+            rewards,
+            args,
+            analyzers: Arc::new(Analyzers::new(scanner)),
+            catalogue: Arc::new(catalogue),
+            enabled_rules,
+            budgets: DEFAULT_BUDGETS,
+            system_prompt_override: None,
+        })
+    }
+
+    /// The active reward profile.
+    #[must_use]
+    pub fn rewards(&self) -> &E2Rewards {
+        &self.rewards
+    }
+
+    /// The environment arguments.
+    #[must_use]
+    pub fn args(&self) -> &E2Args {
+        &self.args
+    }
+
+    /// The id catalogue (normalisation and severities).
+    #[must_use]
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// The shared analyzers (tools and scoring scans).
+    #[must_use]
+    pub fn analyzers(&self) -> &Arc<Analyzers> {
+        &self.analyzers
+    }
+
+    /// The turn and tool limits the prompt states (`--max-turns`,
+    /// `--tool-budget`); the runner enforces them.
+    pub fn set_budgets(&mut self, budgets: Budgets) {
+        self.budgets = budgets;
+    }
+
+    /// Replaces the system prompt of every item (`--system-prompt-file`).
+    pub fn set_system_prompt(&mut self, prompt: String) {
+        self.system_prompt_override = Some(prompt);
+    }
+
+    /// Keeps the items of the `lang` argument, re-indexed in order.
+    #[must_use]
+    pub fn filter_lang(&self, examples: Vec<Example>) -> Vec<Example> {
+        let keep = |lang: Lang| match self.args.lang {
+            LangFilter::All => true,
+            LangFilter::K8s => lang == Lang::K8s,
+            LangFilter::Tf => lang == Lang::Tf,
+        };
+        examples
+            .into_iter()
+            .filter(|e| keep(row_lang(&row_of(e))))
+            .enumerate()
+            .map(|(index, mut e)| {
+                e.index = index;
+                e
+            })
+            .collect()
+    }
+
+    /// The labelled namespaces live mode uses for a language.
+    #[must_use]
+    pub fn live_namespaces(lang: Lang) -> BTreeSet<Tool> {
+        match lang {
+            Lang::K8s => Tool::ALL.into_iter().collect(),
+            Lang::Tf => BTreeSet::from([Tool::Opa]),
+        }
+    }
+
+    /// The live oracle of a config: one entry per native finding of the
+    /// namespaces that have rules for its type, with project severities.
+    #[must_use]
+    pub fn live_oracle(&self, lang: Lang, config: &str) -> Oracle {
+        let namespaces = Self::live_namespaces(lang);
+        let report = self.analyzers.report(lang, config);
+        let violations = report
+            .findings
+            .iter()
+            .filter(|f| namespaces.contains(&f.tool))
+            .map(|f| OracleViolation {
+                id: f.full_id(),
+                severity: f.severity,
+            })
+            .collect();
+        Oracle {
+            namespaces,
+            violations,
+        }
+    }
+
+    /// Reads an example: language, config and oracle (per the oracle mode).
+    ///
+    /// # Errors
+    /// A dataset-mode row without a usable label list.
+    pub fn item(&self, example: &Example) -> Result<E2Item, ScoreError> {
+        let row = row_of(example);
+        let lang = row_lang(&row);
+        let config = example.question.clone();
+        let oracle = match self.args.oracle {
+            OracleMode::Dataset => oracle_from_row(&row).map_err(|e| ScoreError {
+                example_id: example.id.clone(),
+                message: format!("cannot read the oracle: {e}"),
+            })?,
+            OracleMode::Live => self.live_oracle(lang, &config),
+        };
+        Ok(E2Item {
+            lang,
+            config,
+            oracle,
+        })
+    }
+
+    /// The labelled namespaces of an example (what the prompt names); for a
+    /// row whose labels cannot be read, what upstream's builder ran.
+    #[must_use]
+    pub fn labelled_namespaces(&self, example: &Example) -> (Lang, BTreeSet<Tool>) {
+        let row = row_of(example);
+        let lang = row_lang(&row);
+        let namespaces = match self.args.oracle {
+            OracleMode::Live => Self::live_namespaces(lang),
+            OracleMode::Dataset => match oracle_from_row(&row) {
+                Ok(o) => o.namespaces,
+                Err(_) => match lang {
+                    Lang::K8s => BTreeSet::from([Tool::KubeLinter, Tool::Semgrep]),
+                    Lang::Tf => BTreeSet::from([Tool::Semgrep]),
+                },
+            },
+        };
+        (lang, namespaces)
+    }
+
+    /// The system prompt of an example.
+    #[must_use]
+    pub fn system_prompt(&self, example: &Example) -> String {
+        if let Some(p) = &self.system_prompt_override {
+            return p.clone();
+        }
+        let (lang, labelled) = self.labelled_namespaces(example);
+        system_prompt(&PromptContext {
+            lang,
+            labelled: &labelled,
+            include_tools: self.args.include_tools,
+            tool_budget: self.budgets.tool_budget,
+            max_turns: self.budgets.max_turns,
+            catalogue: self.args.show_catalog.then_some(&self.enabled_rules[..]),
+        })
+    }
+
+    /// The v1 parameters used for the v1 components (the active profile's
+    /// constants, or the built-in ones when `upstream` is active).
+    fn v1_params(&self) -> V1Params {
+        match self.rewards.profile {
+            Profile::V1(p) => p,
+            Profile::Upstream => V1Params::default(),
+        }
+    }
+
+    /// Scores one completion of an item: both parsers, both profiles.
+    #[must_use]
+    pub fn score_item(&self, item: &E2Item, completion: &Completion) -> E2Score {
+        let no_answer = has_pending_tool_calls(completion);
+        let (v1_parse, up_parse) = if no_answer {
+            (E2Parse::NoAnswer, E2Parse::NoAnswer)
+        } else {
+            (
+                parse_completion(completion, ParseMode::V1),
+                parse_completion(completion, ParseMode::Upstream),
+            )
+        };
+        let namespaces = &item.oracle.namespaces;
+        let tool_messages = tool_message_contents(completion);
+
+        // v1 patch path: strict apply, preservation, native re-scans.
+        let v1_patch_text = match &v1_parse {
+            E2Parse::Valid { answer, .. } => answer.patch.clone(),
+            _ => None,
+        };
+        let outcome = v1_patch_text.as_deref().map(|patch| {
+            apply_patch(
+                item.lang.workspace_name(),
+                &item.config,
+                patch,
+                file_type(item.lang),
+            )
+        });
+        let evaluation = match &outcome {
+            Some(outcome) => PatchEvaluation::from_outcome(
+                outcome,
+                self.analyzers.ids(item.lang, &item.config, namespaces),
+                |patched| self.analyzers.ids(item.lang, patched, namespaces),
+            ),
+            None => PatchEvaluation::NotGiven,
+        };
+        let catalogue = &self.catalogue;
+        let v1_answer =
+            V1Answer::from_parse(&v1_parse, |id| catalogue.normalize(id), evaluation.clone());
+        let v1 = score_v1(
+            &self.v1_params(),
+            &item.oracle,
+            v1_answer.as_ref(),
+            &|tool, rule| catalogue.severity(tool, rule),
+        );
+
+        // Upstream patch path: not implemented, a patch never applies.
+        let upstream_patch_given = matches!(&up_parse, E2Parse::Valid { answer, .. }
+            if answer.patch.as_deref().is_some_and(|p| !p.trim().is_empty()));
+        let upstream = score_upstream(
+            item.lang,
+            &item.oracle.violations,
+            &up_parse,
+            &UpstreamPatch::NotApplied,
+            &tool_messages,
+        );
+
+        E2Score {
+            no_answer,
+            v1_parse,
+            up_parse,
+            v1_answer,
+            outcome,
+            evaluation,
+            v1,
+            upstream,
+            upstream_patch_given,
+        }
+    }
+
+    /// Builds the record parts of a score.
+    #[must_use]
+    pub fn scored_answer(
+        &self,
+        item: &E2Item,
+        completion: &Completion,
+        score: &E2Score,
+    ) -> ScoredAnswer {
+        let active_parse = match self.rewards.profile {
+            Profile::V1(_) => &score.v1_parse,
+            Profile::Upstream => &score.up_parse,
+        };
+        ScoredAnswer {
+            parse: parse_record(active_parse),
+            parsed: self.parsed(item, completion, score),
+            reward: self.rewards.select(&score.v1, &score.upstream).clone(),
+            compat: self.compat(item, completion, score),
+        }
+    }
+
+    fn with_severity(&self, id: &NormalizedId) -> Value {
+        json!({"id": id.full_id(), "severity": self.catalogue.weight_severity(id).as_str()})
+    }
+
+    fn full_id_entry(&self, id: &str) -> Value {
+        let severity = id
+            .split_once('/')
+            .and_then(|(t, r)| self.catalogue.severity(Tool::parse(t)?, r))
+            .unwrap_or(Severity::Med);
+        json!({"id": id, "severity": severity.as_str()})
+    }
+
+    /// The `parsed` object (spec E2 §6).
+    fn parsed(&self, item: &E2Item, completion: &Completion, s: &E2Score) -> Value {
+        let namespaces = &item.oracle.namespaces;
+        let oracle: BTreeSet<&str> = item
+            .oracle
+            .violations
+            .iter()
+            .map(|v| v.id.as_str())
+            .filter(|id| {
+                id.split_once('/')
+                    .and_then(|(t, _)| Tool::parse(t))
+                    .is_some_and(|t| namespaces.contains(&t))
+            })
+            .collect();
+        let (scored, ignored): (BTreeSet<&NormalizedId>, BTreeSet<&NormalizedId>) = s
+            .v1_answer
+            .iter()
+            .flat_map(|a| a.ids.iter())
+            .partition(|id| id.tool().is_none_or(|t| namespaces.contains(&t)));
+        let (status, reason, format_ok, format_reason, skipped, confidence) = match &s.v1_parse {
+            E2Parse::Valid {
+                answer,
+                format_ok,
+                format_reason,
+                skipped_items,
+            } => (
+                "valid",
+                None,
+                *format_ok,
+                *format_reason,
+                *skipped_items,
+                answer.confidence,
+            ),
+            E2Parse::Invalid { reason } => ("invalid", Some(*reason), false, None, 0, None),
+            E2Parse::NoAnswer => ("no_answer", Some("turn_limit"), false, None, 0, None),
+        };
+        let up_status = match &s.up_parse {
+            E2Parse::Valid { .. } => json!({"status": "valid", "reason": null}),
+            E2Parse::Invalid { reason } => json!({"status": "invalid", "reason": reason}),
+            E2Parse::NoAnswer => json!({"status": "no_answer", "reason": "turn_limit"}),
+        };
+        let v1_patch = {
+            let mut m = Map::new();
+            m.insert("status".into(), json!(s.evaluation.status()));
+            m.insert(
+                "kind".into(),
+                serde_json::to_value(s.outcome.as_ref().and_then(|o| o.kind))
+                    .unwrap_or(Value::Null),
+            );
+            m.insert(
+                "reason".into(),
+                json!(s.outcome.as_ref().and_then(|o| o.reason.clone())),
+            );
+            if let PatchEvaluation::Applied { before, after } = &s.evaluation {
+                m.insert(
+                    "before".into(),
+                    before.iter().map(|id| self.full_id_entry(id)).collect(),
+                );
+                m.insert(
+                    "after".into(),
+                    after.iter().map(|id| self.full_id_entry(id)).collect(),
+                );
+            }
+            m.insert("fixed".into(), json!(s.v1.patch.fixed));
+            m.insert("new".into(), json!(s.v1.patch.new));
+            m.insert("value".into(), json!(s.v1.patch.value));
+            Value::Object(m)
+        };
+        let upstream_patch = if s.upstream_patch_given {
+            json!({"status": "not_implemented",
+                   "note": "the upstream lenient patch path (spec E2 §5.1) is not implemented: \
+                            the patch was not applied and earns no upstream bonus"})
+        } else {
+            json!({"status": "none"})
+        };
+        let _ = completion;
+        json!({
+            "lang": match item.lang { Lang::K8s => "k8s", Lang::Tf => "tf" },
+            "fixture_path": item.lang.workspace_name(),
+            "labelled_namespaces": namespaces.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            "oracle_mode": self.args.oracle.as_str(),
+            "oracle": oracle.iter().map(|id| self.full_id_entry(id)).collect::<Vec<_>>(),
+            "prediction": scored.iter().map(|id| self.with_severity(id)).collect::<Vec<_>>(),
+            "prediction_ignored": ignored.iter().map(|id| self.with_severity(id)).collect::<Vec<_>>(),
+            "clean": s.v1.clean,
+            "parse_status": status,
+            "parse_reason": reason,
+            "format_ok": format_ok,
+            "format_reason": format_reason,
+            "skipped_items": skipped,
+            "confidence": confidence,
+            "upstream_parse": up_status,
+            "v1_patch": v1_patch,
+            "upstream_patch": upstream_patch,
+            "rewards": {
+                "v1": components(&s.v1.breakdown),
+                "upstream": components(&s.upstream.breakdown),
+            },
+            "detection": {
+                "v1": detection_json(Some(&s.v1.detection)),
+                "upstream": detection_json(s.upstream.detection.as_ref()),
+                "upstream_tool_observation": detection_json(s.upstream.tool_detection.as_ref()),
+            },
+        })
+    }
+
+    /// The upstream compatibility fields (spec E2 §6, harness §3.2).
+    fn compat(&self, item: &E2Item, completion: &Completion, s: &E2Score) -> Map<String, Value> {
+        let object = if s.no_answer {
+            None
+        } else {
+            report_object(completion)
+        };
+        let predicted = object
+            .as_ref()
+            .and_then(|o| o.get("violations"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let patch = object
+            .as_ref()
+            .and_then(|o| o.get("patch"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let (patch_applied, post) = match (&self.rewards.profile, &s.evaluation) {
+            (Profile::V1(_), PatchEvaluation::Applied { after, .. }) => (
+                true,
+                after
+                    .iter()
+                    .map(|id| self.full_id_entry(id))
+                    .collect::<Vec<_>>(),
+            ),
+            _ => (false, Vec::new()),
+        };
+        let mut m = Map::new();
+        m.insert("valid_json".into(), json!(object.is_some()));
+        m.insert("predicted_violations".into(), Value::Array(predicted));
+        m.insert(
+            "oracle_violations".into(),
+            item.oracle
+                .violations
+                .iter()
+                .map(|v| json!({"id": v.id, "severity": v.severity.as_str()}))
+                .collect(),
+        );
+        m.insert("patch".into(), json!(patch));
+        m.insert("patch_applied".into(), json!(patch_applied));
+        m.insert("post_patch_violations".into(), Value::Array(post));
+        m.insert(
+            "fixture_type".into(),
+            json!(match item.lang {
+                Lang::K8s => "k8s",
+                Lang::Tf => "tf",
+            }),
+        );
+        m.insert("fixture_path".into(), json!(item.lang.workspace_name()));
+        m
+    }
+}
+
+/// Everything computed for one scored completion.
+#[derive(Debug, Clone)]
+pub struct E2Score {
+    /// The episode ended at the turn limit with tool calls pending.
+    pub no_answer: bool,
+    /// The v1 parse.
+    pub v1_parse: E2Parse,
+    /// The upstream parse.
+    pub up_parse: E2Parse,
+    /// The v1 answer (normalised ids, patch result); `None` without one.
+    pub v1_answer: Option<V1Answer>,
+    /// The strict patch outcome, when the v1 answer had a patch.
+    pub outcome: Option<PatchOutcome>,
+    /// The v1 patch evaluation.
+    pub evaluation: PatchEvaluation,
+    /// The v1 profile's score.
+    pub v1: V1Score,
+    /// The upstream profile's score.
+    pub upstream: UpstreamScore,
+    /// The upstream-parsed answer had a non-empty patch (which the missing
+    /// upstream patch path could not apply).
+    pub upstream_patch_given: bool,
+}
+
+fn components(b: &svbench_core::RewardBreakdown) -> Value {
+    let mut m: Map<String, Value> = b
+        .components
+        .iter()
+        .map(|c| (c.name.to_string(), json!(c.value)))
+        .collect();
+    m.insert("total".into(), json!(b.total));
+    Value::Object(m)
+}
+
+fn detection_json(d: Option<&Detection>) -> Value {
+    match d {
+        None => Value::Null,
+        Some(d) => json!({"tp": d.tp, "fp": d.fp, "fn": d.fn_,
+                          "precision": d.precision, "recall": d.recall, "f1": d.f1}),
+    }
+}
+
+/// The `parse` object of a parse outcome.
+fn parse_record(parse: &E2Parse) -> ParseRecord {
+    match parse {
+        E2Parse::Valid {
+            format_ok,
+            format_reason,
+            ..
+        } => ParseRecord {
+            status: ParseStatus::Valid,
+            reason: format_reason.map(str::to_string),
+            format_ok: Some(*format_ok),
+        },
+        E2Parse::Invalid { reason } => ParseRecord {
+            status: ParseStatus::Invalid,
+            reason: Some((*reason).to_string()),
+            format_ok: Some(false),
+        },
+        E2Parse::NoAnswer => ParseRecord {
+            status: ParseStatus::NoAnswer,
+            reason: Some("turn_limit".into()),
+            format_ok: Some(false),
+        },
+    }
+}
+
+/// The example as a row again (`info` fields plus `answer`), for the oracle
+/// and language readers.
+fn row_of(example: &Example) -> Value {
+    let mut row = example.info_value();
+    if let Value::Object(map) = &mut row {
+        if !example.answer.is_null() {
+            map.insert("answer".into(), example.answer.clone());
+        }
+    }
+    row
+}
+
+/// The final assistant message still calls tools: the runner stopped at the
+/// turn limit with calls pending (no answer).
+fn has_pending_tool_calls(completion: &Completion) -> bool {
+    let Completion::Messages(messages) = completion else {
+        return false;
+    };
+    messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|m| m.get("tool_calls"))
+        .and_then(Value::as_array)
+        .is_some_and(|calls| !calls.is_empty())
+}
+
+/// Contents of the `tool` messages of a transcript.
+fn tool_message_contents(completion: &Completion) -> Vec<String> {
+    let Completion::Messages(messages) = completion else {
+        return Vec::new();
+    };
+    messages
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+        .filter_map(|m| m.get("content").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+/// The report's extraction rule (spec E2 §6): the final text if it is a
+/// JSON object, else the first fenced block if it differs from the text and
+/// is an object. No schema check.
+fn report_object(completion: &Completion) -> Option<Map<String, Value>> {
+    let text = completion_text(completion, ParseMode::V1).ok()?;
+    let as_object = |t: &str| match serde_json::from_str::<Value>(t) {
+        Ok(Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    as_object(&text).or_else(|| {
+        let fenced = upstream_fence(&text)?;
+        (fenced != text.as_ref())
+            .then(|| as_object(fenced))
+            .flatten()
+    })
+}
+
+impl Environment for E2Env {
+    fn name(&self) -> &'static str {
+        super::NAME
+    }
+
+    fn version(&self) -> &'static str {
+        super::VERSION
+    }
+
+    fn kind(&self) -> EnvKind {
+        EnvKind::Tool
+    }
+
+    fn default_budgets(&self) -> Budgets {
+        DEFAULT_BUDGETS
+    }
+
+    fn initial_messages(&self, example: &Example) -> Vec<Message> {
+        let (lang, labelled) = self.labelled_namespaces(example);
+        initial_messages(
+            self.system_prompt(example),
+            user_message(lang, &labelled, &example.question),
+        )
+    }
+
+    fn tools(&self) -> Vec<Value> {
+        if self.args.include_tools {
+            tool_specs()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn start_episode(&self, example: &Example) -> Box<dyn Episode> {
+        let (lang, _) = self.labelled_namespaces(example);
+        Box::new(E2Episode::new(
+            Arc::clone(&self.analyzers),
+            lang,
+            Arc::from(example.question.as_str()),
+            self.args.include_tools,
+            self.args.max_findings_per_result,
+        ))
+    }
+
+    fn score(
+        &self,
+        example: &Example,
+        completion: &Completion,
+    ) -> Result<ScoredAnswer, ScoreError> {
+        let item = self.item(example)?;
+        let score = self.score_item(&item, completion);
+        Ok(self.scored_answer(&item, completion, &score))
+    }
+}

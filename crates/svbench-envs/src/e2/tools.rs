@@ -1,0 +1,343 @@
+//! E2 tools (spec E2 §2.2): `run_kubelinter`, `run_semgrep`, `run_opa` over a
+//! per-episode virtual workspace holding one file.
+//!
+//! Path resolution is purely lexical: the accepted forms are compared as
+//! strings and nothing ever reaches the host file system, so no path a model
+//! writes (`/etc/passwd`, `../x`, a URL, a glob) can read anything. Scans
+//! run in-process through one shared [`Analyzers`] whose results are cached
+//! per (file type, content); the tool budget is enforced by the runner
+//! (`svbench-runner` `rollout.rs`), which answers calls beyond it with
+//! `{"error":{"code":"budget_exhausted","budget":N}}` without calling the
+//! episode.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+use svbench_scan::scan::{FileReport, FileType, Scanner};
+
+use super::{Lang, Tool};
+use crate::environment::{Episode, ToolResult};
+
+/// The tool function names offered to models, with their namespaces.
+pub const TOOL_FUNCTIONS: [(&str, Tool); 3] = [
+    ("run_kubelinter", Tool::KubeLinter),
+    ("run_semgrep", Tool::Semgrep),
+    ("run_opa", Tool::Opa),
+];
+
+/// Cached scan reports kept before the cache is emptied (bounds memory on
+/// very large runs; a miss only costs a re-scan).
+const CACHE_CAPACITY: usize = 4096;
+
+/// The tool function name of a namespace.
+#[must_use]
+pub fn function_name(tool: Tool) -> &'static str {
+    match tool {
+        Tool::KubeLinter => "run_kubelinter",
+        Tool::Semgrep => "run_semgrep",
+        Tool::Opa => "run_opa",
+    }
+}
+
+/// The namespace of a tool function name.
+#[must_use]
+pub fn tool_of_function(name: &str) -> Option<Tool> {
+    TOOL_FUNCTIONS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+}
+
+/// OpenAI `tools` entries (JSON Schema parameters) of the three tools.
+#[must_use]
+pub fn tool_specs() -> Vec<Value> {
+    TOOL_FUNCTIONS
+        .iter()
+        .map(|(name, tool)| {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": format!(
+                        "Run the {} analyzer on files of the workspace and return its findings \
+                         as JSON. Only the workspace file named in the task can be analysed.",
+                        tool.as_str()
+                    ),
+                    "parameters": {
+                        "type": "object",
+                        "properties": {
+                            "paths": {
+                                "type": "array",
+                                "items": {"type": "string"},
+                                "description": "Workspace paths: the file name, ./<name>, \
+                                                /workspace/<name>; `.`, `/workspace` or [] for all files."
+                            }
+                        },
+                        "required": ["paths"],
+                        "additionalProperties": false
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// Resolves the `paths` of a call against the workspace (one file named
+/// `workspace`), purely lexically. Accepted: `workspace`, `./workspace`,
+/// `/workspace/workspace`; `.`, `/workspace` and an empty list mean all
+/// files. Returns the first path that is not in the workspace.
+///
+/// # Errors
+/// The offending path, verbatim.
+pub fn resolve_paths(workspace: &str, paths: &[String]) -> Result<(), String> {
+    for path in paths {
+        let p = path.as_str();
+        let ok = p == "."
+            || p == "/workspace"
+            || p == workspace
+            || p.strip_prefix("./") == Some(workspace)
+            || p.strip_prefix("/workspace/") == Some(workspace);
+        if !ok {
+            return Err(path.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Reads a call's arguments: a JSON object with exactly the key `paths`, an
+/// array of strings.
+///
+/// # Errors
+/// A message saying what does not match the schema.
+pub fn parse_arguments(arguments: &str) -> Result<Vec<String>, String> {
+    let value: Value =
+        serde_json::from_str(arguments).map_err(|e| format!("arguments are not JSON: {e}"))?;
+    let Value::Object(map) = value else {
+        return Err("arguments must be a JSON object {\"paths\": [string]}".into());
+    };
+    if let Some(extra) = map.keys().find(|k| k.as_str() != "paths") {
+        return Err(format!(
+            "unknown argument `{extra}` (only `paths` is accepted)"
+        ));
+    }
+    let Some(paths) = map.get("paths") else {
+        return Err("missing required argument `paths`".into());
+    };
+    let Value::Array(items) = paths else {
+        return Err("`paths` must be an array of strings".into());
+    };
+    items
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| "`paths` must be an array of strings".to_string())
+        })
+        .collect()
+}
+
+/// Scan reports by (file type, SHA-256 of the content).
+type ReportCache = HashMap<(FileType, [u8; 32]), Arc<FileReport>>;
+
+/// The native analyzers of an environment, shared by its episodes and its
+/// scoring, with a result cache per (file type, content).
+#[derive(Debug)]
+pub struct Analyzers {
+    scanner: Mutex<Scanner>,
+    versions: HashMap<Tool, String>,
+    cache: Mutex<ReportCache>,
+}
+
+impl Analyzers {
+    /// Wraps a configured scanner (all namespaces selected).
+    #[must_use]
+    pub fn new(scanner: Scanner) -> Self {
+        let versions = scanner
+            .analyzers()
+            .into_iter()
+            .filter_map(|(name, info)| Some((Tool::parse(name)?, info.version)))
+            .collect();
+        Self {
+            scanner: Mutex::new(scanner),
+            versions,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The analyzer version of a namespace (as scan output records it).
+    #[must_use]
+    pub fn version(&self, tool: Tool) -> &str {
+        self.versions.get(&tool).map_or("", String::as_str)
+    }
+
+    /// The full scan of `text` as workspace file `lang.workspace_name()`
+    /// (every namespace that applies), cached.
+    pub fn report(&self, lang: Lang, text: &str) -> Arc<FileReport> {
+        let file_type = file_type(lang);
+        let key = (file_type, Sha256::digest(text.as_bytes()).into());
+        if let Some(hit) = self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Arc::clone(hit);
+        }
+        let report = Arc::new(
+            self.scanner
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .scan(lang.workspace_name(), text.as_bytes(), file_type),
+        );
+        let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&report));
+        report
+    }
+
+    /// Distinct full ids `tool/rule` of the findings of `namespaces` in `text`.
+    pub fn ids(&self, lang: Lang, text: &str, namespaces: &BTreeSet<Tool>) -> BTreeSet<String> {
+        self.report(lang, text)
+            .findings
+            .iter()
+            .filter(|f| namespaces.contains(&f.tool))
+            .map(svbench_scan::Finding::full_id)
+            .collect()
+    }
+
+    /// The §2.2 result of one tool on `text`: findings and errors of that
+    /// namespace, at most `max_findings` findings (`truncated` beyond).
+    pub fn tool_result(&self, tool: Tool, lang: Lang, text: &str, max_findings: usize) -> Value {
+        let mut result = Map::new();
+        result.insert("tool".into(), json!(tool.as_str()));
+        result.insert("backend".into(), json!("native"));
+        result.insert("version".into(), json!(self.version(tool)));
+        if tool == Tool::KubeLinter && lang == Lang::Tf {
+            result.insert("findings".into(), json!([]));
+            result.insert(
+                "errors".into(),
+                json!([{"file": lang.workspace_name(), "doc_index": null, "tool": tool.as_str(),
+                        "message": "not a Kubernetes manifest"}]),
+            );
+            result.insert("truncated".into(), json!(false));
+            return Value::Object(result);
+        }
+        let report = self.report(lang, text);
+        let findings: Vec<_> = report.findings.iter().filter(|f| f.tool == tool).collect();
+        let truncated = findings.len() > max_findings;
+        let errors: Vec<_> = report
+            .errors
+            .iter()
+            .filter(|e| e.tool.is_none_or(|t| t == tool))
+            .collect();
+        result.insert(
+            "findings".into(),
+            serde_json::to_value(&findings[..findings.len().min(max_findings)])
+                .unwrap_or(Value::Null),
+        );
+        result.insert(
+            "errors".into(),
+            serde_json::to_value(errors).unwrap_or(Value::Null),
+        );
+        result.insert("truncated".into(), json!(truncated));
+        Value::Object(result)
+    }
+}
+
+/// The scan library's file type of a language.
+#[must_use]
+pub fn file_type(lang: Lang) -> FileType {
+    match lang {
+        Lang::K8s => FileType::K8s,
+        Lang::Tf => FileType::Tf,
+    }
+}
+
+/// One episode: the item's workspace (one read-only file) and the tools.
+#[derive(Debug)]
+pub struct E2Episode {
+    analyzers: Arc<Analyzers>,
+    lang: Lang,
+    content: Arc<str>,
+    include_tools: bool,
+    max_findings: usize,
+}
+
+impl E2Episode {
+    /// An episode over `content` as the workspace file of `lang`.
+    #[must_use]
+    pub fn new(
+        analyzers: Arc<Analyzers>,
+        lang: Lang,
+        content: Arc<str>,
+        include_tools: bool,
+        max_findings: usize,
+    ) -> Self {
+        Self {
+            analyzers,
+            lang,
+            content,
+            include_tools,
+            max_findings,
+        }
+    }
+}
+
+/// An error result with extra fields beside `code` and `message`.
+fn error_with(code: &str, message: String, extra: &[(&str, Value)]) -> ToolResult {
+    let mut error = Map::new();
+    error.insert("code".into(), json!(code));
+    for (k, v) in extra {
+        error.insert((*k).into(), v.clone());
+    }
+    error.insert("message".into(), json!(message));
+    ToolResult {
+        content: json!({ "error": error }).to_string(),
+        ok: false,
+        error: Some(format!("{code}: {message}")),
+    }
+}
+
+impl Episode for E2Episode {
+    fn call_tool(&mut self, name: &str, arguments: &str) -> ToolResult {
+        let tool = match tool_of_function(name).filter(|_| self.include_tools) {
+            Some(tool) => tool,
+            None => {
+                let offered = if self.include_tools {
+                    "run_kubelinter, run_semgrep, run_opa"
+                } else {
+                    "none (include_tools=false)"
+                };
+                return error_with(
+                    "unknown_tool",
+                    format!("no tool `{name}` (tools offered: {offered})"),
+                    &[],
+                );
+            }
+        };
+        let paths = match parse_arguments(arguments) {
+            Ok(paths) => paths,
+            Err(message) => return error_with("invalid_arguments", message, &[]),
+        };
+        let workspace = self.lang.workspace_name();
+        if let Err(path) = resolve_paths(workspace, &paths) {
+            return error_with(
+                "path_not_in_workspace",
+                format!("only the workspace file `{workspace}` can be analysed"),
+                &[("path", json!(path))],
+            );
+        }
+        let result = self
+            .analyzers
+            .tool_result(tool, self.lang, &self.content, self.max_findings);
+        ToolResult {
+            content: result.to_string(),
+            ok: true,
+            error: None,
+        }
+    }
+}
