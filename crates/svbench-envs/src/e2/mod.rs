@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 pub mod dataset;
 pub mod env;
+pub mod generate;
 pub mod ids;
 pub mod oracle;
 pub mod parse;
