@@ -44,10 +44,10 @@ pub struct GenArgs {
     /// Rows of the split (only with --split; default: its configured size).
     #[arg(short = 'n', long = "num-examples")]
     pub n: Option<usize>,
-    /// Generate one split (train, dev, test, ood) as JSONL to --out FILE or stdout.
+    /// Generate one split (e1: train, dev, test, ood; e2: train, dev, test) as JSONL to --out FILE or stdout.
     #[arg(long)]
     pub split: Option<String>,
-    /// Output: a directory for the whole corpus [default: datasets/e1], a file with --split.
+    /// Output: a directory for the whole corpus [default: datasets/<alias>], a file with --split.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Regenerate exactly what this manifest records (into --out, default its directory).
@@ -130,9 +130,12 @@ fn gen(a: GenArgs) -> anyhow::Result<u8> {
             a.env
         )));
     };
+    if *alias == "e2" {
+        return e2_gen::gen(a);
+    }
     if *alias != "e1" {
         return Err(exit::usage(format!(
-            "`data gen` for {canonical} is not implemented yet (only e1 / sv-env-network-logs has a generator so far)"
+            "`data gen` for {canonical} is not implemented yet (e1 and e2 have generators so far)"
         )));
     }
     if let Some(g) = &a.generator {
@@ -355,4 +358,134 @@ fn import_zeek(a: ImportZeekArgs) -> anyhow::Result<u8> {
     }
     eprintln!("imported {} rows", outcome.rows.len());
     emit(&to_jsonl(&outcome.rows), a.out.as_deref())
+}
+
+/// `data gen e2` (generator `sv-synth-e2`, spec E2 §8.3–8.4).
+mod e2_gen {
+    use std::path::{Path, PathBuf};
+
+    use svbench_core::canonical::sha256_hex;
+    use svbench_envs::e2::generate::{
+        corpus_files, corpus_from_manifest, generate_corpus, generate_split, to_jsonl, Corpus,
+        GenConfig, Manifest, Split, DEFAULT_SEED, GENERATOR_NAME,
+    };
+
+    use super::{emit, GenArgs};
+    use crate::exit;
+
+    pub(super) fn gen(a: GenArgs) -> anyhow::Result<u8> {
+        if let Some(g) = &a.generator {
+            if g != GENERATOR_NAME {
+                return Err(exit::usage(format!(
+                    "unknown generator `{g}` for e2 (available: {GENERATOR_NAME})"
+                )));
+            }
+        }
+        if let Some(path) = &a.manifest {
+            if a.seed.is_some() || a.n.is_some() || a.split.is_some() {
+                return Err(exit::usage(
+                    "--manifest regenerates exactly what the manifest records; do not combine it with --seed, -n or --split",
+                ));
+            }
+            return from_manifest(path, a.out.as_deref());
+        }
+        let seed = a.seed.unwrap_or(DEFAULT_SEED);
+        let config = GenConfig::default();
+        match &a.split {
+            None => {
+                if a.n.is_some() {
+                    return Err(exit::with_hint(
+                        exit::USAGE,
+                        "-n needs --split (the whole corpus uses the configured sizes)",
+                        "add --split train|dev|test, or drop -n",
+                    ));
+                }
+                let dir = a.out.unwrap_or_else(|| PathBuf::from("datasets/e2"));
+                let corpus = generate_corpus(&config, seed).map_err(|e| anyhow::anyhow!("{e}"))?;
+                write_corpus(&dir, &corpus)?;
+                Ok(exit::OK)
+            }
+            Some(name) => {
+                let split: Split = name.parse().map_err(|e| exit::usage(format!("{e}")))?;
+                // Without -n: exactly the corpus file of the split.
+                let rows = match a.n {
+                    None => generate_corpus(&config, seed)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?
+                        .rows(split)
+                        .to_vec(),
+                    Some(n) => generate_split(&config, seed, split, n)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                };
+                eprintln!(
+                    "generated {} {split} rows ({GENERATOR_NAME}, seed {seed})",
+                    rows.len()
+                );
+                emit(&to_jsonl(&rows), a.out.as_deref())
+            }
+        }
+    }
+
+    fn from_manifest(path: &Path, out: Option<&Path>) -> anyhow::Result<u8> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| exit::data(format!("cannot read manifest {}: {e}", path.display())))?;
+        let manifest =
+            Manifest::parse(&text).map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
+        let corpus = corpus_from_manifest(&manifest).map_err(|e| {
+            exit::with_hint(
+                exit::CHECK_FAILED,
+                format!("{}: {e}", path.display()),
+                "regenerate with `svbench data gen e2` and commit the new corpus",
+            )
+        })?;
+        let regenerated = Manifest::for_corpus(&corpus);
+        let differ: Vec<String> = manifest
+            .files
+            .iter()
+            .filter(|f| {
+                !regenerated
+                    .files
+                    .iter()
+                    .any(|g| g.split == f.split && g.sha256 == f.sha256)
+            })
+            .map(|f| f.path.clone())
+            .collect();
+        if !differ.is_empty() {
+            return Err(exit::with_hint(
+                exit::CHECK_FAILED,
+                format!(
+                    "regenerating {} does not reproduce the recorded SHA-256 of: {}",
+                    path.display(),
+                    differ.join(", ")
+                ),
+                "the generator's output changed without a version bump; bump GENERATOR_VERSION and regenerate",
+            ));
+        }
+        let dir = out
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
+        write_corpus(&dir, &corpus)?;
+        eprintln!("reproduced {} byte for byte", path.display());
+        Ok(exit::OK)
+    }
+
+    fn write_corpus(dir: &Path, corpus: &Corpus) -> anyhow::Result<()> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        for (name, text) in corpus_files(corpus) {
+            let path = dir.join(&name);
+            std::fs::write(&path, text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            eprintln!(
+                "wrote {} (sha256 {})",
+                path.display(),
+                &sha256_hex(text.as_bytes())[..16]
+            );
+        }
+        let d = corpus.dropped;
+        eprintln!(
+            "dropped {} items (intended ids missing), {} duplicates",
+            d.intent_failed, d.duplicate
+        );
+        Ok(())
+    }
 }
