@@ -1,0 +1,19 @@
+//! The integration tests of svbench-envs, one module per topic, built as a single
+//! test binary: the release test build in CI links the analyzers (regorus,
+//! the YAML stack) once instead of once per file.
+
+mod e1_data;
+mod e1_data_design;
+mod e1_loader;
+mod e1_parse;
+mod e1_parse_props;
+mod e1_parse_upstream_vectors;
+mod e1_policies;
+mod e1_reward;
+mod e1_zeek;
+mod e2_env;
+mod e2_generate;
+mod e2_ids;
+mod e2_parse;
+mod e2_reward;
+mod e2_tools;
