@@ -199,7 +199,7 @@ fn usage_errors_exit_two() {
         &["scan", "notes.txt"],
         &["scan", "missing.yaml"],
         &["scan", "--stdin"],
-        &["scan", "pod.yaml", "--patch", "p.diff"],
+        &["scan", "pod.yaml", "--patch", "missing.diff"],
         &["scan", "pod.yaml", "--type", "py"],
     ] {
         let o = sb.run(args);
@@ -416,4 +416,59 @@ exit 1
         "{}",
         common::stderr(&o)
     );
+}
+
+/// `--patch` applies a diff in memory and reports what remains; a patch that
+/// does not apply (or breaks preservation) exits 3 with its reason.
+#[test]
+fn patch_reports_findings_after_the_fix() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", BAD_POD);
+    sb.write(
+        "fix.diff",
+        "--- a/pod.yaml\n+++ b/pod.yaml\n@@ -3,9 +3,8 @@\n metadata:\n   name: bad\n spec:\n-  hostNetwork: true\n   containers:\n   - name: app\n     image: nginx:latest\n     securityContext:\n-      privileged: true\n+      privileged: false\n",
+    );
+    let o = sb.run(&[
+        "scan", "pod.yaml", "--patch", "fix.diff", "--format", "json",
+    ]);
+    let out = json_out(&o);
+    let post = &out["files"][0]["post_patch"];
+    assert_eq!(post["status"], "applied", "{post}");
+    assert_eq!(post["patch_applied"], true);
+    let after: Vec<&str> = post["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(!after.contains(&"kube-linter/host-network"), "{after:?}");
+    assert!(
+        !after.contains(&"kube-linter/privileged-container"),
+        "{after:?}"
+    );
+    assert!(after.contains(&"kube-linter/latest-tag"), "{after:?}");
+    // Findings before the patch are still reported.
+    assert!(ids(&out["files"][0]).contains(&"kube-linter/host-network".to_owned()));
+    assert_eq!(o.status.code(), Some(1), "findings remain after the patch");
+
+    sb.write(
+        "swap.diff",
+        "--- a/pod.yaml\n+++ b/pod.yaml\n@@ -8,1 +8,1 @@\n-    image: nginx:latest\n+    image: busybox:1.36\n",
+    );
+    let o = sb.run(&[
+        "scan",
+        "pod.yaml",
+        "--patch",
+        "swap.diff",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let post = &json_out(&o)["files"][0]["post_patch"];
+    assert_eq!(post["status"], "preservation_failed", "{post}");
+    assert!(post["reason"].as_str().unwrap().contains("image"), "{post}");
+
+    sb.write("other.yaml", CLEAN);
+    let o = sb.run(&["scan", "pod.yaml", "other.yaml", "--patch", "fix.diff"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 use svbench_scan::external::{crosscheck, CrossCheck};
+use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{AnalyzerInfo, FileReport, FileType, ScanOptions, Scanner, ToolSelection};
 use svbench_scan::Tool;
 
@@ -62,7 +63,9 @@ pub struct ScanArgs {
     /// Local semgrep rule file for --backend external|crosscheck (registry rule sets need the network).
     #[arg(long, value_name = "FILE")]
     pub semgrep_config: Option<PathBuf>,
-    /// Apply a unified diff or JSON Patch before scanning (E2 §4).
+    /// Apply a unified diff or JSON Patch (E2 §4) to the one file scanned, in
+    /// memory, and report the findings after it (`post_patch`); the exit code
+    /// then follows the patched file (3 if the patch did not apply).
     #[arg(long, value_name = "FILE")]
     pub patch: Option<PathBuf>,
     /// Output format.
@@ -88,17 +91,22 @@ struct ScanOutput<'a> {
 struct FileOutput<'a> {
     #[serde(flatten)]
     report: &'a FileReport,
-    post_patch: Option<()>,
+    post_patch: Option<&'a PostPatch>,
     #[serde(skip_serializing_if = "Option::is_none")]
     crosscheck: Option<&'a CrossCheck>,
 }
 
 /// Runs the command; returns the exit code.
 pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    if args.patch.is_some() {
-        return Err(exit::usage(
-            "--patch is not implemented yet: patch application arrives with the E2 environment",
-        ));
+    let patch_text = match &args.patch {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(|e| exit::usage(format!("--patch {}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    if patch_text.is_some() && args.backend != "native" {
+        return Err(exit::usage("--patch works with the native backend only"));
     }
     let forced = match args.file_type.as_str() {
         "auto" => None,
@@ -147,7 +155,14 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         collect_inputs(&args.paths, forced)?
     };
 
+    if patch_text.is_some() && inputs.len() != 1 {
+        return Err(exit::usage(format!(
+            "--patch applies to one file; {} files were given",
+            inputs.len()
+        )));
+    }
     let backend = Backend::parse(&args.backend);
+    let mut post_patches: Vec<Option<PostPatch>> = Vec::new();
     let external = match backend {
         Backend::Native => None,
         Backend::External | Backend::Crosscheck => Some(ExternalBackends::probe(
@@ -197,8 +212,20 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                 report.errors.extend(theirs.errors);
                 reports.push(report);
             }
-            _ => reports.push(scanner.scan(&name, &bytes, file_type)),
+            _ => {
+                if let Some(patch) = &patch_text {
+                    post_patches.push(Some(post_patch(
+                        &mut scanner,
+                        &name,
+                        &bytes,
+                        file_type,
+                        patch,
+                    )));
+                }
+                reports.push(scanner.scan(&name, &bytes, file_type));
+            }
         }
+        post_patches.resize(reports.len(), None);
         crosschecks.resize(reports.len(), None);
     }
     let (analyzers, external_analyzers) = match (&external, backend) {
@@ -206,7 +233,10 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         (Some(ext), _) => (scanner.analyzers(), Some(ext.analyzers())),
         (None, _) => (scanner.analyzers(), None),
     };
-    let code = exit_code(&reports);
+    let code = match post_patches.iter().flatten().next() {
+        Some(post) => post.exit_code(),
+        None => exit_code(&reports),
+    };
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -216,9 +246,10 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                 files: reports
                     .iter()
                     .zip(&crosschecks)
-                    .map(|(report, crosscheck)| FileOutput {
+                    .zip(&post_patches)
+                    .map(|((report, crosscheck), post)| FileOutput {
                         report,
-                        post_patch: None,
+                        post_patch: post.as_ref(),
                         crosscheck: crosscheck.as_ref(),
                     })
                     .collect(),
@@ -235,12 +266,81 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         }
         _ => {
             out.write_all(text::render(&reports, &skipped).as_bytes())?;
+            for post in post_patches.iter().flatten() {
+                out.write_all(text::render_post_patch(post).as_bytes())?;
+            }
             for check in crosschecks.iter().flatten() {
                 out.write_all(text::render_crosscheck(check).as_bytes())?;
             }
         }
     }
     Ok(code)
+}
+
+/// What a `--patch` did to the file, and what the analyzers find after it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PostPatch {
+    /// Whether the patch applied and passed the preservation checks.
+    patch_applied: bool,
+    /// Status, kind and reason (E2 §4).
+    #[serde(flatten)]
+    outcome: PatchOutcome,
+    /// Findings on the patched text (empty unless applied).
+    findings: Vec<svbench_scan::Finding>,
+    /// Errors on the patched text.
+    errors: Vec<svbench_scan::ScanError>,
+}
+
+impl PostPatch {
+    /// 3 when the patch did not apply, else as a scan of the patched file.
+    fn exit_code(&self) -> u8 {
+        if !self.patch_applied || !self.errors.is_empty() {
+            UNSCANNABLE
+        } else if !self.findings.is_empty() {
+            FINDINGS
+        } else {
+            exit::OK
+        }
+    }
+}
+
+/// Applies `patch` to one file in memory (strict unified diff or JSON Patch,
+/// preservation-checked; the file's own name is the workspace name) and
+/// scans the result.
+fn post_patch(
+    scanner: &mut Scanner,
+    name: &str,
+    bytes: &[u8],
+    file_type: FileType,
+    patch: &str,
+) -> PostPatch {
+    let workspace_name = std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
+    let mut outcome = match std::str::from_utf8(bytes) {
+        Ok(original) => apply_patch(&workspace_name, original, patch, file_type),
+        Err(e) => PatchOutcome {
+            status: PatchStatus::ReparseFailed,
+            kind: None,
+            reason: Some(format!("the file is not UTF-8 text: {e}")),
+            patched: None,
+        },
+    };
+    let patched = outcome.patched.take();
+    let applied = outcome.status == PatchStatus::Applied;
+    let (findings, errors) = match (&patched, applied) {
+        (Some(text), true) => {
+            let report = scanner.scan(name, text.as_bytes(), file_type);
+            (report.findings, report.errors)
+        }
+        _ => (Vec::new(), Vec::new()),
+    };
+    PostPatch {
+        patch_applied: applied,
+        outcome,
+        findings,
+        errors,
+    }
 }
 
 /// Which analyzers produce the findings.

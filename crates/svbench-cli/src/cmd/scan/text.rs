@@ -56,6 +56,36 @@ pub fn render(reports: &[FileReport], skipped: &[Skipped]) -> String {
     out
 }
 
+/// What a patch did and what remains.
+pub fn render_post_patch(post: &super::PostPatch) -> String {
+    let value = serde_json::to_value(post).unwrap_or_default();
+    let status = value["status"].as_str().unwrap_or("?");
+    let mut out = format!("patch: {status}");
+    if let Some(reason) = value["reason"].as_str() {
+        let _ = write!(out, " ({reason})");
+    }
+    out.push('\n');
+    if value["patch_applied"] == true {
+        let findings = value["findings"].as_array().map_or(0, Vec::len);
+        let _ = writeln!(
+            out,
+            "after the patch: {findings} finding{}",
+            plural(findings)
+        );
+        for f in value["findings"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "  {}: {} [{}] {}",
+                f["location"].as_str().unwrap_or(""),
+                f["id"].as_str().unwrap_or(""),
+                f["severity"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or("")
+            );
+        }
+    }
+    out
+}
+
 /// The differences of one file between native and external findings.
 pub fn render_crosscheck(check: &svbench_scan::external::CrossCheck) -> String {
     let mut out = format!(
