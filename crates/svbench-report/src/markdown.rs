@@ -84,6 +84,9 @@ pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes) -> String {
         (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
             e1_sections(&mut s, m, u, e1)
         }
+        _ if summary.environment == "sv-env-config-verification" => {
+            s.push_str("## Metrics\n\nE2 metrics (spec E2 §6: detection precision/recall/F1, patch success, tool use) are not implemented yet in this report version; the counts, parse statuses, errors and rewards below are computed generically from the records.\n\n");
+        }
         _ => {
             s.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
         }

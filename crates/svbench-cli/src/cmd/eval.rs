@@ -6,17 +6,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::BTreeMap;
+
 use super::eval_agent::{
-    builtin_agent, builtin_name, load_config, model_agent, route_model, AgentSetup,
+    builtin_agent, builtin_agent_from, builtin_name, load_config, model_agent, route_model,
+    AgentSetup, E1_SAMPLING, E2_SAMPLING,
 };
 use anyhow::Context;
 use clap::Args;
-use serde_json::json;
+use serde_json::{json, Value};
 use svbench_core::canonical::sha256_hex;
 use svbench_core::record::{FileRef, RunCounts, RunMetadata, RunStatus, Selection};
-use svbench_envs::e1::dataset::{self, DatasetSpec, LoadedDataset, SelectionRequest, SplitRequest};
+use svbench_core::Example;
+use svbench_envs::e1::dataset::{self, DatasetSpec, SelectionRequest, SplitRequest};
 use svbench_envs::e1::env::E1Env;
+use svbench_envs::e2::dataset as e2_dataset;
+use svbench_envs::e2::env::{E2Args, E2Env, OracleMode, ARG_NAMES as E2_ARG_NAMES};
 use svbench_envs::environment::{Budgets, Environment};
+use svbench_envs::policy::e2_builtin;
 use svbench_runner::artifacts::{new_run_id, run_dir, validate_run_id};
 use svbench_runner::{run_eval, EvalPlan, RunSettings};
 
@@ -27,10 +34,13 @@ use crate::exit;
 /// Arguments of `svbench eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Environment: e1, network-logs or sv-env-network-logs.
+    /// Environment: e1 (network-logs, sv-env-network-logs) or e2
+    /// (config-verification, sv-env-config-verification).
     pub env: String,
-    /// Model reference or builtin policy (builtin:heuristic, builtin:oracle,
-    /// builtin:replay:FILE); repeatable. E1 defaults to builtin:heuristic.
+    /// Model reference or builtin policy (E1: builtin:heuristic,
+    /// builtin:oracle; E2: builtin:tool-only, builtin:oracle; both:
+    /// builtin:replay:FILE); repeatable. E1 defaults to builtin:heuristic,
+    /// E2 to builtin:tool-only.
     #[arg(long = "model", value_name = "M")]
     pub models: Vec<String>,
     /// Distinct examples to run (default: all in the split).
@@ -57,9 +67,14 @@ pub struct EvalArgs {
     /// TOML file overriding reward constants (only the keys to change).
     #[arg(long, value_name = "FILE")]
     pub reward_config: Option<PathBuf>,
-    /// Environment-specific argument K=V (E1 has none).
+    /// Environment-specific argument K=V, repeatable (E1 has none; E2:
+    /// include_tools, oracle, oracle_patch, lang, policy_dirs,
+    /// kube_linter_checks, backend, show_catalog, max_findings_per_result).
     #[arg(long = "env-arg", value_name = "K=V")]
     pub env_args: Vec<String>,
+    /// Oracle mode, dataset or live: shorthand for --env-arg oracle=… (E2 only).
+    #[arg(long, value_name = "MODE")]
+    pub oracle: Option<String>,
     /// Run id (default: <timestamp>-<8 hex>).
     #[arg(long)]
     pub run_id: Option<String>,
@@ -106,9 +121,12 @@ pub struct EvalArgs {
     /// Token limit per model call.
     #[arg(long)]
     pub max_tokens: Option<u32>,
-    /// Model calls per sample.
+    /// Model calls per sample (E1 1, E2 5).
     #[arg(long)]
     pub max_turns: Option<u32>,
+    /// Tool calls per sample, all tools together (E2 3; E1 has no tools).
+    #[arg(long)]
+    pub tool_budget: Option<u32>,
     /// Sampling temperature.
     #[arg(long)]
     pub temperature: Option<f64>,
@@ -134,11 +152,10 @@ pub struct EvalArgs {
 
 /// Accepted spellings of E1's name.
 const E1_NAMES: [&str; 3] = ["e1", "network-logs", "sv-env-network-logs"];
+/// Accepted spellings of E2's name.
+const E2_NAMES: [&str; 3] = ["e2", "config-verification", "sv-env-config-verification"];
 /// The other environments, known but not built yet.
-const LATER_ENVS: [&str; 15] = [
-    "e2",
-    "config-verification",
-    "sv-env-config-verification",
+const LATER_ENVS: [&str; 12] = [
     "e3",
     "code-vulnerability",
     "sv-env-code-vulnerability",
@@ -153,9 +170,110 @@ const LATER_ENVS: [&str; 15] = [
     "sv-env-redteam-defense",
 ];
 
+/// The environments `eval` can run; the per-environment pieces (defaults,
+/// environment construction, dataset loading, metadata facts) hang off it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EnvId {
+    E1,
+    E2,
+}
+
+impl EnvId {
+    fn from_name(name: &str) -> Option<Self> {
+        if E1_NAMES.contains(&name) {
+            Some(EnvId::E1)
+        } else if E2_NAMES.contains(&name) {
+            Some(EnvId::E2)
+        } else {
+            None
+        }
+    }
+
+    /// Canonical environment name (metadata, run directory).
+    fn name(self) -> &'static str {
+        match self {
+            EnvId::E1 => svbench_envs::e1::NAME,
+            EnvId::E2 => svbench_envs::e2::NAME,
+        }
+    }
+
+    /// The policy run without `--model`, and how stderr announces it.
+    fn default_model(self) -> (&'static str, &'static str) {
+        match self {
+            EnvId::E1 => (
+                "builtin:heuristic",
+                "note: no --model given; running builtin:heuristic, E1's default policy",
+            ),
+            EnvId::E2 => (
+                "builtin:tool-only",
+                "note: no --model given; running builtin:tool-only, E2's default policy",
+            ),
+        }
+    }
+
+    /// Default `(max_turns, tool_budget)` (harness §1.1).
+    fn default_budgets(self) -> (u32, u32) {
+        match self {
+            EnvId::E1 => (1, 0),
+            EnvId::E2 => (5, 3),
+        }
+    }
+
+    /// Checks a builtin policy name before anything runs (E2's builtins are
+    /// built later, against the configured environment).
+    fn check_builtin(self, name: &str) -> anyhow::Result<()> {
+        match self {
+            EnvId::E1 => builtin_agent(name).map(|_| ()),
+            EnvId::E2 => {
+                if matches!(name, "oracle" | "tool-only") || name.starts_with("replay:") {
+                    Ok(())
+                } else {
+                    Err(exit::usage(format!(
+                        "unknown builtin policy `{name}` for {} (available: oracle, tool-only, replay:FILE)",
+                        svbench_envs::e2::NAME
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// `--env-arg` pairs plus `--oracle` (appended last, so the flag wins).
+fn env_arg_pairs(args: &EvalArgs) -> Vec<String> {
+    let mut pairs = args.env_args.clone();
+    if let Some(mode) = &args.oracle {
+        pairs.push(format!("oracle={mode}"));
+    }
+    pairs
+}
+
+/// The `--env-arg` pairs that reproduce the E2 arguments recorded in a
+/// run's metadata.
+fn recorded_e2_pairs(env_args: &BTreeMap<String, Value>) -> Vec<String> {
+    E2_ARG_NAMES
+        .iter()
+        .filter_map(|key| {
+            let value = match env_args.get(*key)? {
+                Value::String(s) => s.clone(),
+                Value::Array(items) => items
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                other => other.to_string(),
+            };
+            Some(format!("{key}={value}"))
+        })
+        .collect()
+}
+
 /// Run-defining settings, from flags or from a resumed run's metadata.
 #[derive(Debug, Clone, PartialEq)]
 struct RunSpec {
+    env: EnvId,
+    env_args: Vec<String>,
+    max_turns: u32,
+    tool_budget: u32,
     model: String,
     dataset: String,
     split: Option<String>,
@@ -180,17 +298,36 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             "only e1 (sv-env-network-logs) is available so far",
         ));
     }
-    if !E1_NAMES.contains(&args.env.as_str()) {
+    let Some(env_id) = EnvId::from_name(&args.env) else {
         return Err(exit::usage(format!(
-            "unknown environment `{}` (known: e1/network-logs/sv-env-network-logs; e2–e6 are not built yet)",
+            "unknown environment `{}` (known: e1/network-logs/sv-env-network-logs, \
+             e2/config-verification/sv-env-config-verification; e3–e6 are not built yet)",
             args.env
         )));
-    }
-    if let Some(arg) = args.env_args.first() {
-        return Err(exit::usage(format!(
-            "E1 has no environment-specific arguments (got --env-arg {arg}); use the common flags \
-             (--dataset, --split, -n, --seed, --reward-profile, …)"
-        )));
+    };
+    match env_id {
+        EnvId::E1 => {
+            if let Some(arg) = args.env_args.first() {
+                return Err(exit::usage(format!(
+                    "E1 has no environment-specific arguments (got --env-arg {arg}); use the common flags \
+                     (--dataset, --split, -n, --seed, --reward-profile, …)"
+                )));
+            }
+            if args.oracle.is_some() {
+                return Err(exit::usage(
+                    "--oracle is only for environments with an `oracle` argument (e2)",
+                ));
+            }
+            if args.tool_budget.is_some_and(|b| b > 0) {
+                return Err(exit::usage("E1 has no tools: --tool-budget must be 0"));
+            }
+        }
+        EnvId::E2 => {
+            E2Args::parse(&env_arg_pairs(&args)).map_err(|e| exit::usage(e.to_string()))?;
+            if args.max_turns == Some(0) {
+                return Err(exit::usage("--max-turns must be at least 1"));
+            }
+        }
     }
     for (flag, v) in [
         ("--sample-timeout", args.sample_timeout),
@@ -213,13 +350,14 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
 
     let interrupt = install_interrupt_handler();
     if let Some(dir) = args.resume.clone() {
-        let spec = resume_spec(&dir, &args)?;
+        let spec = resume_spec(env_id, &dir, &args)?;
         return run_one(&args, global, spec, Some(dir), interrupt);
     }
 
     let models = if args.models.is_empty() {
-        eprintln!("note: no --model given; running builtin:heuristic, E1's default policy");
-        vec!["builtin:heuristic".to_string()]
+        let (model, note) = env_id.default_model();
+        eprintln!("{note}");
+        vec![model.to_string()]
     } else {
         args.models.clone()
     };
@@ -228,9 +366,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     let config = load_config(global.config.as_deref())?;
     for m in &models {
         match builtin_name(m) {
-            Some(name) => {
-                builtin_agent(name)?;
-            }
+            Some(name) => env_id.check_builtin(name)?,
             None => {
                 route_model(m, &args, &config)?;
             }
@@ -238,7 +374,12 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let mut worst = exit::OK;
     for model in models {
+        let (max_turns, tool_budget) = env_id.default_budgets();
         let spec = RunSpec {
+            env: env_id,
+            env_args: env_arg_pairs(&args),
+            max_turns: args.max_turns.unwrap_or(max_turns),
+            tool_budget: args.tool_budget.unwrap_or(tool_budget),
             model,
             dataset: args.dataset.clone().unwrap_or_else(|| "embedded".into()),
             split: args.split.clone(),
@@ -279,7 +420,7 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
 }
 
 /// Reads a run's metadata and checks the flags given now do not contradict it.
-fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
+fn resume_spec(env_id: EnvId, dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
     let path = dir.join("metadata.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| exit::data(format!("cannot resume {}: {e}", path.display())))?;
@@ -289,15 +430,23 @@ fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
             path.display()
         ))
     })?;
-    if meta.environment != svbench_envs::e1::NAME {
+    if meta.environment != env_id.name() {
         return Err(exit::usage(format!(
             "cannot resume: {} is a run of {}, not {}",
             dir.display(),
             meta.environment,
-            svbench_envs::e1::NAME
+            env_id.name()
         )));
     }
+    let recorded_env_args = match env_id {
+        EnvId::E1 => Vec::new(),
+        EnvId::E2 => recorded_e2_pairs(&meta.env_args),
+    };
     let recorded = RunSpec {
+        env: env_id,
+        env_args: recorded_env_args.clone(),
+        max_turns: meta.max_turns,
+        tool_budget: meta.tool_budget,
         model: meta.model.clone(),
         dataset: meta.dataset.clone(),
         split: Some(meta.split.clone()),
@@ -359,6 +508,16 @@ fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
                 .unwrap_or_else(|| "none".into()),
         ),
         check("run_id", args.run_id.clone(), meta.run_id.clone()),
+        check(
+            "max_turns",
+            args.max_turns.map(|t| t.to_string()),
+            meta.max_turns.to_string(),
+        ),
+        check(
+            "tool_budget",
+            args.tool_budget.map(|t| t.to_string()),
+            meta.tool_budget.to_string(),
+        ),
     ]
     .into_iter()
     .flatten()
@@ -368,6 +527,24 @@ fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
     }
     if args.shuffle && !recorded.shuffle {
         diff.push("  shuffle: run has first, flag says shuffle".into());
+    }
+    if env_id == EnvId::E2 {
+        let given = env_arg_pairs(args);
+        if !given.is_empty() {
+            let was = E2Args::parse(&recorded_env_args).map_err(|e| {
+                exit::data(format!("cannot resume: recorded env_args are invalid: {e}"))
+            })?;
+            let mut now_pairs = recorded_env_args.clone();
+            now_pairs.extend(given.iter().cloned());
+            let now = E2Args::parse(&now_pairs).map_err(|e| exit::usage(e.to_string()))?;
+            if now != was {
+                diff.push(format!(
+                    "  env_args: run has {}, flags say {}",
+                    recorded_env_args.join(" "),
+                    given.join(" ")
+                ));
+            }
+        }
     }
     if !diff.is_empty() {
         return Err(exit::usage(format!(
@@ -380,11 +557,39 @@ fn resume_spec(dir: &Path, args: &EvalArgs) -> anyhow::Result<RunSpec> {
 
 /// Everything resolved before any directory is created.
 struct Prepared {
-    env: E1Env,
+    env: Arc<dyn Environment>,
+    facts: EnvFacts,
     agent: AgentSetup,
-    data: LoadedDataset,
+    data: Data,
     reward_config_file: Option<FileRef>,
     system_prompt_file: Option<String>,
+}
+
+/// The selected examples and the dataset provenance metadata records.
+struct Data {
+    examples: Vec<Example>,
+    split: String,
+    split_rows: usize,
+    dataset_sha256: String,
+    selected_sha256: String,
+    file_sha256: Option<String>,
+    warnings: Vec<String>,
+}
+
+/// What metadata records about the configured environment.
+struct EnvFacts {
+    reward_name: &'static str,
+    reward_config_hash: String,
+    reward_weights: BTreeMap<String, f64>,
+    reward_params: BTreeMap<String, Value>,
+    system_prompt_sha256: Option<String>,
+    /// Environment-specific arguments, recorded after the common settings.
+    env_args: BTreeMap<String, Value>,
+    include_tools: bool,
+    tool_versions: BTreeMap<String, Value>,
+    evaluation_type: &'static str,
+    max_tokens: u32,
+    env_provenance: BTreeMap<String, Value>,
 }
 
 fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Result<Prepared> {
@@ -400,49 +605,28 @@ fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Resu
         }
         None => None,
     };
-    let mut env = E1Env::new(
-        &spec.reward_profile,
-        overrides.as_ref().map(|(t, o)| (t.as_str(), o.as_str())),
-    )
-    .map_err(|e| exit::usage(e.to_string()))?;
     let reward_config_file = overrides.as_ref().map(|(text, path)| FileRef {
         path: path.clone(),
         sha256: sha256_hex(text.as_bytes()),
     });
-    let system_prompt_file = match &spec.system_prompt_file {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                exit::usage(format!(
-                    "cannot read --system-prompt-file {}: {e}",
-                    path.display()
-                ))
-            })?;
-            env.set_system_prompt(text);
-            Some(path.display().to_string())
-        }
+    let prompt_override = match &spec.system_prompt_file {
+        Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+            exit::usage(format!(
+                "cannot read --system-prompt-file {}: {e}",
+                path.display()
+            ))
+        })?),
         None => None,
     };
-    if spec.rollouts == 0 {
-        return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
-    }
-    let agent = match builtin_name(&spec.model) {
-        Some(name) => builtin_agent(name)?,
-        None => {
-            let config = load_config(global.config.as_deref())?;
-            model_agent(&spec.model, args, &config, spec.seed)?
-        }
+    let system_prompt_file = spec
+        .system_prompt_file
+        .as_ref()
+        .map(|p| p.display().to_string());
+    let overrides = overrides.as_ref().map(|(t, o)| (t.as_str(), o.as_str()));
+    let (env, facts, agent, data) = match spec.env {
+        EnvId::E1 => prepare_e1(spec, args, global, overrides, prompt_override)?,
+        EnvId::E2 => prepare_e2(spec, args, global, overrides, prompt_override)?,
     };
-    let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
-    let data = dataset::load(
-        &dataset_spec,
-        &SplitRequest(spec.split.clone()),
-        &SelectionRequest {
-            max_examples: spec.num_examples,
-            shuffle: spec.shuffle,
-            seed: spec.seed,
-        },
-    )
-    .map_err(|e| exit::data(e.to_string()))?;
     let missing = match &agent.policy {
         Some(policy) => policy.missing(&data.examples, spec.rollouts),
         None => Vec::new(),
@@ -462,11 +646,171 @@ fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Resu
     }
     Ok(Prepared {
         env,
+        facts,
         agent,
         data,
         reward_config_file,
         system_prompt_file,
     })
+}
+
+type PreparedEnv = (Arc<dyn Environment>, EnvFacts, AgentSetup, Data);
+
+fn prepare_e1(
+    spec: &RunSpec,
+    args: &EvalArgs,
+    global: &GlobalArgs,
+    overrides: Option<(&str, &str)>,
+    prompt_override: Option<String>,
+) -> anyhow::Result<PreparedEnv> {
+    let mut env =
+        E1Env::new(&spec.reward_profile, overrides).map_err(|e| exit::usage(e.to_string()))?;
+    if let Some(text) = prompt_override {
+        env.set_system_prompt(text);
+    }
+    if spec.rollouts == 0 {
+        return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
+    }
+    let agent = match builtin_name(&spec.model) {
+        Some(name) => builtin_agent(name)?,
+        None => {
+            let config = load_config(global.config.as_deref())?;
+            model_agent(&spec.model, args, &config, spec.seed, E1_SAMPLING)?
+        }
+    };
+    let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
+    let loaded = dataset::load(
+        &dataset_spec,
+        &SplitRequest(spec.split.clone()),
+        &SelectionRequest {
+            max_examples: spec.num_examples,
+            shuffle: spec.shuffle,
+            seed: spec.seed,
+        },
+    )
+    .map_err(|e| exit::data(e.to_string()))?;
+    let rewards = &env.rewards;
+    let facts = EnvFacts {
+        reward_name: rewards.name(),
+        reward_config_hash: rewards.config_hash(),
+        reward_weights: rewards
+            .weights()
+            .into_iter()
+            .map(|(n, w)| (n.to_string(), w))
+            .collect(),
+        reward_params: rewards.params.clone(),
+        system_prompt_sha256: Some(sha256_hex(env.system_prompt.as_bytes())),
+        env_args: BTreeMap::new(),
+        include_tools: false,
+        tool_versions: BTreeMap::new(),
+        evaluation_type: "single-turn",
+        max_tokens: args.max_tokens.unwrap_or(E1_SAMPLING.max_tokens),
+        env_provenance: BTreeMap::new(),
+    };
+    let data = Data {
+        examples: loaded.examples,
+        split: loaded.split,
+        split_rows: loaded.split_rows,
+        dataset_sha256: loaded.dataset_sha256,
+        selected_sha256: loaded.selected_sha256,
+        file_sha256: loaded.file_sha256,
+        warnings: loaded.warnings,
+    };
+    Ok((Arc::new(env), facts, agent, data))
+}
+
+fn prepare_e2(
+    spec: &RunSpec,
+    args: &EvalArgs,
+    global: &GlobalArgs,
+    overrides: Option<(&str, &str)>,
+    prompt_override: Option<String>,
+) -> anyhow::Result<PreparedEnv> {
+    let e2_args = E2Args::parse(&spec.env_args).map_err(|e| exit::usage(e.to_string()))?;
+    let mut env = E2Env::new(&spec.reward_profile, overrides, e2_args)
+        .map_err(|e| exit::usage(e.to_string()))?;
+    env.set_budgets(Budgets {
+        max_turns: spec.max_turns,
+        tool_budget: spec.tool_budget,
+    });
+    let system_prompt_sha256 = prompt_override
+        .as_ref()
+        .map(|text| sha256_hex(text.as_bytes()));
+    if let Some(text) = prompt_override {
+        env.set_system_prompt(text);
+    }
+    if spec.rollouts == 0 {
+        return Err(exit::usage("-r/--rollouts-per-example must be at least 1"));
+    }
+    let agent = match builtin_name(&spec.model) {
+        Some(name) => builtin_agent_from(e2_builtin(name, &env))?,
+        None => {
+            let config = load_config(global.config.as_deref())?;
+            model_agent(&spec.model, args, &config, spec.seed, E2_SAMPLING)?
+        }
+    };
+    let dataset_spec =
+        e2_dataset::DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
+    let mut loaded = e2_dataset::load(&dataset_spec, spec.split.as_deref())
+        .map_err(|e| exit::data(e.to_string()))?;
+    loaded
+        .select(
+            e2_dataset::lang_filter(env.args().lang),
+            spec.num_examples,
+            spec.shuffle,
+            spec.seed,
+        )
+        .map_err(|e| exit::data(e.to_string()))?;
+    if env.args().oracle == OracleMode::Live {
+        e2_dataset::relabel_live(&mut loaded.examples, &env);
+    }
+    let rewards = env.rewards();
+    let analyzer_versions: BTreeMap<String, Value> = svbench_envs::e2::Tool::ALL
+        .into_iter()
+        .map(|tool| {
+            (
+                tool.as_str().to_string(),
+                json!({"backend": "native", "version": env.analyzers().version(tool)}),
+            )
+        })
+        .collect();
+    let include_tools = env.args().include_tools;
+    let facts = EnvFacts {
+        reward_name: rewards.name(),
+        reward_config_hash: rewards.config_hash(),
+        reward_weights: rewards
+            .weights()
+            .into_iter()
+            .map(|(n, w)| (n.to_string(), w))
+            .collect(),
+        reward_params: rewards.params.clone(),
+        // The default prompt is per item (it lists the item's labelled
+        // namespaces); only an override has one hash.
+        system_prompt_sha256,
+        env_args: env.args().to_record(),
+        include_tools,
+        tool_versions: if include_tools {
+            analyzer_versions.clone()
+        } else {
+            BTreeMap::new()
+        },
+        evaluation_type: "multi-turn",
+        max_tokens: args.max_tokens.unwrap_or(E2_SAMPLING.max_tokens),
+        env_provenance: BTreeMap::from([
+            ("analyzer_versions".to_string(), json!(analyzer_versions)),
+            ("oracle".to_string(), json!(env.args().oracle.as_str())),
+        ]),
+    };
+    let data = Data {
+        examples: loaded.examples,
+        split: loaded.split,
+        split_rows: loaded.split_rows,
+        dataset_sha256: loaded.dataset_sha256,
+        selected_sha256: loaded.selected_sha256,
+        file_sha256: loaded.file_sha256,
+        warnings: loaded.warnings,
+    };
+    Ok((Arc::new(env), facts, agent, data))
 }
 
 fn run_one(
@@ -533,7 +877,7 @@ fn run_one(
             let meta = new_metadata(args, &spec, &prepared, run_id.clone(), now);
             let dir = run_dir(
                 &args.output_dir,
-                svbench_envs::e1::NAME,
+                spec.env.name(),
                 &prepared.agent.slug,
                 &run_id,
             );
@@ -555,7 +899,7 @@ fn run_one(
         }
     };
 
-    let env: Arc<dyn Environment> = Arc::new(prepared.env.clone());
+    let env: Arc<dyn Environment> = prepared.env.clone();
     let budgets = Budgets {
         max_turns: metadata.max_turns,
         tool_budget: metadata.tool_budget,
@@ -630,14 +974,14 @@ fn new_metadata(
     now: chrono::DateTime<chrono::Utc>,
 ) -> RunMetadata {
     let agent = &p.agent;
-    let rewards = &p.env.rewards;
-    let env_args = [
+    let facts = &p.facts;
+    let mut env_args: BTreeMap<String, Value> = [
         ("dataset", json!(spec.dataset)),
         ("split", json!(p.data.split)),
         ("max_examples", json!(spec.num_examples)),
         ("seed", json!(spec.seed)),
         ("shuffle", json!(spec.shuffle)),
-        ("reward_profile", json!(rewards.name())),
+        ("reward_profile", json!(facts.reward_name)),
         (
             "reward_config",
             json!(spec.reward_config.as_ref().map(|p| p.display().to_string())),
@@ -646,10 +990,15 @@ fn new_metadata(
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    env_args.extend(facts.env_args.clone());
     let planned = p.data.examples.len() * spec.rollouts;
     RunMetadata {
-        environment: svbench_envs::e1::NAME.into(),
-        env_version: svbench_envs::e1::VERSION.into(),
+        environment: spec.env.name().into(),
+        env_version: match spec.env {
+            EnvId::E1 => svbench_envs::e1::VERSION,
+            EnvId::E2 => svbench_envs::e2::VERSION,
+        }
+        .into(),
         model: spec.model.clone(),
         effective_model: agent.effective_model.clone(),
         dataset: spec.dataset.clone(),
@@ -664,17 +1013,17 @@ fn new_metadata(
         target: build_info::TARGET.into(),
         seed: spec.seed,
         temperature: agent.temperature,
-        max_tokens: args.max_tokens.unwrap_or(2048),
-        max_turns: args.max_turns.unwrap_or(1),
-        tool_budget: 0,
-        include_tools: false,
-        tool_versions: Default::default(),
-        evaluation_type: "single-turn".into(),
+        max_tokens: facts.max_tokens,
+        max_turns: spec.max_turns,
+        tool_budget: spec.tool_budget,
+        include_tools: facts.include_tools,
+        tool_versions: facts.tool_versions.clone(),
+        evaluation_type: facts.evaluation_type.into(),
         max_consecutive_errors: args.max_consecutive_errors,
         baseline_name: args.baseline_name.clone(),
         baseline_type: agent.baseline_type.clone(),
         system_prompt_file: p.system_prompt_file.clone(),
-        system_prompt_sha256: Some(sha256_hex(p.env.system_prompt.as_bytes())),
+        system_prompt_sha256: facts.system_prompt_sha256.clone(),
         run_id,
         status: RunStatus::Running,
         abort_reason: None,
@@ -694,16 +1043,12 @@ fn new_metadata(
         },
         rollouts_per_example: spec.rollouts,
         env_args,
-        reward_profile: rewards.name().into(),
-        reward_config_hash: rewards.config_hash(),
-        reward_weights: rewards
-            .weights()
-            .into_iter()
-            .map(|(n, w)| (n.to_string(), w))
-            .collect(),
-        reward_params: rewards.params.clone(),
+        reward_profile: facts.reward_name.into(),
+        reward_config_hash: facts.reward_config_hash.clone(),
+        reward_weights: facts.reward_weights.clone(),
+        reward_params: facts.reward_params.clone(),
         reward_config_file: p.reward_config_file.clone(),
-        env_provenance: Default::default(),
+        env_provenance: facts.env_provenance.clone(),
         replay_source: agent.replay_source.clone(),
         sampling_params: agent.sampling_params.clone(),
         concurrency: agent.concurrency,

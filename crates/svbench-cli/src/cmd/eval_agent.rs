@@ -9,6 +9,9 @@ use std::time::Duration;
 use serde_json::Value;
 use svbench_core::record::{EndpointRecord, FileRef};
 use svbench_envs::policy::{e1_builtin, Policy, PolicyError};
+
+/// E2's default token limit per call (harness §1.1; E2 sends no temperature by default).
+pub const E2_MAX_TOKENS: u32 = 4096;
 use svbench_runner::cache::{CacheMode, ResponseCache};
 use svbench_runner::client::{route, ClientSettings, Config, ModelClient, RetryPolicy, Route};
 use svbench_runner::limits::{effective_concurrency, LimiterRegistry};
@@ -58,9 +61,17 @@ pub fn builtin_name(model: &str) -> Option<&str> {
     model.strip_prefix("builtin:")
 }
 
-/// Resolves a builtin policy.
+/// Resolves an E1 builtin policy.
 pub fn builtin_agent(name: &str) -> anyhow::Result<AgentSetup> {
-    let policy: Arc<dyn Policy> = Arc::from(e1_builtin(name).map_err(|e| match e {
+    builtin_agent_from(e1_builtin(name))
+}
+
+/// Wraps a constructed builtin policy (unknown names exit 2, unreadable
+/// replay files exit 3).
+pub fn builtin_agent_from(
+    built: Result<Box<dyn Policy>, PolicyError>,
+) -> anyhow::Result<AgentSetup> {
+    let policy: Arc<dyn Policy> = Arc::from(built.map_err(|e| match e {
         PolicyError::Unknown { .. } => exit::usage(e.to_string()),
         other => exit::data(other.to_string()),
     })?);
@@ -117,12 +128,35 @@ pub fn cache_mode(args: &EvalArgs, config: &Config) -> anyhow::Result<CacheMode>
     }
 }
 
+/// The environment's sampling defaults (harness §1.1): token limit per
+/// call and temperature (`None`: not sent).
+#[derive(Debug, Clone, Copy)]
+pub struct SamplingDefaults {
+    /// `--max-tokens` default.
+    pub max_tokens: u32,
+    /// `--temperature` default.
+    pub temperature: Option<f64>,
+}
+
+/// E1's sampling defaults.
+pub const E1_SAMPLING: SamplingDefaults = SamplingDefaults {
+    max_tokens: E1_MAX_TOKENS,
+    temperature: Some(E1_TEMPERATURE),
+};
+
+/// E2's sampling defaults.
+pub const E2_SAMPLING: SamplingDefaults = SamplingDefaults {
+    max_tokens: E2_MAX_TOKENS,
+    temperature: None,
+};
+
 /// Builds the client of a routed model.
 pub fn model_agent(
     model: &str,
     args: &EvalArgs,
     config: &Config,
     run_seed: u64,
+    defaults: SamplingDefaults,
 ) -> anyhow::Result<AgentSetup> {
     let r = route_model(model, args, config)?;
     let mode = cache_mode(args, config)?;
@@ -155,8 +189,8 @@ pub fn model_agent(
     let limiter = LimiterRegistry::global().get(&r.profile, r.limits);
     let settings = ClientSettings {
         request_timeout: Duration::from_secs_f64(args.request_timeout),
-        max_tokens: args.max_tokens.unwrap_or(E1_MAX_TOKENS),
-        temperature: Some(args.temperature.unwrap_or(E1_TEMPERATURE)),
+        max_tokens: args.max_tokens.unwrap_or(defaults.max_tokens),
+        temperature: args.temperature.or(defaults.temperature),
         top_p: args.top_p,
         run_seed,
         cache_mode: mode,

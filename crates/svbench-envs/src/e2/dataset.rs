@@ -11,42 +11,79 @@
 //! - upstream env rows: `question`, `answer` (JSON text with an `oracle`
 //!   list and `fixture_type`).
 //!
-//! The embedded corpus (`DatasetSpec::Embedded`) is added by the corpus
-//! work; until then asking for it is an error that says so.
+//! `--dataset embedded` is the committed corpus (`datasets/e2/*.jsonl`,
+//! compiled in); `synthetic:SEED:N` generates N rows of the requested split
+//! with the seeded generator (`generate::generate_split`), exactly the rows
+//! `svbench data gen e2 --seed SEED -n N --split SPLIT` writes.
 
 use std::path::PathBuf;
 
+use rand::seq::SliceRandom;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
-use svbench_core::canonical::{sha256_hex, RowHasher};
+use svbench_core::canonical::{sha256_hex, to_canonical_string, RowHasher};
 use svbench_core::example::{base_example_id, dedupe_ids, parse_jsonl, row_split, DatasetError};
 use svbench_core::Example;
 
-use super::env::E2Env;
+use super::env::{E2Env, LangFilter};
 use super::oracle::{oracle_from_row, row_lang};
+use super::Lang;
 
 /// The splits of project corpora.
 pub const SPLITS: [&str; 3] = ["train", "dev", "test"];
+
+/// The embedded corpus, one file per split (`svbench data gen e2`, seed 42).
+pub const EMBEDDED: [(&str, &str); 3] = [
+    ("train", include_str!("../../../../datasets/e2/train.jsonl")),
+    ("dev", include_str!("../../../../datasets/e2/dev.jsonl")),
+    ("test", include_str!("../../../../datasets/e2/test.jsonl")),
+];
 
 /// Where rows come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DatasetSpec {
+    /// The compiled-in project corpus.
+    Embedded,
     /// A JSONL file of project or upstream rows.
     File(PathBuf),
+    /// `synthetic:SEED:N`: N rows of the selected split from the seeded generator.
+    Synthetic {
+        /// Generator seed.
+        seed: u64,
+        /// Rows.
+        n: usize,
+    },
 }
 
 impl DatasetSpec {
-    /// Parses `--dataset`: a path (the embedded corpus and `synthetic:` are
-    /// not available yet and are errors that say so).
+    /// Parses `embedded`, `embedded:default`, `synthetic:SEED:N` or a path.
     ///
     /// # Errors
-    /// `embedded…` and `synthetic:…` specs.
+    /// Unknown embedded names and malformed `synthetic:` specs.
     pub fn parse(spec: &str) -> Result<Self, DatasetError> {
-        if spec == "embedded" || spec.starts_with("embedded:") || spec.starts_with("synthetic:") {
+        if spec == "embedded" || spec == "embedded:default" {
+            return Ok(DatasetSpec::Embedded);
+        }
+        if let Some(name) = spec.strip_prefix("embedded:") {
             return Err(DatasetError::Selection(format!(
-                "dataset `{spec}` is not available for e2 yet; pass a JSONL file path"
+                "unknown embedded dataset `{name}` for e2 (available: default)"
             )));
+        }
+        if let Some(rest) = spec.strip_prefix("synthetic:") {
+            let parts: Vec<&str> = rest.split(':').collect();
+            let parsed = match parts.as_slice() {
+                [seed, n] => seed.parse::<u64>().ok().zip(n.parse::<usize>().ok()),
+                _ => None,
+            };
+            return match parsed {
+                Some((seed, n)) if n > 0 => Ok(DatasetSpec::Synthetic { seed, n }),
+                _ => Err(DatasetError::Selection(format!(
+                    "bad dataset spec `{spec}`: expected synthetic:SEED:N with integers, N > 0"
+                ))),
+            };
         }
         Ok(DatasetSpec::File(PathBuf::from(spec)))
     }
@@ -65,6 +102,72 @@ pub struct LoadedDataset {
     pub file_sha256: Option<String>,
     /// Loader warnings (renamed duplicate ids).
     pub warnings: Vec<String>,
+    /// Rows in the split as loaded (before [`LoadedDataset::select`]).
+    pub split_rows: usize,
+    /// Canonical hash of the selected rows in evaluation order (equal to
+    /// `dataset_sha256` until [`LoadedDataset::select`] runs).
+    pub selected_sha256: String,
+    /// Canonical text of each example's source row, parallel to `examples`.
+    rows: Vec<String>,
+}
+
+impl LoadedDataset {
+    /// Keeps the examples `keep` accepts (the `lang` argument), then — as
+    /// E1 does — optionally shuffles them with ChaCha8 seeded by `seed` and
+    /// takes the first `max_examples`; re-indexes them in evaluation order
+    /// and sets [`LoadedDataset::selected_sha256`].
+    ///
+    /// # Errors
+    /// `max_examples == Some(0)` and an empty selection.
+    pub fn select(
+        &mut self,
+        keep: impl Fn(&Example) -> bool,
+        max_examples: Option<usize>,
+        shuffle: bool,
+        seed: u64,
+    ) -> Result<(), DatasetError> {
+        let mut order: Vec<usize> = (0..self.examples.len())
+            .filter(|&i| keep(&self.examples[i]))
+            .collect();
+        if shuffle {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            order.shuffle(&mut rng);
+        }
+        if let Some(n) = max_examples {
+            if n == 0 {
+                return Err(DatasetError::Selection(
+                    "-n must be a positive integer".into(),
+                ));
+            }
+            order.truncate(n);
+        }
+        if order.is_empty() {
+            return Err(DatasetError::Selection(format!(
+                "no rows left in split `{}` after the lang filter",
+                self.split
+            )));
+        }
+        let mut examples: Vec<Option<Example>> = std::mem::take(&mut self.examples)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut rows: Vec<Option<String>> = std::mem::take(&mut self.rows)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut selected = String::new();
+        for (index, &i) in order.iter().enumerate() {
+            let mut example = examples[i].take().expect("each index once");
+            example.index = index;
+            self.examples.push(example);
+            let row = rows[i].take().expect("each index once");
+            selected.push_str(&row);
+            selected.push('\n');
+            self.rows.push(row);
+        }
+        self.selected_sha256 = sha256_hex(selected.as_bytes());
+        Ok(())
+    }
 }
 
 /// Loads the rows of `spec` in `split` (`None`: not given on the command
@@ -92,6 +195,48 @@ pub fn load(spec: &DatasetSpec, split: Option<&str>) -> Result<LoadedDataset, Da
             let mut loaded = load_text(&text, path.clone(), split)?;
             loaded.file_sha256 = file_sha256;
             Ok(loaded)
+        }
+        DatasetSpec::Embedded => {
+            let split = split.unwrap_or("test");
+            if split == "all" {
+                let text: String = EMBEDDED.iter().map(|(_, t)| *t).collect();
+                return load_text(&text, PathBuf::from("embedded:e2"), Some("all"));
+            }
+            match EMBEDDED.iter().find(|(name, _)| *name == split) {
+                Some((name, text)) => load_text(
+                    text,
+                    PathBuf::from(format!("embedded:e2/{name}.jsonl")),
+                    Some(name),
+                ),
+                None => Err(DatasetError::Selection(format!(
+                    "unknown split `{split}` (E2 splits: train, dev, test, all)"
+                ))),
+            }
+        }
+        DatasetSpec::Synthetic { seed, n } => {
+            use super::generate::{generate_split, GenConfig, GenError, Split};
+            let split_name = split.unwrap_or("test");
+            if split_name == "all" {
+                return Err(DatasetError::Selection(
+                    "synthetic:SEED:N generates one split; choose --split train, dev or test"
+                        .to_string(),
+                ));
+            }
+            let parsed: Split = split_name
+                .parse()
+                .map_err(|e: GenError| DatasetError::Selection(e.to_string()))?;
+            let rows = generate_split(&GenConfig::default(), *seed, parsed, *n)
+                .map_err(|e| DatasetError::Selection(format!("synthetic:{seed}:{n}: {e}")))?;
+            let mut text = String::new();
+            for row in rows {
+                text.push_str(&row.to_string());
+                text.push('\n');
+            }
+            load_text(
+                &text,
+                PathBuf::from(format!("synthetic:{seed}:{n}")),
+                Some(split_name),
+            )
         }
     }
 }
@@ -155,8 +300,10 @@ pub fn load_text(
         )));
     }
     let mut hasher = RowHasher::new();
+    let mut canonical = Vec::with_capacity(members.len());
     for (_, _, row) in &members {
         hasher.push(row);
+        canonical.push(to_canonical_string(row));
     }
     let (ids, warnings) = dedupe_ids(members.iter().map(|(_, _, r)| base_example_id(r)));
     let mut examples = Vec::with_capacity(members.len());
@@ -181,12 +328,16 @@ pub fn load_text(
             info,
         });
     }
+    let dataset_sha256 = hasher.finish();
     Ok(LoadedDataset {
+        split_rows: examples.len(),
         examples,
         split: split_name,
-        dataset_sha256: hasher.finish(),
+        selected_sha256: dataset_sha256.clone(),
+        dataset_sha256,
         file_sha256: None,
         warnings,
+        rows: canonical,
     })
 }
 
@@ -211,6 +362,28 @@ fn validate_row(row: Value) -> Result<(String, Value), String> {
     let row = Value::Object(map);
     oracle_from_row(&row).map_err(|e| format!("cannot read the oracle: {e}"))?;
     Ok((question, row))
+}
+
+/// The predicate of the `lang` argument for [`LoadedDataset::select`]
+/// (the same test as [`E2Env::filter_lang`]).
+pub fn lang_filter(filter: LangFilter) -> impl Fn(&Example) -> bool {
+    move |example| {
+        if filter == LangFilter::All {
+            return true;
+        }
+        let mut row = example.info_value();
+        if let Value::Object(map) = &mut row {
+            if !example.answer.is_null() {
+                map.insert("answer".into(), example.answer.clone());
+            }
+        }
+        let lang = row_lang(&row);
+        match filter {
+            LangFilter::All => true,
+            LangFilter::K8s => lang == Lang::K8s,
+            LangFilter::Tf => lang == Lang::Tf,
+        }
+    }
 }
 
 /// `oracle=live` (spec E2 §8.2): replaces each example's stored labels by a

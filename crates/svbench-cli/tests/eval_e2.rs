@@ -1,0 +1,432 @@
+//! `svbench eval e2` end to end: the embedded corpus with the builtins, a
+//! tool-calling episode through the fake OpenAI-compatible server, resume,
+//! and the upstream public-mini file when it is present.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+use serde_json::{json, Value};
+use svbench_fakeai::{FakeServer, Rule, Script, Step};
+
+fn run_dir_of(sb: &Sandbox, out: &Output) -> PathBuf {
+    let text = stdout(out);
+    sb.path()
+        .join(text.lines().last().expect("eval prints the run dir").trim())
+}
+
+fn approx(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-3,
+        "{what}: {actual} != {expected}"
+    );
+}
+
+#[test]
+fn default_eval_runs_tool_only_on_the_embedded_test_split() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["eval", "e2", "-n", "6", "--run-id", "t1", "--no-progress"]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("builtin:tool-only"),
+        "says which default ran: {}",
+        stderr(&out)
+    );
+    let dir = run_dir_of(&sb, &out);
+    assert!(
+        dir.ends_with("outputs/evals/sv-env-config-verification--tool-only/t1"),
+        "{}",
+        dir.display()
+    );
+    for f in [
+        "metadata.json",
+        "results.jsonl",
+        "summary.json",
+        "report.md",
+    ] {
+        assert!(dir.join(f).is_file(), "missing {f}");
+    }
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["status"], "completed");
+    assert_eq!(meta["environment"], "sv-env-config-verification");
+    assert_eq!(meta["dataset"], "embedded");
+    assert_eq!(meta["split"], "test");
+    assert_eq!(meta["num_examples"], 6);
+    assert_eq!(meta["max_turns"], 5);
+    assert_eq!(meta["tool_budget"], 3);
+    assert_eq!(meta["max_tokens"], 4096);
+    assert_eq!(meta["include_tools"], true);
+    assert_eq!(meta["evaluation_type"], "multi-turn");
+    assert_eq!(meta["effective_model"], "tool-only");
+    assert_eq!(meta["env_args"]["oracle"], "dataset");
+    assert_eq!(meta["env_args"]["lang"], "all");
+    assert_eq!(meta["env_args"]["include_tools"], true);
+    assert!(meta["dataset_file_sha256"].is_null());
+    assert_eq!(meta["dataset_sha256"].as_str().map(str::len), Some(64));
+    assert_eq!(meta["selected_sha256"].as_str().map(str::len), Some(64));
+    assert_ne!(meta["selected_sha256"], meta["dataset_sha256"]);
+    for tool in ["kube-linter", "semgrep", "opa"] {
+        assert_eq!(meta["tool_versions"][tool]["backend"], "native", "{tool}");
+        assert!(meta["tool_versions"][tool]["version"].is_string(), "{tool}");
+        assert!(meta["env_provenance"]["analyzer_versions"][tool].is_object());
+    }
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 6);
+    for r in &recs {
+        assert_eq!(r["split"], "test");
+        assert!(r["reward"].is_number(), "{r}");
+        assert!(r["error"].is_null(), "{r}");
+        let interactions = r["tool_interactions"].as_array().expect("array");
+        assert!(!interactions.is_empty(), "tool-only calls tools: {r}");
+        assert!(interactions.len() <= 3, "within the budget");
+        for t in interactions {
+            assert!(t["tool"].as_str().unwrap().starts_with("run_"), "{t}");
+            assert_eq!(t["ok"], true, "{t}");
+        }
+        assert_eq!(r["tool_calls"].as_u64(), Some(interactions.len() as u64));
+    }
+    // The report is generic for E2 and says so; never E1 metrics.
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["counts"]["scored"], 6, "{summary}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        report.contains("E2 metrics") && report.contains("not implemented yet"),
+        "{report}"
+    );
+    assert!(!report.contains("Accuracy"), "{report}");
+}
+
+#[test]
+fn oracle_builtin_scores_at_least_one_everywhere() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "config-verification",
+        "--model",
+        "builtin:oracle",
+        "-n",
+        "12",
+        "--shuffle",
+        "--no-progress",
+        "--json",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let line: Value = serde_json::from_str(stdout(&out).trim()).expect("--json line");
+    let dir = sb.path().join(line["run_dir"].as_str().unwrap());
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 12);
+    for r in &recs {
+        let reward = r["reward"].as_f64().expect("reward");
+        assert!(reward >= 1.0, "oracle reward {reward}: {r}");
+        assert_eq!(r["parse"]["status"], "valid");
+    }
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["selection"]["mode"], "shuffle");
+}
+
+#[test]
+fn env_args_budgets_and_lang_are_applied_and_recorded() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "sv-env-config-verification",
+        "--env-arg",
+        "lang=tf",
+        "--oracle",
+        "live",
+        "--max-turns",
+        "3",
+        "--tool-budget",
+        "1",
+        "-n",
+        "3",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["env_args"]["lang"], "tf");
+    assert_eq!(meta["env_args"]["oracle"], "live");
+    assert_eq!(meta["env_provenance"]["oracle"], "live");
+    assert_eq!(meta["max_turns"], 3);
+    assert_eq!(meta["tool_budget"], 1);
+    for r in results(&dir) {
+        assert_eq!(r["info"]["meta"]["lang"], "tf", "{r}");
+        let n = r["tool_interactions"].as_array().unwrap().len();
+        assert!(n <= 2, "budget 1 (+ one refused call at most): {n}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_and_create_nothing() {
+    let sb = Sandbox::new();
+    for args in [
+        &["eval", "e2", "--env-arg", "nope=1"][..],
+        &["eval", "e2", "--env-arg", "oracle=maybe"][..],
+        &["eval", "e2", "--oracle", "sometimes"][..],
+        &["eval", "e2", "--model", "builtin:heuristic"][..],
+        &["eval", "e1", "--oracle", "live"][..],
+        &["eval", "e1", "--tool-budget", "2"][..],
+    ] {
+        let out = sb.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!sb.path().join("outputs").exists());
+}
+
+#[test]
+fn synthetic_dataset_and_resume() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--dataset",
+        "synthetic:7:4",
+        "--split",
+        "dev",
+        "--run-id",
+        "syn",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["split"], "dev");
+    assert_eq!(meta["num_examples"], 4);
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 4);
+
+    // Drop two records and resume: only they are re-run.
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let kept: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(dir.join("results.jsonl"), format!("{}\n", kept.join("\n"))).unwrap();
+    let mut meta = meta;
+    meta["status"] = Value::from("running");
+    std::fs::write(dir.join("metadata.json"), meta.to_string()).unwrap();
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(results(&dir).len(), 4);
+    assert_eq!(read_json(&dir.join("metadata.json"))["status"], "completed");
+
+    // Contradicting env args are refused.
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--oracle",
+        "live",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("env_args"), "{}", stderr(&out));
+}
+
+/// Public-mini row 0 (`nginx-dummy.yaml`) with its seven upstream labels.
+const ROW0_YAML: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx-dummy\n  namespace: default\nspec:\n  containers:\n  - name: nginx-dummy\n    image: nginx\n    volumeMounts:\n    - name: dummy\n      mountPath: /data\n    ports:\n    - containerPort: 80\n  volumes:\n  - name: dummy\n    flexVolume:\n      driver: \"k8s/dummy\"\n";
+
+const KUBE: [&str; 5] = [
+    "latest-tag",
+    "no-read-only-root-fs",
+    "run-as-non-root",
+    "unset-cpu-requirements",
+    "unset-memory-requirements",
+];
+const SEMGREP: [&str; 2] = ["run-as-non-root", "writable-filesystem-container"];
+
+fn sg(rule: &str) -> String {
+    format!("yaml.kubernetes.security.{rule}.{rule}")
+}
+
+fn row0_file(sb: &Sandbox) -> PathBuf {
+    let violations: Vec<Value> = KUBE
+        .iter()
+        .map(|r| json!({"tool": "kube-linter", "rule_id": r, "severity": "medium", "msg": "", "loc": ""}))
+        .chain(SEMGREP.iter().map(
+            |r| json!({"tool": "semgrep", "rule_id": sg(r), "severity": "INFO", "msg": "", "loc": ""}),
+        ))
+        .collect();
+    let row = json!({"id": "row0", "question": ROW0_YAML,
+        "info": {"violations": violations, "patch": null}, "meta": {"lang": "k8s"}});
+    sb.write("row0.jsonl", &format!("{row}\n"))
+}
+
+fn final_answer() -> String {
+    let ids: Vec<String> = KUBE
+        .iter()
+        .map(|r| format!("kube-linter/{r}"))
+        .chain(SEMGREP.iter().map(|r| format!("semgrep/{}", sg(r))))
+        .collect();
+    let patch = "--- a/manifest.yaml\n+++ b/manifest.yaml\n@@ -9 +9,3 @@\n-    image: nginx\n+    image: nginx\n+    securityContext:\n+      readOnlyRootFilesystem: true\n";
+    json!({
+        "violations": ids.iter().map(|id| json!({"id": id, "severity": "med"})).collect::<Vec<_>>(),
+        "patch": patch,
+        "confidence": 0.8,
+    })
+    .to_string()
+}
+
+fn eval_model(sb: &Sandbox, server: &FakeServer, dataset: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args([
+            "eval",
+            "e2",
+            "--model",
+            "fake-model",
+            "--base-url",
+            server.base_url().as_str(),
+            "--api-key-env",
+            "",
+            "--no-cache",
+            "--no-progress",
+            "--dataset",
+            dataset.to_str().unwrap(),
+        ])
+        .current_dir(sb.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn model_episode_tool_call_then_answer_with_a_verified_patch() {
+    let sb = Sandbox::new();
+    let dataset = row0_file(&sb);
+    let script = Script::new()
+        .rule(
+            Rule::any()
+                .when_last_role("tool")
+                .then(Step::content(final_answer())),
+        )
+        .rule(Rule::any().then(Step::tool_call(
+            "run_kubelinter",
+            r#"{"paths":["manifest.yaml"]}"#,
+        )));
+    let server = FakeServer::start(script);
+    let out = eval_model(&sb, &server, &dataset);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+
+    // The model was offered the three tools and saw the tool result.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "tool call turn + answer turn");
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .expect("tools sent")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["run_kubelinter", "run_semgrep", "run_opa"]);
+    let second = requests[1].messages();
+    let tool_msg = second.last().expect("messages");
+    assert_eq!(tool_msg["role"], "tool");
+    assert!(
+        tool_msg["content"].as_str().unwrap().contains("latest-tag"),
+        "{tool_msg}"
+    );
+
+    let recs = results(&dir);
+    assert_eq!(recs.len(), 1);
+    let r = &recs[0];
+    assert!(r["error"].is_null(), "{r}");
+    assert_eq!(r["turns"], 2);
+    // Transcript: assistant tool call, tool result, final answer.
+    let msgs = r["completion_messages"].as_array().expect("messages");
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["assistant", "tool", "assistant"], "{r}");
+    assert_eq!(
+        msgs[0]["tool_calls"][0]["function"]["name"],
+        "run_kubelinter"
+    );
+    assert_eq!(msgs[1]["tool_call_id"], msgs[0]["tool_calls"][0]["id"]);
+    assert_eq!(r["completion"], Value::from(final_answer()));
+    let ti = r["tool_interactions"].as_array().expect("interactions");
+    assert_eq!(ti.len(), 1);
+    assert_eq!(ti[0]["tool"], "run_kubelinter");
+    assert_eq!(ti[0]["ok"], true);
+    assert_eq!(r["tool_calls"], 1);
+
+    // Rewards (spec E2 §5.2 row): detection 1, format 1, patch bonus.
+    assert_eq!(r["parse"]["status"], "valid");
+    assert_eq!(r["parse"]["format_ok"], true);
+    assert_eq!(r["reward_profile"], "v1");
+    approx(
+        r["rewards"]["detection"].as_f64().unwrap(),
+        1.0,
+        "detection",
+    );
+    approx(r["rewards"]["format"].as_f64().unwrap(), 1.0, "format");
+    approx(r["rewards"]["patch"].as_f64().unwrap(), 0.008, "patch");
+    approx(r["reward"].as_f64().unwrap(), 1.054, "total");
+    // Patch outcome, both in `parsed` and the upstream-compatible fields.
+    assert_eq!(r["parsed"]["v1_patch"]["status"], "applied", "{r}");
+    assert_eq!(r["parsed"]["v1_patch"]["kind"], "unified_diff");
+    assert_eq!(r["patch_applied"], true);
+    let post: Vec<&str> = r["post_patch_violations"]
+        .as_array()
+        .expect("post")
+        .iter()
+        .filter_map(|v| v["id"].as_str())
+        .collect();
+    assert!(
+        !post.contains(&"kube-linter/no-read-only-root-fs"),
+        "{post:?}"
+    );
+    assert_eq!(r["predicted_violations"].as_array().map(Vec::len), Some(7));
+    assert_eq!(r["oracle_violations"].as_array().map(Vec::len), Some(7));
+    assert_eq!(r["fixture_type"], "k8s");
+
+    // Metadata: model endpoint, E2 sampling defaults (no temperature).
+    let meta = read_json(&dir.join("metadata.json"));
+    assert!(meta["temperature"].is_null(), "{meta}");
+    assert_eq!(meta["max_tokens"], 4096);
+    assert!(meta["endpoint"]["base_url"].is_string());
+}
+
+#[test]
+fn public_mini_with_dataset_oracle_tool_only_detects_well() {
+    let Some(root) = upstream_data() else {
+        return;
+    };
+    let file = root.join("public_mini/e2.jsonl");
+    if !file.is_file() {
+        eprintln!("notice: {} is absent; skipping", file.display());
+        return;
+    }
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--dataset",
+        file.to_str().unwrap(),
+        "--split",
+        "all",
+        "--oracle",
+        "dataset",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["split"], "all");
+    assert!(meta["dataset_file_sha256"].is_string());
+    let recs = results(&dir);
+    assert!(!recs.is_empty());
+    let detection: Vec<f64> = recs
+        .iter()
+        .map(|r| r["rewards"]["detection"].as_f64().expect("detection"))
+        .collect();
+    let mean = detection.iter().sum::<f64>() / detection.len() as f64;
+    eprintln!(
+        "public_mini e2: {} rows, tool-only mean detection {mean:.4}",
+        recs.len()
+    );
+    assert!(mean >= 0.9, "tool-only mean detection {mean}");
+}
