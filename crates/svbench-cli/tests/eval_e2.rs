@@ -27,13 +27,16 @@ fn approx(actual: f64, expected: f64, what: &str) {
 #[test]
 fn default_eval_runs_tool_only_on_the_embedded_test_split() {
     let sb = Sandbox::new();
-    let out = sb.run(&["eval", "e2", "--run-id", "t1", "--no-progress"]);
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        "builtin:tool-only",
+        "--run-id",
+        "t1",
+        "--no-progress",
+    ]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
-    assert!(
-        stderr(&out).contains("builtin:tool-only"),
-        "says which default ran: {}",
-        stderr(&out)
-    );
     let dir = run_dir_of(&sb, &out);
     assert!(
         dir.ends_with("outputs/evals/sv-env-config-verification--tool-only/t1"),
@@ -141,6 +144,8 @@ fn env_args_budgets_and_lang_are_applied_and_recorded() {
     let out = sb.run(&[
         "eval",
         "sv-env-config-verification",
+        "--model",
+        "builtin:tool-only",
         "--env-arg",
         "lang=tf",
         "--oracle",
@@ -172,6 +177,7 @@ fn env_args_budgets_and_lang_are_applied_and_recorded() {
 fn usage_errors_exit_2_and_create_nothing() {
     let sb = Sandbox::new();
     for args in [
+        &["eval", "e2"][..],
         &["eval", "e2", "--env-arg", "nope=1"][..],
         &["eval", "e2", "--env-arg", "oracle=maybe"][..],
         &["eval", "e2", "--oracle", "sometimes"][..],
@@ -191,6 +197,8 @@ fn synthetic_dataset_and_resume() {
     let out = sb.run(&[
         "eval",
         "e2",
+        "--model",
+        "builtin:tool-only",
         "--dataset",
         "synthetic:7:4",
         "--split",
@@ -413,6 +421,8 @@ fn public_mini_with_dataset_oracle_tool_only_detects_well() {
     let out = sb.run(&[
         "eval",
         "e2",
+        "--model",
+        "builtin:tool-only",
         "--dataset",
         file.to_str().unwrap(),
         "--split",

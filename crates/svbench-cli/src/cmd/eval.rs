@@ -197,17 +197,15 @@ impl EnvId {
         }
     }
 
-    /// The policy run without `--model`, and how stderr announces it.
-    fn default_model(self) -> (&'static str, &'static str) {
+    /// The policy run without `--model`, and how stderr announces it. Only
+    /// E1 has one (harness §1.1); the others require `--model`.
+    fn default_model(self) -> Option<(&'static str, &'static str)> {
         match self {
-            EnvId::E1 => (
+            EnvId::E1 => Some((
                 "builtin:heuristic",
                 "note: no --model given; running builtin:heuristic, E1's default policy",
-            ),
-            EnvId::E2 => (
-                "builtin:tool-only",
-                "note: no --model given; running builtin:tool-only, E2's default policy",
-            ),
+            )),
+            EnvId::E2 => None,
         }
     }
 
@@ -355,7 +353,14 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
     }
 
     let models = if args.models.is_empty() {
-        let (model, note) = env_id.default_model();
+        let Some((model, note)) = env_id.default_model() else {
+            return Err(exit::with_hint(
+                exit::USAGE,
+                format!("{} has no default policy: pass --model", env_id.name()),
+                "e.g. --model builtin:tool-only (runs the analyzers through the tools), \
+                 --model builtin:oracle (upper bound) or a model name",
+            ));
+        };
         eprintln!("{note}");
         vec![model.to_string()]
     } else {
