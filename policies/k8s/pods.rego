@@ -3,11 +3,11 @@ package sv.k8s
 
 import data.sv.lib.finding
 import data.sv.lib.k8s
+import data.sv.lib.pod
 
 # K8S_003: one finding per hostPath volume.
 deny contains f if {
-	spec := k8s.pod_spec(input.object)
-	volumes := spec.volumes
+	volumes := pod.spec.volumes
 	is_array(volumes)
 	some i, volume in volumes
 	is_object(volume)
@@ -17,6 +17,6 @@ deny contains f if {
 		object.get(k8s.as_object(volume.hostPath), "path", "?"),
 		object.get(volume, "name", "?"),
 	])
-	f := finding.at("K8S_003", message, sprintf("%s/volumes/%d", [k8s.pod_spec_pointer(input.object), i]))
+	f := finding.at("K8S_003", message, sprintf("%s/volumes/%d", [pod.pointer, i]))
 }
 

@@ -8,8 +8,26 @@ package sv.lib.pod
 
 import data.sv.lib.k8s
 
-# Init and regular containers.
-containers := k8s.containers(input.object)
+# The pod spec of input.object and its JSON Pointer (undefined when the
+# object bears no pods).
+spec := k8s.pod_spec(input.object)
 
-# Init, regular and ephemeral containers.
-all_containers := k8s.all_containers(input.object)
+pointer := k8s.pod_spec_pointer(input.object)
+
+# Init, regular and ephemeral containers: {"container", "name", "path", "field"}.
+all_containers := {entry |
+	some field in ["initContainers", "containers", "ephemeralContainers"]
+	list := spec[field]
+	is_array(list)
+	some i, c in list
+	is_object(c)
+	entry := {
+		"container": c,
+		"name": k8s.container_name(c),
+		"path": concat("/", [pointer, field, format_int(i, 10)]),
+		"field": field,
+	}
+}
+
+# Init and regular containers (ephemeral ones cannot have resources).
+containers := {c | some c in all_containers; c.field != "ephemeralContainers"}
