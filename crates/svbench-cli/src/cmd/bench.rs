@@ -17,7 +17,9 @@ use crate::exit;
 /// Arguments of `svbench bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// What to benchmark: e1 (scoring, report, rollouts) or scan (the config analyzers).
+    /// What to benchmark: e1 (scoring, report, rollouts), e2 (scoring an
+    /// answer with a patch; `--completions` answers, at most 100,000) or scan
+    /// (the config analyzers).
     pub env: String,
     /// scan: an E2 JSONL file of configs (`question`, `meta.lang`) [default:
     /// the upstream mini set in ../shared, when present].
@@ -57,6 +59,15 @@ const ANSWERS: [&str; 8] = [
 
 /// Runs the command; returns the exit code.
 pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    if matches!(
+        args.env.as_str(),
+        "e2" | "config-verification" | "sv-env-config-verification"
+    ) {
+        if args.completions == 0 {
+            return Err(exit::usage("--completions must be positive"));
+        }
+        return super::bench_e2::run(args.completions.min(100_000));
+    }
     if args.env == "scan" {
         return super::bench_scan::run(
             args.configs.as_deref(),
@@ -66,7 +77,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
         return Err(exit::usage(format!(
-            "no benchmark for `{}` in this build (available: e1, scan)",
+            "no benchmark for `{}` in this build (available: e1, e2, scan)",
             args.env
         )));
     }

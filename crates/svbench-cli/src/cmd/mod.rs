@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod bench_e2;
 pub mod bench_rollouts;
 pub mod bench_scan;
 pub mod data;

@@ -1,0 +1,69 @@
+//! `svbench bench e2`: the full E2 score of one answer (parse both ways,
+//! apply the patch, re-scan, preservation, both reward profiles). Prints
+//! figures; asserts nothing.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::json;
+use svbench_core::Completion;
+use svbench_envs::e2::dataset::load_text;
+use svbench_envs::e2::env::{E2Args, E2Env};
+use svbench_envs::environment::Environment;
+
+/// Upstream public-mini row 0 (spec E2 §5 worked cases): a Pod with image
+/// `nginx`, no securityContext, no resources.
+const ROW0: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx-dummy\n  namespace: default\nspec:\n  containers:\n  - name: nginx-dummy\n    image: nginx\n    volumeMounts:\n    - name: dummy\n      mountPath: /data\n    ports:\n    - containerPort: 80\n  volumes:\n  - name: dummy\n    flexVolume:\n      driver: \"k8s/dummy\"\n";
+
+/// The §5.2 patch that adds `readOnlyRootFilesystem: true`.
+const PATCH: &str = "--- a/manifest.yaml\n+++ b/manifest.yaml\n@@ -9 +9,3 @@\n-    image: nginx\n+    image: nginx\n+    securityContext:\n+      readOnlyRootFilesystem: true\n";
+
+/// Runs the benchmark: `n` scores with a patch and `n` without.
+pub fn run(n: usize) -> anyhow::Result<u8> {
+    let env = E2Env::new("v1", None, E2Args::parse::<&str>(&[])?)?;
+    let row = json!({
+        "question": ROW0,
+        "info": {"violations": [
+            {"tool": "kube-linter", "rule_id": "latest-tag", "severity": "medium", "msg": "", "loc": ""},
+            {"tool": "kube-linter", "rule_id": "no-read-only-root-fs", "severity": "medium", "msg": "", "loc": ""},
+            {"tool": "kube-linter", "rule_id": "run-as-non-root", "severity": "medium", "msg": "", "loc": ""},
+        ]},
+        "meta": {"lang": "k8s"},
+    });
+    let loaded = load_text(&row.to_string(), PathBuf::from("bench"), None)?;
+    let example = loaded
+        .examples
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("the benchmark row did not load"))?;
+    let ids = [
+        "kube-linter/latest-tag",
+        "kube-linter/no-read-only-root-fs",
+        "kube-linter/run-as-non-root",
+    ];
+    for (label, patch) in [("with a patch", PATCH), ("without a patch", "")] {
+        let answer = json!({
+            "violations": ids.iter().map(|id| json!({"id": id, "severity": "med"})).collect::<Vec<_>>(),
+            "patch": patch,
+            "confidence": 0.8,
+        })
+        .to_string();
+        let completion = Completion::assistant_text(answer);
+        let first = env.score(example, &completion)?;
+        let mut latencies = Vec::with_capacity(n);
+        for _ in 0..n {
+            let start = Instant::now();
+            std::hint::black_box(env.score(example, &completion)?);
+            latencies.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        latencies.sort_by(f64::total_cmp);
+        let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
+        println!(
+            "e2 score {label}: {n} answers; p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms per answer on one core (reward {:.3})",
+            pct(0.5),
+            pct(0.9),
+            pct(0.99),
+            first.reward.total
+        );
+    }
+    Ok(crate::exit::OK)
+}
