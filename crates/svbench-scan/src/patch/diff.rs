@@ -14,7 +14,7 @@ const SEARCH_BUDGET: usize = 50_000_000;
 
 /// One line of a hunk body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum BodyLine {
+pub(super) enum BodyLine {
     Context(String),
     Remove(String),
     Add(String),
@@ -22,20 +22,36 @@ enum BodyLine {
 
 /// One parsed hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Hunk {
+pub(super) struct Hunk {
     /// 1-based index of the hunk in the patch, for messages.
-    number: usize,
+    pub(super) number: usize,
     /// 1-based patch line of the `@@` header.
-    header_line: usize,
-    old_start: usize,
-    /// Body lines, each with "no newline at end of file" flags for the old
-    /// and new side.
-    body: Vec<(BodyLine, bool)>,
+    pub(super) header_line: usize,
+    pub(super) old_start: usize,
+    /// Body lines, each with its "no newline at end of file" flag (set by a
+    /// `\` marker line right after it).
+    pub(super) body: Vec<(BodyLine, bool)>,
 }
+
+/// How [`parse_hunk`] treats a body that disagrees with its declared counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CountRule {
+    /// §4.1: the body must hold exactly the declared lines.
+    Exact,
+    /// GNU `patch` (§5.1 upstream path): lines after a complete body are
+    /// left to the caller (garbage or the next hunk), and a body cut short
+    /// by the end of the patch is completed with up to 3 empty context
+    /// lines ("assume blank lines got chopped").
+    Gnu,
+}
+
+/// Most empty context lines GNU `patch` appends to a body cut short by the
+/// end of the patch text.
+const GNU_CHOPPED_BLANKS: usize = 3;
 
 impl Hunk {
     /// Context and removed lines, with their no-newline flags.
-    fn old_lines(&self) -> Vec<(&str, bool)> {
+    pub(super) fn old_lines(&self) -> Vec<(&str, bool)> {
         self.body
             .iter()
             .filter_map(|(l, nonl)| match l {
@@ -269,7 +285,7 @@ fn parse(workspace_name: &str, patch: &str) -> Result<Vec<Hunk>, PatchFailure> {
                     format!("more than {MAX_HUNKS} hunks"),
                 ));
             }
-            let (hunk, end) = parse_hunk(lines, i, hunks.len() + 1)?;
+            let (hunk, end) = parse_hunk(lines, i, hunks.len() + 1, CountRule::Exact)?;
             hunks.push(hunk);
             i = end;
             continue;
@@ -349,7 +365,7 @@ fn parse(workspace_name: &str, patch: &str) -> Result<Vec<Hunk>, PatchFailure> {
     Ok(hunks)
 }
 
-fn preview(line: &str) -> String {
+pub(super) fn preview(line: &str) -> String {
     let short: String = line.chars().take(60).collect();
     if short.len() < line.len() {
         format!("{short:?}…")
@@ -359,8 +375,14 @@ fn preview(line: &str) -> String {
 }
 
 /// Parses the hunk whose header is at `lines[start]`; returns it and the
-/// index of the first line after its body.
-fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usize), PatchFailure> {
+/// index of the first line after its body. Body lines are taken verbatim
+/// (the caller decides whether `\r` was already removed).
+pub(super) fn parse_hunk(
+    lines: &[&str],
+    start: usize,
+    number: usize,
+    rule: CountRule,
+) -> Result<(Hunk, usize), PatchFailure> {
     let header = lines[start];
     let no = start + 1;
     let bad = || {
@@ -408,6 +430,16 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
             if complete {
                 break;
             }
+            let (missing_old, missing_new) = (old_count - seen_old, new_count - seen_new);
+            if rule == CountRule::Gnu
+                && missing_old == missing_new
+                && missing_new <= GNU_CHOPPED_BLANKS
+            {
+                for _ in 0..missing_new {
+                    body.push((BodyLine::Context(String::new()), false));
+                }
+                break;
+            }
             return Err(fail(PatchStatus::Malformed, counts(seen_old, seen_new)));
         };
         if let Some(marker) = line.strip_prefix('\\') {
@@ -434,8 +466,9 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
         if complete {
             // Only a marker may follow a complete body; anything else is
             // the next header, a trailing blank, or an overlong body that
-            // the caller reports.
-            if matches!(line.chars().next(), Some(' ' | '-' | '+'))
+            // the caller reports (GNU `patch` skips it as garbage).
+            if rule == CountRule::Exact
+                && matches!(line.chars().next(), Some(' ' | '-' | '+'))
                 && !line.starts_with("--- ")
                 && !line.starts_with("+++")
                 && lines[i..].iter().any(|l| !l.trim().is_empty())
@@ -453,6 +486,8 @@ fn parse_hunk(lines: &[&str], start: usize, number: usize) -> Result<(Hunk, usiz
         }
         let parsed = match line.chars().next() {
             None => BodyLine::Context(String::new()),
+            // An empty line of a CRLF patch read without removing `\r`.
+            Some('\r') if line.len() == 1 => BodyLine::Context((*line).to_owned()),
             Some(' ') => BodyLine::Context(line[1..].to_owned()),
             Some('-') => BodyLine::Remove(line[1..].to_owned()),
             Some('+') => BodyLine::Add(line[1..].to_owned()),

@@ -5,7 +5,8 @@
 //! Two formats are accepted ([`PatchKind`]): a strict unified diff
 //! ([`diff`], §4.1) and an RFC 6902 JSON Patch on the YAML documents
 //! ([`json_patch`], §4.2, re-serialised by [`yaml_emit`]). Whatever the
-//! format, the result goes through [`preserve`] (§4.3). Every failure is a
+//! format, the result goes through [`preserve`] (§4.3). The `upstream`
+//! reward profile's lenient GNU-`patch`-style path (§5.1) is [`lenient`]. Every failure is a
 //! [`PatchStatus`] with a human reason; nothing here panics on input or runs
 //! an external program.
 //!
@@ -22,6 +23,7 @@
 
 pub mod diff;
 pub mod json_patch;
+pub mod lenient;
 pub mod preserve;
 pub mod yaml_emit;
 
