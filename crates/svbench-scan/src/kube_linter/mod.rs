@@ -100,6 +100,19 @@ pub fn lint(file: &str, docs: &[ParsedDocument], enabled: &Enabled) -> Analysis 
     analysis
 }
 
+/// How many Kubernetes objects kube-linter loads from the documents of one
+/// file (a core `v1` `List` counts its items); undecodable documents count
+/// nothing. 0 is kube-linter's "no valid objects" case (spec E2 §1.4), where
+/// the real binary prints no report at all.
+#[must_use]
+pub fn decoded_objects(docs: &[ParsedDocument]) -> usize {
+    docs.iter()
+        .filter_map(|doc| doc.result.as_ref().ok().map(|node| (node, doc.doc_index)))
+        .filter_map(|(node, doc_index)| decode_document(node, doc_index).ok())
+        .map(|objects| objects.len())
+        .sum()
+}
+
 /// The project severity of a check (low for an id missing from the
 /// catalogue, which the registry test rules out).
 fn severity_of(name: &str) -> Severity {

@@ -143,6 +143,18 @@ impl Scanner {
         out
     }
 
+    /// How many Kubernetes objects the kube-linter namespace would load from
+    /// `bytes` ([`kube_linter::decoded_objects`]); 0 for bytes that are not
+    /// readable text. A [`FileReport`] cannot tell "no valid object" from "no
+    /// findings", hence this separate, cheaper question.
+    #[must_use]
+    pub fn k8s_objects(&self, bytes: &[u8]) -> usize {
+        match decode_input(bytes, &self.limits) {
+            Ok(text) => kube_linter::decoded_objects(&parse_documents(text, &self.limits)),
+            Err(_) => 0,
+        }
+    }
+
     /// Scans the bytes of one file of a known type; `path` names it in findings.
     pub fn scan(&mut self, path: &str, bytes: &[u8], file_type: FileType) -> FileReport {
         let text = match decode_input(bytes, &self.limits) {

@@ -125,3 +125,31 @@ fn hostile_user_policy_times_out_per_object() {
     // The other analyzers were not affected.
     assert!(report.findings.iter().any(|f| f.rule_id == "host-pid"));
 }
+
+#[test]
+fn k8s_objects_counts_what_kube_linter_loads() {
+    let scanner = Scanner::new(&ScanOptions::default()).unwrap();
+    let count = |text: &str| scanner.k8s_objects(text.as_bytes());
+    assert_eq!(count(POD), 1);
+    // A ConfigMap is a valid object without findings.
+    assert_eq!(
+        count("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"),
+        1
+    );
+    // A List counts its items; a bad document counts nothing, the rest do.
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n";
+    assert_eq!(count(list), 2);
+    assert_eq!(count(&format!("{POD}---\nkind: [broken\n---\n{POD}")), 2);
+    // No valid object: empty, comments only, a custom resource, bad YAML,
+    // bytes that are not text.
+    for none in [
+        "",
+        "# nothing\n",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+        "kind: [",
+        "just text\n",
+    ] {
+        assert_eq!(count(none), 0, "{none:?}");
+    }
+    assert_eq!(scanner.k8s_objects(&[0xff, 0xfe, 0x00]), 0);
+}
