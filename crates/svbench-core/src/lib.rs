@@ -20,6 +20,10 @@ pub mod reward_config;
 pub mod summary;
 
 pub use example::Example;
+
+/// How artifacts, reports and scoreboards name the `builtin:oracle`
+/// policies: an upper bound, never a baseline (harness §1.1, E2 §7).
+pub const ORACLE_LABEL: &str = "oracle (upper bound)";
 pub use message::{Completion, Message, Role};
 pub use parse::{ParseOutcome, ParseRecord, ParseStatus};
 pub use reward::{RewardBreakdown, RewardComponent};

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::metrics::RiskCoveragePoint;
 use crate::record::{RunStatus, Usage};
 
+mod e2;
+pub use e2::*;
+
 /// Value of `schema_version`.
 pub const SUMMARY_SCHEMA_VERSION: &str = "svbench-summary/1";
 
@@ -45,6 +48,10 @@ pub struct Summary {
     pub metrics: SummaryMetrics,
     /// Upstream run metadata (null values omitted).
     pub metadata: SummaryMetadata,
+    /// E2: oracle findings per severity, found and fixed (keys `high`,
+    /// `med`, `low`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity_breakdown: Option<BTreeMap<String, E2SeverityCounts>>,
 
     /// `svbench-summary/1`.
     pub schema_version: String,
@@ -90,6 +97,9 @@ pub struct Summary {
     /// E1 metrics beyond upstream's blocks (E1 §4.7).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e1: Option<E1Summary>,
+    /// E2 metrics beyond upstream's blocks (E2 §6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub e2: Option<E2Summary>,
 }
 
 /// Upstream's `metadata` object; null values are omitted.
@@ -121,13 +131,15 @@ pub struct SummaryMetadata {
     pub system_prompt_file: Option<String>,
 }
 
-/// The `metrics` object: upstream's E1 blocks, or the generic shape of
+/// The `metrics` object: upstream's E1 or E2 blocks, or the generic shape of
 /// environments whose metrics are not (yet) computed by the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SummaryMetrics {
     /// E1 (`sv-env-network-logs`).
     E1(E1Metrics),
+    /// E2 (`sv-env-config-verification`).
+    E2(E2Metrics),
     /// `{reward, components}` (harness §4.2, other environments).
     Generic(GenericMetrics),
 }

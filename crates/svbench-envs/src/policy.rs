@@ -317,9 +317,7 @@ pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     }
 }
 
-/// How reports and scoreboards name the oracle builtins: an upper bound,
-/// never a baseline (harness §1.1, E2 §7).
-pub const ORACLE_LABEL: &str = "oracle (upper bound)";
+pub use svbench_core::ORACLE_LABEL;
 
 /// E2's `builtin:oracle` (E2 §7): answers exactly the item's oracle set —
 /// distinct ids of the labelled namespaces with catalogue severities,

@@ -16,7 +16,8 @@ use svbench_core::ParseStatus;
 
 use crate::e1::ci::{to_ci95, E1Classes};
 use crate::e1::{self, outcome::status_of, E1Input};
-use crate::read::{LoadedRun, RecordView, E1_NAME};
+use crate::e2::E2Input;
+use crate::read::{LoadedRun, RecordView, E1_NAME, E2_NAME};
 
 /// Facts about how the summary was computed that the Markdown report states.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,6 +46,7 @@ pub fn build_summary(
     }
     let info = &run.info;
     let is_e1 = info.environment == E1_NAME;
+    let is_e2 = info.environment == E2_NAME;
     let mut warnings = run.records.warnings.clone();
     let mut notes = BuildNotes {
         superseded: run.records.superseded,
@@ -100,6 +102,8 @@ pub fn build_summary(
     let mut rewards = Vec::new();
     let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     let mut e1_input = E1Input::default();
+    let mut e2_input = E2Input::default();
+    let mut e2_records = 0u64;
     // What each metric-bearing record contributes to a bootstrap resample.
     let mut items = Items::default();
     let mut item_keys: Vec<&str> = Vec::new();
@@ -126,10 +130,17 @@ pub fn build_summary(
                 Err(_) => notes.unusable_gold += 1,
             }
         }
-        items.item.push((r.reward.unwrap_or(f64::NAN), class));
+        let mut headline = f64::NAN;
+        if is_e2 {
+            headline = e2_input.add(r);
+            e2_records += 1;
+        }
+        items
+            .item
+            .push((r.reward.unwrap_or(f64::NAN), class, headline));
         item_keys.push(&r.example_id);
     }
-    let (e1_ci, reward_ci) = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
+    let (e1_ci, reward_ci, headline_ci) = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
     let e1_ci = e1_ci.filter(|_| !e1_input.samples.is_empty());
     let reward_ci = reward_ci.filter(|_| !rewards.is_empty());
 
@@ -177,7 +188,7 @@ pub fn build_summary(
         strict: BTreeMap::new(),
     };
 
-    let (metrics, upstream_compat, e1) = if is_e1 {
+    let (metrics, upstream_compat, e1, e2) = if is_e1 {
         let matrix = e1::cost_matrix(profile.as_deref(), &info.reward_params);
         let mut rep = e1::e1_report_with_ci(&e1_input, matrix, e1_ci);
         let t = rep.tally;
@@ -192,6 +203,24 @@ pub fn build_summary(
             SummaryMetrics::E1(rep.metrics),
             Some(UpstreamCompat::E1(rep.upstream)),
             Some(rep.e1),
+            None,
+        )
+    } else if is_e2 {
+        let label = (info.baseline_type.as_deref() == Some("oracle"))
+            .then(|| svbench_core::ORACLE_LABEL.to_string());
+        let mut rep = e2_input.finish(headline_ci.filter(|_| e2_records > 0), label);
+        // Errored samples enter as empty predictions: F1 0 each.
+        let f1 = rep.metrics.finding_quality.f1_weighted;
+        validity.strict.insert(
+            "f1_weighted_strict".to_string(),
+            rate(e2_records, e2_records + counts.errored).map(|share| f1 * share),
+        );
+        guard_e2(&mut rep.metrics, &mut warnings);
+        (
+            SummaryMetrics::E2(rep.metrics),
+            None,
+            None,
+            Some((rep.severity_breakdown, rep.e2)),
         )
     } else {
         warnings.push(format!(
@@ -206,7 +235,11 @@ pub fn build_summary(
                 .map(|(k, v)| (k.clone(), v.mean))
                 .collect(),
         };
-        (SummaryMetrics::Generic(generic), None, None)
+        (SummaryMetrics::Generic(generic), None, None, None)
+    };
+    let (severity_breakdown, e2) = match e2 {
+        Some((b, e)) => (Some(b), Some(e)),
+        None => (None, None),
     };
 
     let summary = Summary {
@@ -218,6 +251,7 @@ pub fn build_summary(
         dataset: info.dataset.clone(),
         n_examples: counts.records,
         metrics,
+        severity_breakdown,
         metadata: SummaryMetadata {
             git_sha: info.git_commit.clone(),
             env_version: info.env_version.clone(),
@@ -257,6 +291,7 @@ pub fn build_summary(
             seed: cfg.seed,
         },
         e1,
+        e2,
     };
     Some((summary, notes))
 }
@@ -302,38 +337,42 @@ fn units(keys: &[&str]) -> Vec<Range<usize>> {
 const NO_CLASS: u32 = u32::MAX;
 
 /// What the metric-bearing records contribute to a bootstrap resample, as
-/// flat arrays: the E1 class of each record ([`NO_CLASS`] if none) and its
-/// reward (NaN if none).
+/// flat arrays: the E1 class of each record ([`NO_CLASS`] if none), its
+/// reward and its per-record headline value (E2 `f1_weighted`), NaN if none.
 #[derive(Default)]
 struct Items {
     classes: E1Classes,
-    /// (reward or NaN, E1 class or NO_CLASS) per record.
-    item: Vec<(f64, u32)>,
+    /// (reward or NaN, E1 class or NO_CLASS, headline or NaN) per record.
+    item: Vec<(f64, u32, f64)>,
 }
 
 /// One bootstrap over examples for every interval of the summary: E1's
-/// accuracy, F1, ECE and Brier (when `is_e1`) and the mean reward, all from
-/// the same resamples.
+/// accuracy, F1, ECE and Brier (when `is_e1`), the mean reward and the mean
+/// per-record headline (E2 `f1_weighted`), all from the same resamples.
 fn shared_bootstrap(
     items: &Items,
     units: &[Range<usize>],
     is_e1: bool,
     cfg: BootstrapConfig,
-) -> (Option<E1Ci95>, Option<[f64; 2]>) {
+) -> (Option<E1Ci95>, Option<[f64; 2]>, Option<[f64; 2]>) {
     let mut counts = vec![0u32; items.classes.len()];
     // With one record per example (the usual case) units are the records.
     let singletons = units.len() == items.item.len();
     let intervals = bootstrap(units.len(), cfg, |indices| {
         counts.iter_mut().for_each(|c| *c = 0);
-        let mut sum = 0.0;
-        let mut n = 0u64;
-        let mut add = |&(x, k): &(f64, u32)| {
+        let (mut sum, mut n) = (0.0, 0u64);
+        let (mut h_sum, mut h_n) = (0.0, 0u64);
+        let mut add = |&(x, k, h): &(f64, u32, f64)| {
             if k != NO_CLASS {
                 counts[k as usize] += 1;
             }
             if !x.is_nan() {
                 sum += x;
                 n += 1;
+            }
+            if !h.is_nan() {
+                h_sum += h;
+                h_n += 1;
             }
         };
         if singletons {
@@ -347,14 +386,17 @@ fn shared_bootstrap(
         // A resample without any reward has no mean; NaN sorts last and
         // only matters if rewards are rare, where the interval is then null.
         let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
-        [a, f, e, b, mean]
+        let headline = if h_n == 0 {
+            f64::NAN
+        } else {
+            h_sum / h_n as f64
+        };
+        [a, f, e, b, mean, headline]
     });
+    let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
     match intervals {
-        Some([a, f, e, b, r]) => (
-            is_e1.then(|| to_ci95([a, f, e, b])),
-            r.iter().all(|x| x.is_finite()).then_some(r),
-        ),
-        None => (None, None),
+        Some([a, f, e, b, r, h]) => (is_e1.then(|| to_ci95([a, f, e, b])), finite(r), finite(h)),
+        None => (None, None, None),
     }
 }
 
@@ -434,6 +476,50 @@ fn guard_blocks(
     ];
     for (name, v) in fields {
         guard(&format!("{prefix}.{name}"), v, w);
+    }
+}
+
+fn guard_e2(m: &mut svbench_core::summary::E2Metrics, w: &mut Vec<String>) {
+    let q = &mut m.finding_quality;
+    let p = &mut m.patch;
+    let t = &mut m.tool_economy;
+    let e = &mut m.episode;
+    let fields: [(&str, &mut f64); 20] = [
+        ("precision_weighted", &mut q.precision_weighted),
+        ("recall_weighted", &mut q.recall_weighted),
+        ("f1_weighted", &mut q.f1_weighted),
+        ("precision_unweighted", &mut q.precision_unweighted),
+        ("recall_unweighted", &mut q.recall_unweighted),
+        ("f1_unweighted", &mut q.f1_unweighted),
+        (
+            "f1_weighted_positive_only",
+            &mut q.f1_weighted_positive_only,
+        ),
+        (
+            "f1_unweighted_positive_only",
+            &mut q.f1_unweighted_positive_only,
+        ),
+        ("patch_provided_rate", &mut p.patch_provided_rate),
+        ("patch_success_rate", &mut p.patch_success_rate),
+        ("patch_fix_rate", &mut p.patch_fix_rate),
+        ("mean_violations_fixed", &mut p.mean_violations_fixed),
+        (
+            "new_violations_introduced",
+            &mut p.new_violations_introduced,
+        ),
+        ("mean_tool_calls", &mut t.mean_tool_calls),
+        ("mean_tool_time_ms", &mut t.mean_tool_time_ms),
+        ("calls_per_finding", &mut t.calls_per_finding),
+        ("format_valid_rate", &mut e.format_valid_rate),
+        ("mean_turns", &mut e.mean_turns),
+        ("clean_pass_rate", &mut e.clean_pass_rate),
+        (
+            "false_positive_rate_on_clean",
+            &mut e.false_positive_rate_on_clean,
+        ),
+    ];
+    for (name, v) in fields {
+        guard(&format!("metrics.{name}"), v, w);
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod e1;
+pub mod e2;
 pub mod error;
 pub mod markdown;
 pub mod read;

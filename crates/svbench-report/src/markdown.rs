@@ -2,6 +2,8 @@
 //! tables, validity, reward components, usage and latency. Floats are printed
 //! with a fixed number of decimals so identical inputs give identical bytes.
 
+mod e2;
+
 use std::fmt::Write;
 
 use svbench_core::summary::{
@@ -84,9 +86,10 @@ pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes) -> String {
         (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
             e1_sections(&mut s, m, u, e1)
         }
-        _ if summary.environment == "sv-env-config-verification" => {
-            s.push_str("## Metrics\n\nE2 metrics (spec E2 §6: detection precision/recall/F1, patch success, tool use) are not implemented yet in this report version; the counts, parse statuses, errors and rewards below are computed generically from the records.\n\n");
-        }
+        (SummaryMetrics::E2(m), _, _) => match &summary.e2 {
+            Some(x) => e2::sections(&mut s, summary, m, x),
+            None => s.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
+        },
         _ => {
             s.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
         }

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{metadata, sample_records, write_run, TS};
+use common::{metadata, sample_records, upstream_summary_schema, write_run, TS};
 use serde_json::Value;
 use svbench_report::schema::{schema, schema_text, SCHEMA_NAMES};
 use svbench_report::{report_run, ReportOptions};
@@ -83,70 +83,6 @@ fn schemas_reject_wrong_shapes() {
 #[test]
 fn unknown_schema_name() {
     assert!(schema("nope").is_none());
-}
-
-/// Upstream's summary schema as harness §4.1 describes it (draft-07, E1
-/// branch; no `additionalProperties` restriction). A transcription, not a
-/// copy: the upstream file is not vendored.
-fn upstream_summary_schema() -> Value {
-    let unit = serde_json::json!({"type": "number", "minimum": 0, "maximum": 1});
-    let count = serde_json::json!({"type": "integer", "minimum": 0});
-    serde_json::json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "type": "object",
-        "required": ["environment", "version", "run_id", "timestamp", "model", "n_examples", "metrics"],
-        "properties": {
-            "environment": {"enum": ["sv-env-network-logs", "sv-env-config-verification"]},
-            "version": {"type": "string", "pattern": "^\\d+\\.\\d+\\.\\d+$"},
-            "run_id": {"type": "string"},
-            "timestamp": {"type": "string", "format": "date-time"},
-            "model": {"type": "string"},
-            "dataset": {"type": "string"},
-            "n_examples": {"type": "integer", "minimum": 1},
-            "metadata": {
-                "type": "object",
-                "properties": {
-                    "git_sha": {"type": "string"},
-                    "env_version": {"type": "string"},
-                    "python_version": {"type": "string"},
-                    "verifiers_version": {"type": "string"},
-                    "seed": {"type": "integer"}
-                }
-            },
-            "metrics": {
-                "type": "object",
-                "required": ["detection", "calibration", "cost", "abstention"],
-                "properties": {
-                    "detection": {
-                        "type": "object",
-                        "required": ["tpr", "fpr", "fnr", "precision", "f1", "accuracy"],
-                        "properties": {"tpr": unit, "fpr": unit, "fnr": unit,
-                                       "precision": unit, "f1": unit, "accuracy": unit}
-                    },
-                    "calibration": {
-                        "type": "object",
-                        "required": ["ece", "brier"],
-                        "properties": {"ece": unit, "brier": unit}
-                    },
-                    "cost": {
-                        "type": "object",
-                        "required": ["fn_cost_weight", "fp_cost_weight", "total_cost", "cost_weighted_accuracy"],
-                        "properties": {"fn_cost_weight": {"type": "number"}, "fp_cost_weight": {"type": "number"},
-                                       "total_cost": {"type": "number"}, "cost_weighted_accuracy": unit}
-                    },
-                    "abstention": {
-                        "type": "object",
-                        "required": ["abstain_rate", "accuracy_non_abstained"],
-                        "properties": {"abstain_rate": unit, "accuracy_non_abstained": unit, "aurc": unit}
-                    },
-                    "confusion_matrix": {
-                        "type": "object",
-                        "properties": {"tp": count, "tn": count, "fp": count, "fn": count, "abstain": count}
-                    }
-                }
-            }
-        }
-    })
 }
 
 #[test]

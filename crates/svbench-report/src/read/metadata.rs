@@ -13,6 +13,9 @@ use crate::error::ReportError;
 /// Canonical name of E1.
 pub const E1_NAME: &str = "sv-env-network-logs";
 
+/// Canonical name of E2.
+pub const E2_NAME: &str = "sv-env-config-verification";
+
 /// The run facts the report uses.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunInfo {

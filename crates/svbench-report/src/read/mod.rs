@@ -5,7 +5,7 @@ pub mod records;
 
 use std::path::{Path, PathBuf};
 
-pub use metadata::{canonical_environment, RunInfo, E1_NAME};
+pub use metadata::{canonical_environment, RunInfo, E1_NAME, E2_NAME};
 pub use records::{LoadedRecords, RecordView};
 
 use crate::error::ReportError;

@@ -79,6 +79,42 @@ pub struct RecordView {
     /// E1 compatibility field.
     #[serde(default)]
     pub confidence: Option<Value>,
+    /// Assistant calls made (E2 `mean_turns`).
+    #[serde(default)]
+    pub turns: Option<Value>,
+    /// Tool calls in the sample.
+    #[serde(default)]
+    pub tool_calls: Option<Value>,
+    /// Summed tool time, ms.
+    #[serde(default)]
+    pub tool_time_ms: Option<Value>,
+    /// Per-call tool records (`tool`, `duration_ms`, `error` are read).
+    #[serde(default)]
+    pub tool_interactions: Option<Value>,
+    // E2 compatibility fields (harness §3.2), read as written and
+    // interpreted leniently, so odd values never fail a line. (Not a
+    // flattened struct: flatten would buffer every skipped field.)
+    /// The answer's `violations` items as written.
+    #[serde(default)]
+    pub predicted_violations: Option<Value>,
+    /// The row's oracle entries `{id, severity}`.
+    #[serde(default)]
+    pub oracle_violations: Option<Value>,
+    /// Findings after an applied patch.
+    #[serde(default)]
+    pub post_patch_violations: Option<Value>,
+    /// The answer's patch text.
+    #[serde(default)]
+    pub patch: Option<Value>,
+    /// Whether the active profile's patch pipeline applied the patch.
+    #[serde(default)]
+    pub patch_applied: Option<Value>,
+    /// Whether the answer held a JSON object.
+    #[serde(default)]
+    pub valid_json: Option<Value>,
+    /// `k8s` or `tf`.
+    #[serde(default)]
+    pub fixture_type: Option<Value>,
 }
 
 impl RecordView {

@@ -192,3 +192,113 @@ pub fn write_run(root: &Path, name: &str, meta: &Value, records: &[Value]) -> Pa
     std::fs::write(dir.join("results.jsonl"), lines).expect("write");
     dir
 }
+
+/// Upstream's summary schema as harness §4.1 describes it (draft-07, E1
+/// and E2 `metrics` branches; no `additionalProperties` restriction). A transcription, not a
+/// copy: the upstream file is not vendored.
+pub fn upstream_summary_schema() -> Value {
+    let unit = serde_json::json!({"type": "number", "minimum": 0, "maximum": 1});
+    let count = serde_json::json!({"type": "integer", "minimum": 0});
+    let number = serde_json::json!({"type": "number"});
+    let e1_metrics = serde_json::json!({
+        "type": "object",
+        "required": ["detection", "calibration", "cost", "abstention"],
+        "properties": {
+            "detection": {
+                "type": "object",
+                "required": ["tpr", "fpr", "fnr", "precision", "f1", "accuracy"],
+                "properties": {"tpr": unit, "fpr": unit, "fnr": unit,
+                               "precision": unit, "f1": unit, "accuracy": unit}
+            },
+            "calibration": {
+                "type": "object",
+                "required": ["ece", "brier"],
+                "properties": {"ece": unit, "brier": unit}
+            },
+            "cost": {
+                "type": "object",
+                "required": ["fn_cost_weight", "fp_cost_weight", "total_cost", "cost_weighted_accuracy"],
+                "properties": {"fn_cost_weight": {"type": "number"}, "fp_cost_weight": {"type": "number"},
+                               "total_cost": {"type": "number"}, "cost_weighted_accuracy": unit}
+            },
+            "abstention": {
+                "type": "object",
+                "required": ["abstain_rate", "accuracy_non_abstained"],
+                "properties": {"abstain_rate": unit, "accuracy_non_abstained": unit, "aurc": unit}
+            },
+            "confusion_matrix": {
+                "type": "object",
+                "properties": {"tp": count, "tn": count, "fp": count, "fn": count, "abstain": count}
+            }
+        }
+    });
+    let e2_metrics = serde_json::json!({
+        "type": "object",
+        "required": ["finding_quality", "patch", "tool_economy"],
+        "properties": {
+            "finding_quality": {
+                "type": "object",
+                "required": ["precision_weighted", "recall_weighted", "f1_weighted"],
+                "properties": {"precision_weighted": unit, "recall_weighted": unit, "f1_weighted": unit,
+                               "precision_unweighted": unit, "recall_unweighted": unit, "f1_unweighted": unit,
+                               "f1_weighted_positive_only": unit, "f1_unweighted_positive_only": unit}
+            },
+            "patch": {
+                "type": "object",
+                "properties": {"patch_provided_rate": unit, "patch_success_rate": unit, "patch_fix_rate": unit,
+                               "mean_violations_fixed": number, "new_violations_introduced": number}
+            },
+            "tool_economy": {
+                "type": "object",
+                "properties": {
+                    "mean_tool_calls": number, "mean_tool_time_ms": number, "calls_per_finding": number,
+                    "tool_distribution": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": "object",
+                            "properties": {"calls": {"type": "integer"}, "time_ms": number}
+                        }
+                    }
+                }
+            },
+            "episode": {
+                "type": "object",
+                "properties": {"format_valid_rate": number, "mean_turns": number,
+                               "clean_pass_rate": number, "false_positive_rate_on_clean": number}
+            }
+        }
+    });
+    let level = serde_json::json!({
+        "type": "object",
+        "properties": {"total": count, "found": count, "fixed": count}
+    });
+    serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["environment", "version", "run_id", "timestamp", "model", "n_examples", "metrics"],
+        "properties": {
+            "environment": {"enum": ["sv-env-network-logs", "sv-env-config-verification"]},
+            "version": {"type": "string", "pattern": "^\\d+\\.\\d+\\.\\d+$"},
+            "run_id": {"type": "string"},
+            "timestamp": {"type": "string", "format": "date-time"},
+            "model": {"type": "string"},
+            "dataset": {"type": "string"},
+            "n_examples": {"type": "integer", "minimum": 1},
+            "metadata": {
+                "type": "object",
+                "properties": {
+                    "git_sha": {"type": "string"},
+                    "env_version": {"type": "string"},
+                    "python_version": {"type": "string"},
+                    "verifiers_version": {"type": "string"},
+                    "seed": {"type": "integer"}
+                }
+            },
+            "metrics": {"oneOf": [e1_metrics, e2_metrics]},
+            "severity_breakdown": {
+                "type": "object",
+                "properties": {"high": level, "med": level, "low": level}
+            }
+        }
+    })
+}

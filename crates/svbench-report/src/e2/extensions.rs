@@ -1,0 +1,247 @@
+//! E2's svbench-only metrics (spec E2 §6 "Extensions"), read from each
+//! record's `parsed` object: the v1 sets (normalised prediction and oracle
+//! with catalogue severities), both profiles' components and the v1 patch
+//! outcome. Nothing is re-parsed and no analyzer is consulted.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use svbench_core::metrics::f1_score;
+use svbench_core::summary::{E2Micro, E2Prf, E2RuleStats, E2UpstreamStats, E2V1Stats};
+
+use super::upstream::{severity, weight};
+use crate::read::RecordView;
+
+/// `{id, severity}` entries of `parsed[key]` as id → catalogue weight.
+fn id_set(parsed: &Value, key: &str) -> BTreeMap<String, f64> {
+    parsed
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let id = e.get("id")?.as_str()?;
+            Some((
+                id.to_string(),
+                weight(severity(e.get("severity").and_then(Value::as_str))),
+            ))
+        })
+        .collect()
+}
+
+/// Pooled TP/FP/FN, weighted and by count.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MicroAcc {
+    w: [f64; 3],
+    u: [f64; 3],
+}
+
+impl MicroAcc {
+    fn add(&mut self, oracle: &BTreeMap<String, f64>, predicted: &BTreeMap<String, f64>) {
+        for (id, w) in predicted {
+            let k = usize::from(!oracle.contains_key(id)); // 0 tp, 1 fp
+            self.w[k] += w;
+            self.u[k] += 1.0;
+        }
+        for (id, w) in oracle {
+            if !predicted.contains_key(id) {
+                self.w[2] += w;
+                self.u[2] += 1.0;
+            }
+        }
+    }
+
+    /// The pooled scores.
+    pub fn micro(&self) -> E2Micro {
+        E2Micro {
+            weighted: pooled(self.w),
+            unweighted: pooled(self.u),
+        }
+    }
+}
+
+fn pooled([tp, fp, fn_]: [f64; 3]) -> E2Prf {
+    let precision = if tp + fp > 0.0 { tp / (tp + fp) } else { 0.0 };
+    let recall = if tp + fn_ > 0.0 { tp / (tp + fn_) } else { 0.0 };
+    E2Prf {
+        tp,
+        fp,
+        fn_,
+        precision,
+        recall,
+        f1: f1_score(precision, recall),
+    }
+}
+
+/// Mean of the values seen, `None` when there were none.
+#[derive(Debug, Clone, Copy, Default)]
+struct MeanAcc {
+    sum: f64,
+    n: u64,
+}
+
+impl MeanAcc {
+    fn add(&mut self, v: Option<f64>) {
+        if let Some(v) = v.filter(|x| x.is_finite()) {
+            self.sum += v;
+            self.n += 1;
+        }
+    }
+    fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+}
+
+fn rate(num: u64, den: u64) -> Option<f64> {
+    svbench_core::metrics::ratio(num, den)
+}
+
+/// Accumulates the extensions over scored records of one profile.
+#[derive(Debug, Clone, Default)]
+pub struct ExtensionsAcc {
+    /// Pooled scores (records with a `parsed` object).
+    pub micro: MicroAcc,
+    rules: BTreeMap<String, [u64; 3]>,
+    n: u64,
+    v1_reward: MeanAcc,
+    v1_detection: MeanAcc,
+    v1_patch: MeanAcc,
+    strict_format: u64,
+    clean: u64,
+    clean_pass: u64,
+    patch_given: u64,
+    patch_status: BTreeMap<String, u64>,
+    invalid: u64,
+    no_answer: u64,
+    budget_exhausted: u64,
+    up_reward: MeanAcc,
+    up_components: BTreeMap<String, MeanAcc>,
+}
+
+impl ExtensionsAcc {
+    /// Adds one scored record. Records without `parsed` (written by
+    /// another tool) count in `n` only.
+    pub fn add(&mut self, r: &RecordView) {
+        self.n += 1;
+        if tool_errors(r).any(|e| e == "budget_exhausted") {
+            self.budget_exhausted += 1;
+        }
+        let Some(p) = r.parsed.as_ref().filter(|p| p.is_object()) else {
+            return;
+        };
+        let oracle = id_set(p, "oracle");
+        let predicted = id_set(p, "prediction");
+        self.micro.add(&oracle, &predicted);
+        let ids: BTreeSet<&String> = oracle.keys().chain(predicted.keys()).collect();
+        for id in ids {
+            let c = self.rules.entry(id.clone()).or_default();
+            match (predicted.contains_key(id), oracle.contains_key(id)) {
+                (true, true) => c[0] += 1,
+                (true, false) => c[1] += 1,
+                _ => c[2] += 1,
+            }
+        }
+
+        let v1 = p.pointer("/rewards/v1");
+        let get = |v: Option<&Value>, k: &str| v.and_then(|o| o.get(k)).and_then(Value::as_f64);
+        self.v1_reward.add(get(v1, "total"));
+        self.v1_detection.add(get(v1, "detection"));
+        self.v1_patch.add(get(v1, "patch"));
+        if let Some(Value::Object(up)) = p.pointer("/rewards/upstream") {
+            for (k, v) in up {
+                if k == "total" {
+                    self.up_reward.add(v.as_f64());
+                } else {
+                    self.up_components
+                        .entry(k.clone())
+                        .or_default()
+                        .add(v.as_f64());
+                }
+            }
+        }
+        self.strict_format += u64::from(p.get("format_ok") == Some(&Value::Bool(true)));
+        if oracle.is_empty() {
+            self.clean += 1;
+            self.clean_pass += u64::from(predicted.is_empty());
+        }
+        let status = p
+            .pointer("/v1_patch/status")
+            .and_then(Value::as_str)
+            .unwrap_or("none");
+        if status != "none" {
+            self.patch_given += 1;
+            *self.patch_status.entry(status.to_string()).or_default() += 1;
+        }
+        match p.get("parse_status").and_then(Value::as_str) {
+            Some("invalid") => self.invalid += 1,
+            Some("no_answer") => self.no_answer += 1,
+            _ => {}
+        }
+    }
+
+    /// Record-level counts per rule.
+    pub fn per_rule(&self) -> BTreeMap<String, E2RuleStats> {
+        self.rules
+            .iter()
+            .map(|(id, &[tp, fp, fn_])| {
+                (
+                    id.clone(),
+                    E2RuleStats {
+                        tp,
+                        fp,
+                        fn_,
+                        precision: rate(tp, tp + fp),
+                        recall: rate(tp, tp + fn_),
+                        support: tp + fn_,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// The v1 profile's block.
+    pub fn v1(&self) -> E2V1Stats {
+        let applied = self.patch_status.get("applied").copied().unwrap_or(0);
+        let preservation = self
+            .patch_status
+            .get("preservation_failed")
+            .copied()
+            .unwrap_or(0);
+        E2V1Stats {
+            mean_reward: self.v1_reward.mean(),
+            mean_detection: self.v1_detection.mean(),
+            mean_patch: self.v1_patch.mean(),
+            strict_format_rate: rate(self.strict_format, self.n),
+            clean_pass_rate: rate(self.clean_pass, self.clean),
+            patch_provided_rate: rate(self.patch_given, self.n),
+            patch_applied_rate: rate(applied, self.patch_given),
+            preservation_failure_rate: rate(preservation, self.patch_given),
+            patch_status: self.patch_status.clone(),
+            parse_failure_rate: rate(self.invalid, self.n),
+            no_answer_rate: rate(self.no_answer, self.n),
+            budget_exhausted_rate: rate(self.budget_exhausted, self.n),
+        }
+    }
+
+    /// The upstream profile's block.
+    pub fn upstream(&self) -> E2UpstreamStats {
+        E2UpstreamStats {
+            mean_reward: self.up_reward.mean(),
+            components: self
+                .up_components
+                .iter()
+                .map(|(k, m)| (k.clone(), m.mean()))
+                .collect(),
+        }
+    }
+}
+
+/// The `error` codes of a record's tool interactions.
+fn tool_errors(r: &RecordView) -> impl Iterator<Item = &str> {
+    r.tool_interactions
+        .as_ref()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i.get("error").and_then(Value::as_str))
+}

@@ -1,0 +1,77 @@
+//! E2 metrics (spec E2 §6): the upstream-named blocks and
+//! `severity_breakdown` ([`upstream`]) and the svbench extensions
+//! ([`extensions`]), recomputed from `results.jsonl` alone.
+
+pub mod extensions;
+pub mod upstream;
+
+use std::collections::BTreeMap;
+
+use svbench_core::summary::{E2Ci95, E2LangGroup, E2Metrics, E2SeverityCounts, E2Summary};
+
+use crate::read::RecordView;
+use extensions::ExtensionsAcc;
+use upstream::{fixture_type, UpstreamAcc};
+
+/// Accumulates every E2 metric over the scored records of one profile.
+#[derive(Debug, Clone, Default)]
+pub struct E2Input {
+    all: UpstreamAcc,
+    ext: ExtensionsAcc,
+    by_lang: BTreeMap<&'static str, (u64, UpstreamAcc, ExtensionsAcc)>,
+}
+
+/// What the summary takes from E2.
+#[derive(Debug, Clone)]
+pub struct E2Report {
+    /// `metrics`.
+    pub metrics: E2Metrics,
+    /// Top-level `severity_breakdown`.
+    pub severity_breakdown: BTreeMap<String, E2SeverityCounts>,
+    /// Top-level `e2`.
+    pub e2: E2Summary,
+}
+
+impl E2Input {
+    /// Adds one scored record; returns its `f1_weighted` (the per-record
+    /// value behind the headline mean and its bootstrap).
+    pub fn add(&mut self, r: &RecordView) -> f64 {
+        let f1 = self.all.add(r);
+        self.ext.add(r);
+        let (n, up, ext) = self.by_lang.entry(fixture_type(r)).or_default();
+        *n += 1;
+        up.add(r);
+        ext.add(r);
+        f1
+    }
+
+    /// The finished metrics. `policy_label` names an oracle run.
+    pub fn finish(&self, ci95: Option<[f64; 2]>, policy_label: Option<String>) -> E2Report {
+        E2Report {
+            metrics: self.all.metrics(),
+            severity_breakdown: self.all.severity_breakdown(),
+            e2: E2Summary {
+                micro: self.ext.micro.micro(),
+                per_rule: self.ext.per_rule(),
+                v1: self.ext.v1(),
+                upstream: self.ext.upstream(),
+                by_lang: self
+                    .by_lang
+                    .iter()
+                    .map(|(lang, (n, up, ext))| {
+                        (
+                            lang.to_string(),
+                            E2LangGroup {
+                                n: *n,
+                                metrics: up.metrics(),
+                                micro: ext.micro.micro(),
+                            },
+                        )
+                    })
+                    .collect(),
+                ci95: ci95.map(|f1_weighted| E2Ci95 { f1_weighted }),
+                policy_label,
+            },
+        }
+    }
+}
