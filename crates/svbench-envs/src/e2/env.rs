@@ -2,13 +2,13 @@
 //! path that runs every completion through both parsers and both reward
 //! profiles and records the evidence.
 //!
-//! Patch verification happens here, at scoring time: the `v1` path applies
-//! the patch strictly ([`apply_patch`]), checks preservation and re-scans the
-//! original and patched texts natively, restricted to the labelled
-//! namespaces. The `upstream` patch path (a lenient GNU-`patch`-style applier,
-//! spec §5.1) is **not implemented**: under the `upstream` profile a patch
-//! never earns the bonus, and `parsed.upstream_patch` says so on every
-//! record that carries a patch.
+//! Patch verification happens here, at scoring time, once per path: the
+//! `v1` path applies the v1-parsed patch strictly ([`apply_patch`]), checks
+//! preservation and re-scans the original and patched texts natively,
+//! restricted to the labelled namespaces. The `upstream` path (spec §5.1)
+//! applies the upstream-parsed patch leniently like GNU `patch`
+//! ([`apply_upstream`]), without preservation check, and re-scans with the
+//! primary analyzer only; its outcome is `parsed.upstream_patch`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -18,7 +18,8 @@ use serde_json::{json, Map, Value};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
-use svbench_scan::patch::{apply_patch, PatchOutcome};
+use svbench_scan::patch::lenient::apply_upstream;
+use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
 use svbench_scan::{kube_linter, semgrep};
 
@@ -626,14 +627,14 @@ impl E2Env {
             &|tool, rule| catalogue.severity(tool, rule),
         );
 
-        // Upstream patch path: not implemented, a patch never applies.
-        let upstream_patch_given = matches!(&up_parse, E2Parse::Valid { answer, .. }
-            if answer.patch.as_deref().is_some_and(|p| !p.trim().is_empty()));
+        // Upstream patch path: lenient apply, primary re-scan, no
+        // preservation check.
+        let upstream_patch = self.upstream_patch(item, &up_parse);
         let upstream = score_upstream(
             item.lang,
             &item.oracle.violations,
             &up_parse,
-            &UpstreamPatch::NotApplied,
+            &upstream_patch.patch,
             &tool_messages,
         );
 
@@ -646,8 +647,60 @@ impl E2Env {
             evaluation,
             v1,
             upstream,
-            upstream_patch_given,
+            upstream_patch,
         }
+    }
+
+    /// The `upstream` profile's patch path (spec E2 §5.1) on the
+    /// upstream-parsed answer's patch.
+    fn upstream_patch(&self, item: &E2Item, up_parse: &E2Parse) -> UpstreamPatchRecord {
+        let text = match up_parse {
+            E2Parse::Valid { answer, .. } => answer.patch.as_deref().unwrap_or(""),
+            E2Parse::Invalid { .. } | E2Parse::NoAnswer => "",
+        };
+        let record = |status, reason: Option<String>, patch| UpstreamPatchRecord {
+            status,
+            reason,
+            patch,
+        };
+        if text.trim().is_empty() {
+            return record("none", None, UpstreamPatch::NotApplied);
+        }
+        let patched = match apply_upstream(&item.config, text) {
+            Ok(patched) => patched,
+            Err(f) if f.status == PatchStatus::None => {
+                return record("none", Some(f.reason), UpstreamPatch::NotApplied)
+            }
+            Err(f) => return record("failed", Some(f.reason), UpstreamPatch::NotApplied),
+        };
+        let after = match item.lang {
+            Lang::K8s => {
+                // Upstream's kube-linter adapter parsed the binary's JSON
+                // report; with no valid object kube-linter prints none, the
+                // adapter raised and the eval harness scored rca 0. A
+                // document that merely fails to decode drops its findings.
+                if self.analyzers.k8s_objects(&patched) == 0 {
+                    return record(
+                        "adapter_error",
+                        Some(
+                            "the patched file holds no valid Kubernetes object: upstream's \
+                             kube-linter adapter raised (reward_config_auditing 0)"
+                                .into(),
+                        ),
+                        UpstreamPatch::AdapterError,
+                    );
+                }
+                self.analyzers
+                    .ids(Lang::K8s, &patched, &BTreeSet::from([Tool::KubeLinter]))
+            }
+            // The primary tool for Terraform is semgrep. Upstream re-scanned
+            // a temporary file without a `.tf` suffix, on which semgrep
+            // selects no Terraform rules (and the native semgrep namespace
+            // has none at all): the re-scan is always empty, so every oracle
+            // id counts as fixed. Reproduced, not scanned.
+            Lang::Tf => BTreeSet::new(),
+        };
+        record("applied", None, UpstreamPatch::Applied { after })
     }
 
     /// Builds the record parts of a score.
@@ -750,12 +803,18 @@ impl E2Env {
             m.insert("value".into(), json!(s.v1.patch.value));
             Value::Object(m)
         };
-        let upstream_patch = if s.upstream_patch_given {
-            json!({"status": "not_implemented",
-                   "note": "the upstream lenient patch path (spec E2 §5.1) is not implemented: \
-                            the patch was not applied and earns no upstream bonus"})
-        } else {
-            json!({"status": "none"})
+        let upstream_patch = {
+            let mut m = Map::new();
+            m.insert("status".into(), json!(s.upstream_patch.status));
+            m.insert("reason".into(), json!(s.upstream_patch.reason));
+            if let UpstreamPatch::Applied { after } = &s.upstream_patch.patch {
+                m.insert(
+                    "after".into(),
+                    after.iter().map(|id| self.full_id_entry(id)).collect(),
+                );
+            }
+            m.insert("bonus".into(), json!(s.upstream.patch_bonus));
+            Value::Object(m)
         };
         let _ = completion;
         json!({
@@ -807,15 +866,25 @@ impl E2Env {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let (patch_applied, post) = match (&self.rewards.profile, &s.evaluation) {
-            (Profile::V1(_), PatchEvaluation::Applied { after, .. }) => (
+        // From the active profile's patch path.
+        let after = match (
+            &self.rewards.profile,
+            &s.evaluation,
+            &s.upstream_patch.patch,
+        ) {
+            (Profile::V1(_), PatchEvaluation::Applied { after, .. }, _)
+            | (Profile::Upstream, _, UpstreamPatch::Applied { after }) => Some(after),
+            _ => None,
+        };
+        let (patch_applied, post) = match after {
+            Some(after) => (
                 true,
                 after
                     .iter()
                     .map(|id| self.full_id_entry(id))
                     .collect::<Vec<_>>(),
             ),
-            _ => (false, Vec::new()),
+            None => (false, Vec::new()),
         };
         let mut m = Map::new();
         m.insert("valid_json".into(), json!(object.is_some()));
@@ -862,9 +931,21 @@ pub struct E2Score {
     pub v1: V1Score,
     /// The upstream profile's score.
     pub upstream: UpstreamScore,
-    /// The upstream-parsed answer had a non-empty patch (which the missing
-    /// upstream patch path could not apply).
-    pub upstream_patch_given: bool,
+    /// The upstream patch path's outcome.
+    pub upstream_patch: UpstreamPatchRecord,
+}
+
+/// What the `upstream` patch path (spec E2 §5.1) did with the
+/// upstream-parsed answer's patch (`parsed.upstream_patch`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamPatchRecord {
+    /// `none` (no or empty patch), `applied`, `failed` (did not apply) or
+    /// `adapter_error` (applied, but no valid object was left).
+    pub status: &'static str,
+    /// Why it failed or raised; `None` otherwise.
+    pub reason: Option<String>,
+    /// What the upstream reward uses.
+    pub patch: UpstreamPatch,
 }
 
 fn components(b: &svbench_core::RewardBreakdown) -> Value {

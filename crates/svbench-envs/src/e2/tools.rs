@@ -209,6 +209,15 @@ impl Analyzers {
             .collect()
     }
 
+    /// How many Kubernetes objects kube-linter loads from `text`; 0 is its
+    /// "no valid objects" case (not cached: decoding is cheap next to a scan).
+    pub fn k8s_objects(&self, text: &str) -> usize {
+        self.scanner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .k8s_objects(text.as_bytes())
+    }
+
     /// The §2.2 result of one tool on `text`: findings and errors of that
     /// namespace, at most `max_findings` findings (`truncated` beyond).
     pub fn tool_result(&self, tool: Tool, lang: Lang, text: &str, max_findings: usize) -> Value {

@@ -9,9 +9,9 @@ use svbench_envs::environment::Environment;
 use svbench_envs::policy::{e2_builtin, Policy, ORACLE_LABEL};
 
 /// Public-mini row 0 (`nginx-dummy.yaml`).
-const ROW0_YAML: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx-dummy\n  namespace: default\nspec:\n  containers:\n  - name: nginx-dummy\n    image: nginx\n    volumeMounts:\n    - name: dummy\n      mountPath: /data\n    ports:\n    - containerPort: 80\n  volumes:\n  - name: dummy\n    flexVolume:\n      driver: \"k8s/dummy\"\n";
+pub(crate) const ROW0_YAML: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx-dummy\n  namespace: default\nspec:\n  containers:\n  - name: nginx-dummy\n    image: nginx\n    volumeMounts:\n    - name: dummy\n      mountPath: /data\n    ports:\n    - containerPort: 80\n  volumes:\n  - name: dummy\n    flexVolume:\n      driver: \"k8s/dummy\"\n";
 
-const K: [&str; 5] = [
+pub(crate) const K: [&str; 5] = [
     "latest-tag",
     "no-read-only-root-fs",
     "run-as-non-root",
@@ -46,7 +46,7 @@ fn all7() -> Vec<String> {
         .collect()
 }
 
-fn example(id: &str, question: &str, lang: &str, violations: Vec<Value>) -> Example {
+pub(crate) fn example(id: &str, question: &str, lang: &str, violations: Vec<Value>) -> Example {
     let info = json!({"info": {"violations": violations, "patch": null}, "meta": {"lang": lang}});
     Example {
         index: 0,
@@ -58,22 +58,22 @@ fn example(id: &str, question: &str, lang: &str, violations: Vec<Value>) -> Exam
     }
 }
 
-fn row0() -> Example {
+pub(crate) fn row0() -> Example {
     example("row0", ROW0_YAML, "k8s", row0_violations())
 }
 
 const CLEAN_PVC: &str = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n  namespace: apps\nspec:\n  accessModes: [ReadWriteOnce]\n  resources:\n    requests:\n      storage: 1Gi\n";
 
-const TF_BUCKET: &str =
+pub(crate) const TF_BUCKET: &str =
     "resource \"aws_s3_bucket\" \"logs\" {\n  bucket = \"logs\"\n  acl    = \"public-read\"\n}\n";
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      hostNetwork: true\n      containers:\n      - name: api\n        image: registry.example/api:latest\n        securityContext:\n          privileged: true\n";
 
-fn env(profile: &str, args: &[&str]) -> E2Env {
+pub(crate) fn env(profile: &str, args: &[&str]) -> E2Env {
     E2Env::new(profile, None, E2Args::parse(args).expect("args")).expect("env")
 }
 
-fn answer(ids: &[String], patch: &str) -> String {
+pub(crate) fn answer(ids: &[String], patch: &str) -> String {
     json!({
         "violations": ids.iter().map(|id| json!({"id": id, "severity": "med"})).collect::<Vec<_>>(),
         "patch": patch,
@@ -82,7 +82,7 @@ fn answer(ids: &[String], patch: &str) -> String {
     .to_string()
 }
 
-fn approx(actual: f64, expected: f64, what: &str) {
+pub(crate) fn approx(actual: f64, expected: f64, what: &str) {
     assert!(
         (actual - expected).abs() < 1e-3,
         "{what}: {actual} != {expected}"
@@ -214,16 +214,24 @@ fn full_episode_with_the_read_only_root_fs_patch_scores_the_5_2_row() {
         .contains(&json!({"id": "kube-linter/unset-cpu-requirements", "severity": "low"})));
     assert_eq!(p["v1_patch"]["status"], "applied");
     assert_eq!(p["v1_patch"]["kind"], "unified_diff");
-    assert_eq!(p["upstream_patch"]["status"], "not_implemented");
+    // The upstream path applies the same diff and re-scans with
+    // kube-linter only: `no-read-only-root-fs` is gone (bonus .6).
+    assert_eq!(p["upstream_patch"]["status"], "applied");
+    approx(
+        p["upstream_patch"]["bonus"].as_f64().expect("bonus"),
+        0.6,
+        "upstream bonus",
+    );
     approx(
         p["rewards"]["v1"]["total"].as_f64().expect("v1"),
         1.054,
         "parsed v1",
     );
-    // upstream: F1 1 → rca 1.05, format 1, no tool observation in "{}".
+    // upstream: F1 1 + bonus .6 + .05 → rca 1.65, format 1, no tool
+    // observation in "{}".
     approx(
         p["rewards"]["upstream"]["total"].as_f64().expect("up"),
-        1.10,
+        1.70,
         "parsed upstream",
     );
 
@@ -249,8 +257,18 @@ fn full_episode_with_the_read_only_root_fs_patch_scores_the_5_2_row() {
     let up = env("upstream", &[])
         .score(&row0(), &transcript)
         .expect("scored");
-    approx(up.reward.total, 1.10, "upstream total");
-    assert_eq!(up.compat["patch_applied"], false);
+    approx(up.reward.total, 1.70, "upstream total");
+    // Compat fields follow the active profile's patch path.
+    assert_eq!(up.compat["patch_applied"], true);
+    let up_post = up.compat["post_patch_violations"]
+        .as_array()
+        .expect("post")
+        .iter()
+        .filter_map(|v| v["id"].as_str())
+        .collect::<Vec<_>>();
+    assert!(up_post.iter().all(|id| id.starts_with("kube-linter/")));
+    assert!(up_post.contains(&"kube-linter/latest-tag"));
+    assert!(!up_post.contains(&"kube-linter/no-read-only-root-fs"));
 }
 
 #[test]

@@ -17,3 +17,4 @@ mod e2_ids;
 mod e2_parse;
 mod e2_reward;
 mod e2_tools;
+mod e2_upstream_patch;
