@@ -99,14 +99,38 @@ fn default_eval_runs_tool_only_on_the_embedded_test_split() {
     }
     // The corpus labels are what the native analyzers find.
     approx(detection / n as f64, 1.0, "tool-only mean detection");
-    // The report is generic for E2 and says so; never E1 metrics.
+    // The report carries E2's metrics (spec §6), never E1's: tool-only finds
+    // every label, so the fair readings are perfect.
     let summary = read_json(&dir.join("summary.json"));
     assert_eq!(summary["counts"]["scored"], n, "{summary}");
-    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(
-        report.contains("E2 metrics") && report.contains("not implemented yet"),
-        "{report}"
+    let fq = &summary["metrics"]["finding_quality"];
+    approx(
+        fq["f1_weighted_positive_only"].as_f64().unwrap(),
+        1.0,
+        "f1_weighted_positive_only",
     );
+    approx(
+        summary["e2"]["micro"]["weighted"]["f1"].as_f64().unwrap(),
+        1.0,
+        "micro f1",
+    );
+    assert!(
+        summary["metrics"]["tool_economy"]["mean_tool_calls"]
+            .as_f64()
+            .unwrap()
+            > 0.0,
+        "{summary}"
+    );
+    assert!(summary["validity"]["f1_weighted_strict"].is_number());
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for heading in [
+        "## Finding quality",
+        "## Tool economy",
+        "## Severity breakdown",
+    ] {
+        assert!(report.contains(heading), "{report}");
+    }
+    assert!(!report.contains("not implemented"), "{report}");
     assert!(!report.contains("Accuracy"), "{report}");
 }
 
@@ -136,6 +160,11 @@ fn oracle_builtin_scores_at_least_one_everywhere() {
     }
     let meta = read_json(&dir.join("metadata.json"));
     assert_eq!(meta["selection"]["mode"], "shuffle");
+    // Reports name it an upper bound, never a baseline (spec E2 §7).
+    let summary = read_json(&dir.join("summary.json"));
+    assert_eq!(summary["e2"]["policy_label"], "oracle (upper bound)");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("oracle (upper bound)"), "{report}");
 }
 
 #[test]
