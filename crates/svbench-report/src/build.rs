@@ -130,17 +130,19 @@ pub fn build_summary(
                 Err(_) => notes.unusable_gold += 1,
             }
         }
-        let mut headline = f64::NAN;
+        let mut item = Item::new(r.reward, class);
         if is_e2 {
-            headline = e2_input.add(r);
+            let e2 = e2_input.add(r);
+            item.headline = e2.f1_weighted;
+            item.patch_provided = e2.patch_provided;
+            item.patch_applied = e2.patch_applied;
             e2_records += 1;
         }
-        items
-            .item
-            .push((r.reward.unwrap_or(f64::NAN), class, headline));
+        items.item.push(item);
         item_keys.push(&r.example_id);
     }
-    let (e1_ci, reward_ci, headline_ci) = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
+    let ci = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
+    let (e1_ci, reward_ci) = (ci.e1, ci.reward);
     let e1_ci = e1_ci.filter(|_| !e1_input.samples.is_empty());
     let reward_ci = reward_ci.filter(|_| !rewards.is_empty());
 
@@ -208,7 +210,8 @@ pub fn build_summary(
     } else if is_e2 {
         let label = (info.baseline_type.as_deref() == Some("oracle"))
             .then(|| svbench_core::ORACLE_LABEL.to_string());
-        let mut rep = e2_input.finish(headline_ci.filter(|_| e2_records > 0), label);
+        let e2_ci = (e2_records > 0).then_some((ci.headline, ci.patch_success));
+        let mut rep = e2_input.finish(e2_ci, label);
         // Errored samples enter as empty predictions: F1 0 each.
         let f1 = rep.metrics.finding_quality.f1_weighted;
         validity.strict.insert(
@@ -336,25 +339,61 @@ fn units(keys: &[&str]) -> Vec<Range<usize>> {
 
 const NO_CLASS: u32 = u32::MAX;
 
-/// What the metric-bearing records contribute to a bootstrap resample, as
-/// flat arrays: the E1 class of each record ([`NO_CLASS`] if none), its
-/// reward and its per-record headline value (E2 `f1_weighted`), NaN if none.
+/// What one metric-bearing record contributes to a bootstrap resample.
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    /// Total reward, NaN if none.
+    reward: f64,
+    /// E1 class, [`NO_CLASS`] if none.
+    class: u32,
+    /// Per-record headline value (E2 `f1_weighted`), NaN if none.
+    headline: f64,
+    /// E2: the record provided a patch.
+    patch_provided: bool,
+    /// E2: the provided patch applied.
+    patch_applied: bool,
+}
+
+impl Item {
+    fn new(reward: Option<f64>, class: u32) -> Item {
+        Item {
+            reward: reward.unwrap_or(f64::NAN),
+            class,
+            headline: f64::NAN,
+            patch_provided: false,
+            patch_applied: false,
+        }
+    }
+}
+
+/// The records' bootstrap contributions and the E1 classes they index.
 #[derive(Default)]
 struct Items {
     classes: E1Classes,
-    /// (reward or NaN, E1 class or NO_CLASS, headline or NaN) per record.
-    item: Vec<(f64, u32, f64)>,
+    item: Vec<Item>,
+}
+
+/// Intervals of one shared bootstrap; `None` where undefined.
+#[derive(Debug, Clone, Default)]
+struct SharedCi {
+    e1: Option<E1Ci95>,
+    reward: Option<[f64; 2]>,
+    /// E2 `f1_weighted`.
+    headline: Option<[f64; 2]>,
+    /// E2 `patch_success_rate` (applied / provided; 0 with none provided).
+    patch_success: Option<[f64; 2]>,
 }
 
 /// One bootstrap over examples for every interval of the summary: E1's
-/// accuracy, F1, ECE and Brier (when `is_e1`), the mean reward and the mean
-/// per-record headline (E2 `f1_weighted`), all from the same resamples.
+/// accuracy, F1, ECE and Brier (when `is_e1`), the mean reward, and E2's
+/// mean per-record `f1_weighted` and patch success rate, all from the same
+/// resamples.
 fn shared_bootstrap(
     items: &Items,
     units: &[Range<usize>],
     is_e1: bool,
     cfg: BootstrapConfig,
-) -> (Option<E1Ci95>, Option<[f64; 2]>, Option<[f64; 2]>) {
+) -> SharedCi {
     let mut counts = vec![0u32; items.classes.len()];
     // With one record per example (the usual case) units are the records.
     let singletons = units.len() == items.item.len();
@@ -362,18 +401,21 @@ fn shared_bootstrap(
         counts.iter_mut().for_each(|c| *c = 0);
         let (mut sum, mut n) = (0.0, 0u64);
         let (mut h_sum, mut h_n) = (0.0, 0u64);
-        let mut add = |&(x, k, h): &(f64, u32, f64)| {
-            if k != NO_CLASS {
-                counts[k as usize] += 1;
+        let (mut provided, mut applied) = (0u64, 0u64);
+        let mut add = |it: &Item| {
+            if it.class != NO_CLASS {
+                counts[it.class as usize] += 1;
             }
-            if !x.is_nan() {
-                sum += x;
+            if !it.reward.is_nan() {
+                sum += it.reward;
                 n += 1;
             }
-            if !h.is_nan() {
-                h_sum += h;
+            if !it.headline.is_nan() {
+                h_sum += it.headline;
                 h_n += 1;
             }
+            provided += u64::from(it.patch_provided);
+            applied += u64::from(it.patch_applied);
         };
         if singletons {
             indices.iter().for_each(|&u| add(&items.item[u]));
@@ -385,18 +427,23 @@ fn shared_bootstrap(
         let [a, f, e, b] = items.classes.stats(&counts);
         // A resample without any reward has no mean; NaN sorts last and
         // only matters if rewards are rare, where the interval is then null.
-        let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
-        let headline = if h_n == 0 {
-            f64::NAN
+        let mean = |s: f64, n: u64| if n == 0 { f64::NAN } else { s / n as f64 };
+        let success = if provided == 0 {
+            0.0
         } else {
-            h_sum / h_n as f64
+            applied as f64 / provided as f64
         };
-        [a, f, e, b, mean, headline]
+        [a, f, e, b, mean(sum, n), mean(h_sum, h_n), success]
     });
     let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
     match intervals {
-        Some([a, f, e, b, r, h]) => (is_e1.then(|| to_ci95([a, f, e, b])), finite(r), finite(h)),
-        None => (None, None, None),
+        Some([a, f, e, b, r, h, p]) => SharedCi {
+            e1: is_e1.then(|| to_ci95([a, f, e, b])),
+            reward: finite(r),
+            headline: finite(h),
+            patch_success: finite(p),
+        },
+        None => SharedCi::default(),
     }
 }
 

@@ -235,4 +235,7 @@ pub struct E2LangGroup {
 pub struct E2Ci95 {
     /// `f1_weighted`.
     pub f1_weighted: [f64; 2],
+    /// `patch_success_rate` (applied / provided, 0 in a resample without a
+    /// patch); null when not finite.
+    pub patch_success_rate: Option<[f64; 2]>,
 }

@@ -11,6 +11,7 @@ use svbench_core::summary::{E2Ci95, E2LangGroup, E2Metrics, E2SeverityCounts, E2
 
 use crate::read::RecordView;
 use extensions::ExtensionsAcc;
+pub use upstream::RecordContribution;
 use upstream::{fixture_type, UpstreamAcc};
 
 /// Accumulates every E2 metric over the scored records of one profile.
@@ -33,20 +34,26 @@ pub struct E2Report {
 }
 
 impl E2Input {
-    /// Adds one scored record; returns its `f1_weighted` (the per-record
-    /// value behind the headline mean and its bootstrap).
-    pub fn add(&mut self, r: &RecordView) -> f64 {
-        let f1 = self.all.add(r);
+    /// Adds one scored record; returns what it contributes to the
+    /// bootstrap of the headline metrics.
+    pub fn add(&mut self, r: &RecordView) -> RecordContribution {
+        let c = self.all.add(r);
         self.ext.add(r);
         let (n, up, ext) = self.by_lang.entry(fixture_type(r)).or_default();
         *n += 1;
         up.add(r);
         ext.add(r);
-        f1
+        c
     }
 
-    /// The finished metrics. `policy_label` names an oracle run.
-    pub fn finish(&self, ci95: Option<[f64; 2]>, policy_label: Option<String>) -> E2Report {
+    /// The finished metrics. `ci95` holds the bootstrap intervals of
+    /// `f1_weighted` and `patch_success_rate` (`None` without a scored
+    /// record); `policy_label` names an oracle run.
+    pub fn finish(
+        &self,
+        ci95: Option<(Option<[f64; 2]>, Option<[f64; 2]>)>,
+        policy_label: Option<String>,
+    ) -> E2Report {
         E2Report {
             metrics: self.all.metrics(),
             severity_breakdown: self.all.severity_breakdown(),
@@ -69,7 +76,12 @@ impl E2Input {
                         )
                     })
                     .collect(),
-                ci95: ci95.map(|f1_weighted| E2Ci95 { f1_weighted }),
+                ci95: ci95.and_then(|(f1, patch)| {
+                    Some(E2Ci95 {
+                        f1_weighted: f1?,
+                        patch_success_rate: patch,
+                    })
+                }),
                 policy_label,
             },
         }

@@ -219,6 +219,17 @@ fn tool_totals(r: &RecordView) -> (f64, f64) {
     (calls, time)
 }
 
+/// What one record contributes to the bootstrap of the headline metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RecordContribution {
+    /// The record's weighted F1.
+    pub f1_weighted: f64,
+    /// It carried a non-empty patch.
+    pub patch_provided: bool,
+    /// Its patch applied.
+    pub patch_applied: bool,
+}
+
 /// Accumulates the upstream-named metrics over records.
 #[derive(Debug, Clone, Default)]
 pub struct UpstreamAcc {
@@ -246,8 +257,8 @@ pub struct UpstreamAcc {
 }
 
 impl UpstreamAcc {
-    /// Adds one scored record; returns its `f1_weighted`.
-    pub fn add(&mut self, r: &RecordView) -> f64 {
+    /// Adds one scored record; returns its bootstrap contribution.
+    pub fn add(&mut self, r: &RecordView) -> RecordContribution {
         let ft = fixture_type(r);
         let oracle = normalise(r.oracle_violations.as_ref(), ft);
         let predicted = normalise(r.predicted_violations.as_ref(), ft);
@@ -268,7 +279,8 @@ impl UpstreamAcc {
         }
 
         let applied = truthy(r.patch_applied.as_ref());
-        self.provided += u64::from(truthy(r.patch.as_ref()));
+        let provided = truthy(r.patch.as_ref());
+        self.provided += u64::from(provided);
         self.applied += u64::from(applied);
         let post = applied.then(|| normalise(r.post_patch_violations.as_ref(), ft));
         if let Some(post) = &post {
@@ -321,7 +333,11 @@ impl UpstreamAcc {
         }
         self.valid_json += u64::from(truthy(r.valid_json.as_ref()));
         self.turns += number(r.turns.as_ref());
-        w.f1
+        RecordContribution {
+            f1_weighted: w.f1,
+            patch_provided: provided,
+            patch_applied: applied,
+        }
     }
 
     /// The `metrics` object.
