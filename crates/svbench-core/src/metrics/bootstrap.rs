@@ -31,7 +31,7 @@ impl Default for BootstrapConfig {
 }
 
 /// 95 % percentile-bootstrap intervals `[low, high]` of K statistics over `n`
-/// units.
+/// units ([`bootstrap_level`] at 0.95).
 ///
 /// For each of `cfg.resamples` resamples, `n` indices are drawn with
 /// replacement (`gen_range(0..n)`, in order, from one RNG stream) and `stat`
@@ -41,6 +41,20 @@ impl Default for BootstrapConfig {
 pub fn bootstrap<const K: usize, F>(
     n: usize,
     cfg: BootstrapConfig,
+    stat: F,
+) -> Option<[[f64; 2]; K]>
+where
+    F: FnMut(&[usize]) -> [f64; K],
+{
+    bootstrap_level(n, cfg, 0.95, stat)
+}
+
+/// [`bootstrap`] with a chosen central interval: quantiles (1 − level)/2 and
+/// (1 + level)/2 (`svbench compare --ci`).
+pub fn bootstrap_level<const K: usize, F>(
+    n: usize,
+    cfg: BootstrapConfig,
+    level: f64,
     mut stat: F,
 ) -> Option<[[f64; 2]; K]>
 where
@@ -65,7 +79,7 @@ where
     } else {
         pipelined(n, cfg, &mut record);
     }
-    Some(intervals(values))
+    Some(intervals(values, level))
 }
 
 /// Below this many draws the bootstrap runs on the calling thread.
@@ -113,13 +127,14 @@ fn pipelined(n: usize, cfg: BootstrapConfig, record: &mut dyn FnMut(&[usize])) {
     });
 }
 
-fn intervals<const K: usize>(mut values: [Vec<f64>; K]) -> [[f64; 2]; K] {
+fn intervals<const K: usize>(mut values: [Vec<f64>; K], level: f64) -> [[f64; 2]; K] {
+    let tail = (1.0 - level.clamp(0.0, 1.0)) / 2.0;
     std::array::from_fn(|k| {
         let v = &mut values[k];
         v.sort_by(f64::total_cmp);
         // Non-empty by construction, so both quantiles exist.
-        let lo = quantile_linear(v, 0.025).unwrap_or(f64::NAN);
-        let hi = quantile_linear(v, 0.975).unwrap_or(f64::NAN);
+        let lo = quantile_linear(v, tail).unwrap_or(f64::NAN);
+        let hi = quantile_linear(v, 1.0 - tail).unwrap_or(f64::NAN);
         [lo, hi]
     })
 }
@@ -171,7 +186,7 @@ mod tests {
             draw(&mut rng, &mut idx);
             vals.push(mean_of(&idx)[0]);
         }
-        assert_eq!(got, intervals([vals]));
+        assert_eq!(got, intervals([vals], 0.95));
     }
 
     #[test]

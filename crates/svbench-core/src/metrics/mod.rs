@@ -11,12 +11,17 @@
 pub mod binary;
 pub mod bootstrap;
 pub mod calibration;
+pub mod paired;
 pub mod selective;
 pub mod stats;
 
 pub use binary::{f1_score, ratio, BinaryCounts};
-pub use bootstrap::{bootstrap, quantile_linear, BootstrapConfig};
+pub use bootstrap::{bootstrap, bootstrap_level, quantile_linear, BootstrapConfig};
 pub use calibration::{brier, ece, ece_bin, CalibrationAccumulator, ECE_BINS};
+pub use paired::{
+    binomial_half_cdf, mcnemar, paired_bootstrap_ci, sign_test, two_sided_binomial, McNemar,
+    SignTest,
+};
 pub use selective::{
     aurc_from_curve, aurc_standard, aurc_upstream, risk_coverage, RiskCoveragePoint,
 };
