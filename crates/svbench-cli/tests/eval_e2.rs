@@ -478,3 +478,96 @@ fn public_mini_with_dataset_oracle_tool_only_detects_well() {
     );
     assert!(mean >= 0.9, "tool-only mean detection {mean}");
 }
+
+/// `--env-arg backend=external`: the tools and the live oracle run the
+/// binaries on PATH (fakes using shell builtins only), the backend and the
+/// binaries' versions are recorded, and a missing binary exits 2 naming it.
+#[test]
+fn external_backend_runs_the_binaries_and_is_recorded() {
+    use std::os::unix::fs::PermissionsExt;
+    let sb = Sandbox::new();
+    let bin = sb.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let report = r#"{"Checks":[],"Reports":[{"Diagnostic":{"Message":"resource shares the host IPC namespace"},"Check":"host-ipc","Remediation":"x","Object":{"Metadata":{"FilePath":"manifest.yaml"},"K8sObject":{"Namespace":"","Name":"x","GroupVersionKind":{"Group":"","Version":"v1","Kind":"Pod"}}}}],"Summary":{"ChecksStatus":"Failed","KubeLinterVersion":"v0.7.6"}}"#;
+    for (name, body) in [
+        (
+            "kube-linter",
+            format!("[ \"$1\" = version ] && {{ echo v0.7.6; exit 0; }}\necho '{report}'\nexit 1"),
+        ),
+        (
+            "semgrep",
+            "[ \"$1\" = --version ] && { echo 1.50.0; exit 0; }\necho '{\"results\":[],\"errors\":[]}'"
+                .to_owned(),
+        ),
+        (
+            "opa",
+            "[ \"$1\" = version ] && { echo 'Version: 0.60.0'; exit 0; }\nwhile read -r _; do :; done\necho '{}'"
+                .to_owned(),
+        ),
+    ] {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    sb.write("rules.yaml", "rules: []\n");
+    let run = |path: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .args([
+                "eval",
+                "e2",
+                "--model",
+                "builtin:tool-only",
+                "--oracle",
+                "live",
+                "--env-arg",
+                "lang=k8s",
+                "--env-arg",
+                "backend=external",
+                "--env-arg",
+                "semgrep_config=rules.yaml",
+                "-n",
+                "2",
+                "--no-progress",
+            ])
+            .current_dir(sb.path())
+            .env("NO_COLOR", "1")
+            .env("PATH", path)
+            .output()
+            .unwrap()
+    };
+    let out = run(&bin);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(meta["env_args"]["backend"], "external");
+    assert_eq!(meta["env_args"]["semgrep_config"], "rules.yaml");
+    for (tool, version) in [
+        ("kube-linter", "v0.7.6"),
+        ("semgrep", "1.50.0"),
+        ("opa", "Version: 0.60.0"),
+    ] {
+        let expected = json!({"backend": "external", "version": version});
+        assert_eq!(meta["env_provenance"]["analyzer_versions"][tool], expected);
+        assert_eq!(meta["tool_versions"][tool], expected);
+    }
+    for r in results(&dir) {
+        // The live labels are the fake's one finding.
+        let labels = r["info"]["info"]["violations"].as_array().unwrap();
+        assert_eq!(labels.len(), 1, "{r}");
+        assert_eq!(labels[0]["rule_id"], "host-ipc");
+        approx(
+            r["rewards"]["detection"].as_f64().unwrap(),
+            1.0,
+            "detection",
+        );
+        for t in r["tool_interactions"].as_array().unwrap() {
+            assert_eq!(t["ok"], true, "{t}");
+        }
+    }
+
+    let empty = sb.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = run(&empty);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("kube-linter"), "{}", stderr(&out));
+}

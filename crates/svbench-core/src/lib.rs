@@ -11,7 +11,6 @@ pub mod cost;
 pub mod example;
 pub mod extract;
 pub mod json;
-pub mod manifest;
 pub mod message;
 pub mod metrics;
 pub mod parse;

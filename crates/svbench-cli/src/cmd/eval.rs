@@ -767,18 +767,13 @@ fn prepare_e2(
         )
         .map_err(|e| exit::data(e.to_string()))?;
     if env.args().oracle == OracleMode::Live {
-        e2_dataset::relabel_live(&mut loaded.examples, &env);
+        e2_dataset::relabel_live(&mut loaded.examples, &env)
+            .map_err(|e| exit::data(e.to_string()))?;
     }
     let rewards = env.rewards();
-    let analyzer_versions: BTreeMap<String, Value> = svbench_envs::e2::Tool::ALL
-        .into_iter()
-        .map(|tool| {
-            (
-                tool.as_str().to_string(),
-                json!({"backend": "native", "version": env.analyzers().version(tool)}),
-            )
-        })
-        .collect();
+    // `{backend, version}` per namespace as the tools run it (external
+    // binaries with `backend=external`).
+    let analyzer_versions = env.analyzers().versions_record();
     let include_tools = env.args().include_tools;
     let facts = EnvFacts {
         reward_name: rewards.name(),
@@ -1011,7 +1006,6 @@ fn new_metadata(
         timestamp: now.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         num_examples: p.data.examples.len(),
         git_commit: build_info::git_commit(),
-        git_sha: build_info::git_sha(),
         python_version: None,
         verifiers_version: None,
         svbench_version: build_info::VERSION.into(),
@@ -1072,8 +1066,7 @@ fn new_metadata(
     }
 }
 
-/// Writes summary.json, report.md and run_manifest.json for a finished (or
-/// stopped) run, after a fresh run and after `--resume` alike.
+/// Writes summary.json and report.md for a finished (or stopped) run.
 fn write_report(dir: &Path) -> anyhow::Result<()> {
     svbench_report::report_run(dir, &svbench_report::ReportOptions::default())
         .with_context(|| format!("writing the report of {}", dir.display()))?;

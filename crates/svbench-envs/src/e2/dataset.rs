@@ -27,7 +27,7 @@ use svbench_core::canonical::{sha256_hex, to_canonical_string, RowHasher};
 use svbench_core::example::{base_example_id, dedupe_ids, parse_jsonl, row_split, DatasetError};
 use svbench_core::Example;
 
-use super::env::{E2Env, LangFilter};
+use super::env::{E2Env, E2EnvError, LangFilter};
 use super::oracle::{oracle_from_row, row_lang};
 use super::Lang;
 
@@ -387,20 +387,28 @@ pub fn lang_filter(filter: LangFilter) -> impl Fn(&Example) -> bool {
 }
 
 /// `oracle=live` (spec E2 §8.2): replaces each example's stored labels by a
-/// native re-scan — `info.violations` (one entry per finding, project
+/// re-scan (native, or the binaries with `backend=external`) — `info.violations` (one entry per finding, project
 /// severities, `loc` = `file:line`) and `info.labelled_namespaces` (k8s: all
 /// three; tf: opa). The environment in live mode computes the same oracle
 /// itself; relabelling makes the recorded `info` show it.
-pub fn relabel_live(examples: &mut [Example], env: &E2Env) {
+///
+/// # Errors
+/// An external run that failed ([`E2EnvError::LiveOracle`]): an item that
+/// cannot be labelled is never labelled clean.
+pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> Result<(), E2EnvError> {
     for example in examples {
         let mut row = example.info_value();
         let lang = row_lang(&row);
-        let report = env.analyzers().report(lang, &example.question);
         let namespaces = E2Env::live_namespaces(lang);
-        let violations: Vec<Value> = report
-            .findings
+        let findings = env
+            .analyzers()
+            .oracle_findings(lang, &example.question, &namespaces)
+            .map_err(|source| E2EnvError::LiveOracle {
+                example_id: example.id.clone(),
+                source,
+            })?;
+        let violations: Vec<Value> = findings
             .iter()
-            .filter(|f| namespaces.contains(&f.tool))
             .map(|f| {
                 json!({"tool": f.tool.as_str(), "rule_id": f.rule_id,
                        "severity": f.severity.as_str(), "msg": f.message, "loc": f.location()})
@@ -428,4 +436,5 @@ pub fn relabel_live(examples: &mut [Example], env: &E2Env) {
             example.info = raw;
         }
     }
+    Ok(())
 }

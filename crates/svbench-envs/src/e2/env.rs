@@ -11,13 +11,16 @@
 //! primary analyzer only; its outcome is `parsed.upstream_patch`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
+use svbench_scan::external::{ExternalBackends, ExternalError, ExternalTool, ProbeError};
 use svbench_scan::patch::lenient::apply_upstream;
 use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
@@ -31,7 +34,7 @@ use super::reward::{
     score_upstream, score_v1, Detection, E2Rewards, PatchEvaluation, Profile, UpstreamPatch,
     UpstreamScore, V1Answer, V1Params, V1Score,
 };
-use super::tools::{file_type, tool_specs, Analyzers, E2Episode};
+use super::tools::{file_type, tool_specs, Analyzers, Backend, E2Episode};
 use super::{E2Parse, Lang, NormalizedId, Oracle, OracleViolation, Severity, Tool};
 use crate::environment::{Budgets, EnvKind, Environment, Episode, ScoreError, ScoredAnswer};
 
@@ -47,8 +50,9 @@ pub enum OracleMode {
     /// The row's stored labels.
     #[default]
     Dataset,
-    /// A native re-scan of the config; labelled namespaces are those with
-    /// rules for the file type (k8s: all three; tf: opa).
+    /// A re-scan of the config (native, or the binaries with
+    /// `backend=external`); labelled namespaces are those with rules for
+    /// the file type (k8s: all three; tf: opa).
     Live,
 }
 
@@ -106,6 +110,18 @@ pub struct E2Args {
     pub show_catalog: bool,
     /// Findings per tool result (default 200).
     pub max_findings_per_result: usize,
+    /// Analyzers of the tools and the live oracle (default native, §1.8).
+    pub backend: Backend,
+    /// Local semgrep rule file or directory for the external semgrep
+    /// (required with `backend=external|crosscheck`: registry rule sets
+    /// need the network).
+    pub semgrep_config: Option<PathBuf>,
+    /// Where external binaries are looked up, in `PATH` syntax; `None` is
+    /// the process's `PATH`. Not an `--env-arg`: set by embedders and tests.
+    pub external_search_path: Option<OsString>,
+    /// Hard timeout of each external run; `None` keeps upstream's (30 s
+    /// kube-linter, 60 s semgrep, 15 s opa). Not an `--env-arg`.
+    pub external_timeout: Option<Duration>,
 }
 
 impl Default for E2Args {
@@ -119,12 +135,16 @@ impl Default for E2Args {
             kube_linter_checks: KubeLinterChecks::Default,
             show_catalog: true,
             max_findings_per_result: 200,
+            backend: Backend::Native,
+            semgrep_config: None,
+            external_search_path: None,
+            external_timeout: None,
         }
     }
 }
 
 /// The argument names E2 accepts.
-pub const ARG_NAMES: [&str; 9] = [
+pub const ARG_NAMES: [&str; 10] = [
     "include_tools",
     "oracle",
     "oracle_patch",
@@ -132,6 +152,7 @@ pub const ARG_NAMES: [&str; 9] = [
     "policy_dirs",
     "kube_linter_checks",
     "backend",
+    "semgrep_config",
     "show_catalog",
     "max_findings_per_result",
 ];
@@ -162,6 +183,30 @@ pub enum E2EnvError {
     /// The analyzers could not be configured.
     #[error("cannot configure the analyzers: {0}")]
     Scan(#[from] ScanConfigError),
+    /// A requested external backend cannot run (never a fallback to native).
+    #[error("backend={backend}: {source}")]
+    Backend {
+        /// `external` or `crosscheck`.
+        backend: &'static str,
+        /// The missing binary or unusable semgrep rules.
+        source: ProbeError,
+    },
+    /// `backend=external|crosscheck` without `semgrep_config`: the external
+    /// semgrep needs a local rule file (registry rule sets need the network,
+    /// and the binary is never swapped for the native namespace).
+    #[error(
+        "backend={0} needs a local semgrep rule file: pass --env-arg semgrep_config=PATH \
+         (registry rule sets need the network)"
+    )]
+    SemgrepConfigRequired(&'static str),
+    /// The live oracle could not label an item: an external run failed.
+    #[error("live oracle for {example_id}: {source}")]
+    LiveOracle {
+        /// The item.
+        example_id: String,
+        /// The failed run.
+        source: ExternalError,
+    },
     /// The reward profile or config is invalid.
     #[error(transparent)]
     Reward(#[from] RewardConfigError),
@@ -183,8 +228,7 @@ impl E2Args {
     /// Parses `KEY=VALUE` strings (`--env-arg`), later keys winning.
     ///
     /// # Errors
-    /// Unknown keys, malformed pairs and bad values; `backend` other than
-    /// `native` is [`E2EnvError::NotImplemented`].
+    /// Unknown keys, malformed pairs and bad values.
     pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, E2EnvError> {
         let mut args = Self::default();
         for pair in pairs {
@@ -252,15 +296,17 @@ impl E2Args {
                     }
                 }
             }
-            "backend" => match value {
-                "native" => {}
-                "external" | "crosscheck" => {
-                    return Err(E2EnvError::NotImplemented(format!(
-                        "backend={value} for the E2 environment (use backend=native)"
-                    )))
+            "backend" => {
+                self.backend = match value {
+                    "native" => Backend::Native,
+                    "external" => Backend::External,
+                    "crosscheck" => Backend::Crosscheck,
+                    _ => return Err(bad("native, external or crosscheck")),
                 }
-                _ => return Err(bad("native, external or crosscheck")),
-            },
+            }
+            "semgrep_config" => {
+                self.semgrep_config = (!value.is_empty()).then(|| PathBuf::from(value));
+            }
             "max_findings_per_result" => {
                 self.max_findings_per_result = value
                     .parse::<usize>()
@@ -273,7 +319,9 @@ impl E2Args {
         Ok(())
     }
 
-    /// The effective arguments, as recorded in `metadata.json` `env_args`.
+    /// The effective arguments, as recorded in `metadata.json` `env_args`
+    /// (`semgrep_config` only when set; the search path and timeout are not
+    /// arguments).
     #[must_use]
     pub fn to_record(&self) -> BTreeMap<String, Value> {
         let checks = match &self.kube_linter_checks {
@@ -286,7 +334,7 @@ impl E2Args {
             LangFilter::Tf => "tf",
             LangFilter::All => "all",
         };
-        BTreeMap::from([
+        let mut record = BTreeMap::from([
             ("include_tools".into(), json!(self.include_tools)),
             ("oracle".into(), json!(self.oracle.as_str())),
             ("oracle_patch".into(), json!(self.oracle_patch)),
@@ -300,13 +348,60 @@ impl E2Args {
                     .collect::<Vec<_>>()),
             ),
             ("kube_linter_checks".into(), checks),
-            ("backend".into(), json!("native")),
+            ("backend".into(), json!(self.backend.as_str())),
             ("show_catalog".into(), json!(self.show_catalog)),
             (
                 "max_findings_per_result".into(),
                 json!(self.max_findings_per_result),
             ),
-        ])
+        ]);
+        if let Some(rules) = &self.semgrep_config {
+            record.insert("semgrep_config".into(), json!(rules.display().to_string()));
+        }
+        record
+    }
+
+    /// The external binaries of `backend=external|crosscheck`, probed once
+    /// (all three namespaces: the tools offer all three); `None` for native.
+    ///
+    /// # Errors
+    /// No `semgrep_config` ([`E2EnvError::SemgrepConfigRequired`]); a
+    /// missing binary or unusable semgrep rules ([`E2EnvError::Backend`]);
+    /// kube-linter checks other than the default
+    /// set ([`E2EnvError::NotImplemented`]: the binary would run its own
+    /// defaults).
+    fn probe_external(&self, scanner: &Scanner) -> Result<Option<ExternalBackends>, E2EnvError> {
+        if self.backend == Backend::Native {
+            return Ok(None);
+        }
+        if self.kube_linter_checks != KubeLinterChecks::Default {
+            return Err(E2EnvError::NotImplemented(format!(
+                "backend={} with kube_linter_checks other than `default`",
+                self.backend.as_str()
+            )));
+        }
+        if self.semgrep_config.is_none() {
+            return Err(E2EnvError::SemgrepConfigRequired(self.backend.as_str()));
+        }
+        let tools: Vec<ExternalTool> = Tool::ALL
+            .into_iter()
+            .map(|tool| {
+                let mut external = ExternalTool::new(tool);
+                if let Some(path) = &self.external_search_path {
+                    external = external.with_search_path(path.clone());
+                }
+                if let Some(timeout) = self.external_timeout {
+                    external = external.with_timeout(timeout);
+                }
+                external
+            })
+            .collect();
+        ExternalBackends::probe(&tools, self.semgrep_config.as_deref(), scanner.opa())
+            .map(Some)
+            .map_err(|source| E2EnvError::Backend {
+                backend: self.backend.as_str(),
+                source,
+            })
     }
 }
 
@@ -391,6 +486,7 @@ impl E2Env {
     pub fn with_rewards(rewards: E2Rewards, args: E2Args) -> Result<Self, E2EnvError> {
         let (options, kube_linter_enabled) = scan_options(&args)?;
         let scanner = Scanner::new(&options)?;
+        let external = args.probe_external(&scanner)?;
         let catalogue = if args.policy_dirs.is_empty() {
             Catalogue::builtin().clone()
         } else {
@@ -419,10 +515,14 @@ impl E2Env {
             (Tool::Semgrep, semgrep_rules),
             (Tool::Opa, opa_rules),
         ];
+        let analyzers = match external {
+            Some(external) => Analyzers::with_external(scanner, args.backend, external),
+            None => Analyzers::new(scanner),
+        };
         Ok(Self {
             rewards,
             args,
-            analyzers: Arc::new(Analyzers::new(scanner)),
+            analyzers: Arc::new(analyzers),
             catalogue: Arc::new(catalogue),
             enabled_rules,
             budgets: DEFAULT_BUDGETS,
@@ -493,25 +593,28 @@ impl E2Env {
         }
     }
 
-    /// The live oracle of a config: one entry per native finding of the
-    /// namespaces that have rules for its type, with project severities.
-    #[must_use]
-    pub fn live_oracle(&self, lang: Lang, config: &str) -> Oracle {
+    /// The live oracle of a config: one entry per finding of the
+    /// namespaces that have rules for its type, with project severities —
+    /// native findings, or the binaries' with `backend=external`
+    /// (`crosscheck` labels natively).
+    ///
+    /// # Errors
+    /// An external run that failed (the config cannot be labelled).
+    pub fn live_oracle(&self, lang: Lang, config: &str) -> Result<Oracle, ExternalError> {
         let namespaces = Self::live_namespaces(lang);
-        let report = self.analyzers.report(lang, config);
-        let violations = report
-            .findings
+        let violations = self
+            .analyzers
+            .oracle_findings(lang, config, &namespaces)?
             .iter()
-            .filter(|f| namespaces.contains(&f.tool))
             .map(|f| OracleViolation {
                 id: f.full_id(),
                 severity: f.severity,
             })
             .collect();
-        Oracle {
+        Ok(Oracle {
             namespaces,
             violations,
-        }
+        })
     }
 
     /// Reads an example: language, config and oracle (per the oracle mode).
@@ -527,7 +630,10 @@ impl E2Env {
                 example_id: example.id.clone(),
                 message: format!("cannot read the oracle: {e}"),
             })?,
-            OracleMode::Live => self.live_oracle(lang, &config),
+            OracleMode::Live => self.live_oracle(lang, &config).map_err(|e| ScoreError {
+                example_id: example.id.clone(),
+                message: format!("cannot compute the live oracle: {e}"),
+            })?,
         };
         Ok(E2Item {
             lang,

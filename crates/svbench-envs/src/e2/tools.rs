@@ -5,17 +5,21 @@
 //! strings and nothing ever reaches the host file system, so no path a model
 //! writes (`/etc/passwd`, `../x`, a URL, a glob) can read anything. Scans
 //! run in-process through one shared [`Analyzers`] whose results are cached
-//! per (file type, content); the tool budget is enforced by the runner
+//! per (file type, content) — or, with `backend=external` (spec E2 §1.8),
+//! through the real binaries, whose successful runs are cached per (tool,
+//! file type, content); the tool budget is enforced by the runner
 //! (`svbench-runner` `rollout.rs`), which answers calls beyond it with
 //! `{"error":{"code":"budget_exhausted","budget":N}}` without calling the
 //! episode.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
+use svbench_scan::external::{crosscheck, ExternalBackends, ExternalError};
 use svbench_scan::scan::{FileReport, FileType, Scanner};
+use svbench_scan::{Analysis, Finding};
 
 use super::{Lang, Tool};
 use crate::environment::{Episode, ToolResult};
@@ -141,17 +145,51 @@ pub fn parse_arguments(arguments: &str) -> Result<Vec<String>, String> {
 /// Scan reports by (file type, SHA-256 of the content).
 type ReportCache = HashMap<(FileType, [u8; 32]), Arc<FileReport>>;
 
-/// The native analyzers of an environment, shared by its episodes and its
-/// scoring, with a result cache per (file type, content).
+/// Successful external runs by (namespace, file type, SHA-256 of the content).
+type ExternalCache = HashMap<(Tool, FileType, [u8; 32]), Arc<Analysis>>;
+
+/// Which analyzers the tools and the live oracle use (`backend` argument,
+/// spec E2 §2.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    /// The in-process analyzers only.
+    #[default]
+    Native,
+    /// The real binaries (§1.8) for the tools and the live oracle.
+    External,
+    /// Native tools and live oracle; each tool result also carries the
+    /// differences from the real binary (`crosscheck`).
+    Crosscheck,
+}
+
+impl Backend {
+    /// `native`, `external` or `crosscheck`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Native => "native",
+            Backend::External => "external",
+            Backend::Crosscheck => "crosscheck",
+        }
+    }
+}
+
+/// The analyzers of an environment, shared by its episodes and its scoring,
+/// with a result cache per (file type, content): the native scanner always
+/// (scoring re-scans are native, spec E2 §5.2), and the probed external
+/// binaries when `backend` is `external` or `crosscheck`.
 #[derive(Debug)]
 pub struct Analyzers {
     scanner: Mutex<Scanner>,
     versions: HashMap<Tool, String>,
     cache: Mutex<ReportCache>,
+    backend: Backend,
+    external: Option<ExternalBackends>,
+    external_cache: Mutex<ExternalCache>,
 }
 
 impl Analyzers {
-    /// Wraps a configured scanner (all namespaces selected).
+    /// Wraps a configured scanner (all namespaces selected); native backend.
     #[must_use]
     pub fn new(scanner: Scanner) -> Self {
         let versions = scanner
@@ -163,10 +201,69 @@ impl Analyzers {
             scanner: Mutex::new(scanner),
             versions,
             cache: Mutex::new(HashMap::new()),
+            backend: Backend::Native,
+            external: None,
+            external_cache: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The analyzer version of a namespace (as scan output records it).
+    /// The native scanner plus probed external binaries, used as `backend`
+    /// says (`external` or `crosscheck`; [`Backend::Native`] ignores them).
+    #[must_use]
+    pub fn with_external(scanner: Scanner, backend: Backend, external: ExternalBackends) -> Self {
+        let mut analyzers = Self::new(scanner);
+        if backend != Backend::Native {
+            analyzers.backend = backend;
+            analyzers.external = Some(external);
+        }
+        analyzers
+    }
+
+    /// The backend in force.
+    #[must_use]
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Whether the tools and the live oracle run `tool` through its binary.
+    fn runs_external(&self, tool: Tool) -> bool {
+        self.backend == Backend::External && self.external_version(tool).is_some()
+    }
+
+    /// The probed version of `tool`'s binary (`external`/`crosscheck`).
+    #[must_use]
+    pub fn external_version(&self, tool: Tool) -> Option<&str> {
+        self.external.as_ref()?.version(tool)
+    }
+
+    /// `{backend, version}` of each namespace as the tools run it, recorded
+    /// as `env_provenance.analyzer_versions` and `tool_versions`; with
+    /// `crosscheck`, the binary compared against is under `crosscheck`.
+    #[must_use]
+    pub fn versions_record(&self) -> BTreeMap<String, Value> {
+        Tool::ALL
+            .into_iter()
+            .map(|tool| {
+                let mut entry = match self.external_version(tool) {
+                    Some(v) if self.runs_external(tool) => {
+                        json!({"backend": "external", "version": v})
+                    }
+                    _ => json!({"backend": "native", "version": self.version(tool)}),
+                };
+                if let (Backend::Crosscheck, Some(v), Value::Object(m)) =
+                    (self.backend, self.external_version(tool), &mut entry)
+                {
+                    m.insert(
+                        "crosscheck".into(),
+                        json!({"backend": "external", "version": v}),
+                    );
+                }
+                (tool.as_str().to_string(), entry)
+            })
+            .collect()
+    }
+
+    /// The native analyzer version of a namespace (as scan output records it).
     #[must_use]
     pub fn version(&self, tool: Tool) -> &str {
         self.versions.get(&tool).map_or("", String::as_str)
@@ -199,7 +296,79 @@ impl Analyzers {
         report
     }
 
-    /// Distinct full ids `tool/rule` of the findings of `namespaces` in `text`.
+    /// One external run of `tool` on `text` as workspace file
+    /// `lang.workspace_name()`; successful runs are cached, failures are
+    /// not (a timeout may not recur). `None` when `tool`'s binary was not
+    /// probed.
+    fn external_run(
+        &self,
+        tool: Tool,
+        lang: Lang,
+        text: &str,
+    ) -> Option<Result<Arc<Analysis>, ExternalError>> {
+        let external = self.external.as_ref()?;
+        let file_type = file_type(lang);
+        let key = (tool, file_type, Sha256::digest(text.as_bytes()).into());
+        if let Some(hit) = self
+            .external_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Some(Ok(Arc::clone(hit)));
+        }
+        let run = external.run(tool, lang.workspace_name(), text.as_bytes(), file_type)?;
+        if let Some(failure) = run.failure {
+            return Some(Err(failure));
+        }
+        let analysis = Arc::new(run.analysis);
+        let mut cache = self
+            .external_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= CACHE_CAPACITY {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&analysis));
+        Some(Ok(analysis))
+    }
+
+    /// The findings of `namespaces` in `text` that the live oracle labels
+    /// with (spec E2 §2.4): the binaries' with `backend=external`, else the
+    /// native scanner's. kube-linter does not run on Terraform.
+    ///
+    /// # Errors
+    /// An external run that failed: the config cannot be labelled (never
+    /// "clean").
+    pub fn oracle_findings(
+        &self,
+        lang: Lang,
+        text: &str,
+        namespaces: &BTreeSet<Tool>,
+    ) -> Result<Vec<Finding>, ExternalError> {
+        let mut findings = Vec::new();
+        let mut native: Option<Arc<FileReport>> = None;
+        for &tool in namespaces {
+            if tool == Tool::KubeLinter && lang == Lang::Tf {
+                continue;
+            }
+            if self.runs_external(tool) {
+                if let Some(run) = self.external_run(tool, lang, text) {
+                    findings.extend(run?.findings.iter().filter(|f| f.tool == tool).cloned());
+                }
+            } else {
+                let report = native.get_or_insert_with(|| self.report(lang, text));
+                findings.extend(report.findings.iter().filter(|f| f.tool == tool).cloned());
+            }
+        }
+        findings.sort_by(Finding::output_order);
+        Ok(findings)
+    }
+
+    /// Distinct full ids `tool/rule` of the native findings of `namespaces`
+    /// in `text`. Always native, whatever the backend: the v1 patch re-scans
+    /// are "B = native scan of the original, Q = native scan of the patched
+    /// text" (spec E2 §5.2).
     pub fn ids(&self, lang: Lang, text: &str, namespaces: &BTreeSet<Tool>) -> BTreeSet<String> {
         self.report(lang, text)
             .findings
@@ -218,13 +387,24 @@ impl Analyzers {
             .k8s_objects(text.as_bytes())
     }
 
-    /// The §2.2 result of one tool on `text`: findings and errors of that
-    /// namespace, at most `max_findings` findings (`truncated` beyond).
-    pub fn tool_result(&self, tool: Tool, lang: Lang, text: &str, max_findings: usize) -> Value {
+    /// The §2.2 result of one tool call on `text`: findings and errors of
+    /// that namespace, at most `max_findings` findings (`truncated` beyond),
+    /// from the backend in force. An external run that failed as a whole is
+    /// a result with the failure in `errors` and `ok: false`, never clean.
+    /// With `crosscheck`, the native result carries a `crosscheck` object.
+    pub fn tool_call(&self, tool: Tool, lang: Lang, text: &str, max_findings: usize) -> ToolResult {
+        let external = self.runs_external(tool);
+        let version = match self.external_version(tool) {
+            Some(v) if external => v,
+            _ => self.version(tool),
+        };
         let mut result = Map::new();
         result.insert("tool".into(), json!(tool.as_str()));
-        result.insert("backend".into(), json!("native"));
-        result.insert("version".into(), json!(self.version(tool)));
+        result.insert(
+            "backend".into(),
+            json!(if external { "external" } else { "native" }),
+        );
+        result.insert("version".into(), json!(version));
         if tool == Tool::KubeLinter && lang == Lang::Tf {
             result.insert("findings".into(), json!([]));
             result.insert(
@@ -233,16 +413,45 @@ impl Analyzers {
                         "message": "not a Kubernetes manifest"}]),
             );
             result.insert("truncated".into(), json!(false));
-            return Value::Object(result);
+            return ok_result(result);
         }
-        let report = self.report(lang, text);
-        let findings: Vec<_> = report.findings.iter().filter(|f| f.tool == tool).collect();
+        let (findings, errors, failure): (Vec<Finding>, Vec<_>, Option<String>) = if external {
+            match self.external_run(tool, lang, text) {
+                Some(Ok(run)) => (
+                    run.findings
+                        .iter()
+                        .filter(|f| f.tool == tool)
+                        .cloned()
+                        .collect(),
+                    run.errors.clone(),
+                    None,
+                ),
+                Some(Err(e)) => (
+                    Vec::new(),
+                    vec![e.to_scan_error(lang.workspace_name(), tool)],
+                    Some(e.to_string()),
+                ),
+                None => (Vec::new(), Vec::new(), None),
+            }
+        } else {
+            let report = self.report(lang, text);
+            (
+                report
+                    .findings
+                    .iter()
+                    .filter(|f| f.tool == tool)
+                    .cloned()
+                    .collect(),
+                report
+                    .errors
+                    .iter()
+                    .filter(|e| e.tool.is_none_or(|t| t == tool))
+                    .cloned()
+                    .collect(),
+                None,
+            )
+        };
         let truncated = findings.len() > max_findings;
-        let errors: Vec<_> = report
-            .errors
-            .iter()
-            .filter(|e| e.tool.is_none_or(|t| t == tool))
-            .collect();
         result.insert(
             "findings".into(),
             serde_json::to_value(&findings[..findings.len().min(max_findings)])
@@ -250,10 +459,67 @@ impl Analyzers {
         );
         result.insert(
             "errors".into(),
-            serde_json::to_value(errors).unwrap_or(Value::Null),
+            serde_json::to_value(&errors).unwrap_or(Value::Null),
         );
         result.insert("truncated".into(), json!(truncated));
-        Value::Object(result)
+        if self.backend == Backend::Crosscheck {
+            if let Some(check) = self.crosscheck(tool, lang, text, &findings, max_findings) {
+                result.insert("crosscheck".into(), check);
+            }
+        }
+        match failure {
+            None => ok_result(result),
+            Some(message) => ToolResult {
+                content: Value::Object(result).to_string(),
+                ok: false,
+                error: Some(format!("external_failed: {message}")),
+            },
+        }
+    }
+
+    /// The `crosscheck` object of a native result: the binary's version and
+    /// the full ids of the findings only one side has (one entry per
+    /// unmatched finding, matched as `svbench scan --backend crosscheck`
+    /// does), or the binary's failure.
+    fn crosscheck(
+        &self,
+        tool: Tool,
+        lang: Lang,
+        text: &str,
+        native: &[Finding],
+        max_findings: usize,
+    ) -> Option<Value> {
+        let version = self.external_version(tool)?;
+        let run = self.external_run(tool, lang, text)?;
+        Some(match run {
+            Ok(run) => {
+                let check = crosscheck(lang.workspace_name(), &[tool], native, &run.findings);
+                let ids = |fs: &[Finding]| {
+                    fs.iter()
+                        .take(max_findings)
+                        .map(Finding::full_id)
+                        .collect::<Vec<_>>()
+                };
+                json!({
+                    "backend": "external",
+                    "version": version,
+                    "agrees": check.agrees(),
+                    "only_native": ids(&check.only_native),
+                    "only_external": ids(&check.only_external),
+                    "errors": run.errors,
+                })
+            }
+            Err(e) => json!({"backend": "external", "version": version, "error": e.to_string()}),
+        })
+    }
+}
+
+/// A successful call's result.
+fn ok_result(result: Map<String, Value>) -> ToolResult {
+    ToolResult {
+        content: Value::Object(result).to_string(),
+        ok: true,
+        error: None,
     }
 }
 
@@ -340,13 +606,7 @@ impl Episode for E2Episode {
                 &[("path", json!(path))],
             );
         }
-        let result = self
-            .analyzers
-            .tool_result(tool, self.lang, &self.content, self.max_findings);
-        ToolResult {
-            content: result.to_string(),
-            ok: true,
-            error: None,
-        }
+        self.analyzers
+            .tool_call(tool, self.lang, &self.content, self.max_findings)
     }
 }

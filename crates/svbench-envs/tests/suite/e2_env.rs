@@ -438,7 +438,7 @@ fn loader_reads_upstream_rows_and_names_bad_lines() {
 
     let live = env("v1", &["oracle=live"]);
     let mut examples = loaded.examples.clone();
-    relabel_live(&mut examples, &live);
+    relabel_live(&mut examples, &live).expect("native relabelling");
     let info = examples[1].info_value();
     assert_eq!(info["info"]["labelled_namespaces"], json!(["opa"]));
     assert!(info["info"]["violations"]

@@ -12,6 +12,7 @@ mod e1_policies;
 mod e1_reward;
 mod e1_zeek;
 mod e2_env;
+mod e2_external;
 mod e2_generate;
 mod e2_ids;
 mod e2_parse;

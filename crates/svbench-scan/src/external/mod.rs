@@ -18,11 +18,14 @@
 //! - [`Semgrep`]: `semgrep scan --json --quiet --metrics=off --config <local rules> <file>`.
 //! - [`OpaCli`]: `opa eval --format=json --stdin-input -d <policies> <query>`, once per input.
 //! - [`crosscheck`]: per-file differences between native and external findings.
+//! - [`ExternalBackends`]: the binaries of one configuration, probed once and
+//!   run per file (shared by `svbench scan` and the E2 environment).
 //!
 //! Findings use the shared [`Finding`] model with the project severity from
 //! the native catalogues; the tool's own level is kept beside it in
 //! [`ExternalFinding::tool_severity`].
 
+mod backends;
 mod crosscheck;
 mod error;
 mod kube_linter;
@@ -38,6 +41,7 @@ use serde::Serialize;
 
 use crate::{Analysis, Finding, RuleInfo, ScanError, Severity, Tool};
 
+pub use backends::{ExternalBackends, ExternalRun, ProbeError};
 pub use crosscheck::{crosscheck, CrossCheck};
 pub use error::ExternalError;
 pub use kube_linter::{parse_kube_linter_json, KubeLinter};

@@ -23,7 +23,6 @@ use svbench_scan::Tool;
 
 use super::GlobalArgs;
 use crate::exit;
-use external::ExternalBackends;
 use inputs::{collect_inputs, read_capped, Input, Skipped};
 
 /// Exit code: findings were reported.
@@ -165,7 +164,7 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut post_patches: Vec<Option<PostPatch>> = Vec::new();
     let external = match backend {
         Backend::Native => None,
-        Backend::External | Backend::Crosscheck => Some(ExternalBackends::probe(
+        Backend::External | Backend::Crosscheck => Some(external::probe(
             &scanner.selected_tools(),
             args.semgrep_config.as_deref(),
             scanner.opa(),
