@@ -3,13 +3,10 @@
 use std::process::Command;
 
 fn main() {
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    // Empty when the source is not a git checkout (e.g. a release tarball):
+    // metadata then records null and the run manifest `unknown`.
+    let full = git(&["rev-parse", "HEAD"]);
+    let commit = git(&["rev-parse", "--short=12", "HEAD"]);
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
     let rustc_version = Command::new(rustc)
         .arg("--version")
@@ -18,6 +15,7 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     println!("cargo:rustc-env=SVBENCH_GIT_COMMIT={commit}");
+    println!("cargo:rustc-env=SVBENCH_GIT_SHA={full}");
     println!("cargo:rustc-env=SVBENCH_RUSTC_VERSION={rustc_version}");
     println!(
         "cargo:rustc-env=SVBENCH_TARGET={}",
@@ -25,4 +23,15 @@ fn main() {
     );
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     println!("cargo:rerun-if-changed=../../.git/refs");
+}
+
+/// Output of `git ARGS`, trimmed; empty if git is missing or fails.
+fn git(args: &[&str]) -> String {
+    Command::new("git")
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
 }

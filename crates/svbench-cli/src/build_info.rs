@@ -12,3 +12,9 @@ pub fn git_commit() -> Option<String> {
     let c = env!("SVBENCH_GIT_COMMIT");
     (!c.is_empty()).then(|| c.to_string())
 }
+
+/// Full commit of the source built, if it was built from a git checkout.
+pub fn git_sha() -> Option<String> {
+    let c = env!("SVBENCH_GIT_SHA");
+    (!c.is_empty()).then(|| c.to_string())
+}

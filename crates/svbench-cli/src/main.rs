@@ -25,11 +25,14 @@ struct Cli {
 enum Command {
     /// Evaluate a model or builtin policy on an environment.
     Eval(Box<cmd::eval::EvalArgs>),
-    /// Recompute summary.json and report.md from run directories.
+    /// Recompute summary.json, report.md and run_manifest.json from run directories.
     Report(cmd::report::ReportArgs),
     /// Generate, import and hash datasets.
     #[command(subcommand)]
     Data(cmd::data::DataCommand),
+    /// Validate run manifests (run_manifest.json).
+    #[command(subcommand)]
+    Manifest(cmd::manifest::ManifestCommand),
     /// Run the in-process config analyzers (kube-linter, semgrep, Rego) on files.
     Scan(cmd::scan::ScanArgs),
     /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => cmd::eval::run(*args, &cli.global),
         Command::Report(args) => cmd::report::run(args, &cli.global),
         Command::Data(args) => cmd::data::run(args, &cli.global),
+        Command::Manifest(args) => cmd::manifest::run(args, &cli.global),
         Command::Scan(args) => cmd::scan::run(args, &cli.global),
         Command::Bench(args) => cmd::bench::run(args, &cli.global),
     };

@@ -11,6 +11,7 @@ pub mod cost;
 pub mod example;
 pub mod extract;
 pub mod json;
+pub mod manifest;
 pub mod message;
 pub mod metrics;
 pub mod parse;

@@ -270,6 +270,10 @@ pub struct RunMetadata {
     pub num_examples: usize,
     /// Short commit of the svbench source built.
     pub git_commit: Option<String>,
+    /// Full commit of the svbench source built (null for a build without
+    /// git; absent in metadata written before svbench recorded it).
+    #[serde(default)]
+    pub git_sha: Option<String>,
     /// Kept for key compatibility with upstream (always null).
     pub python_version: Option<String>,
     /// Kept for key compatibility with upstream (always null).

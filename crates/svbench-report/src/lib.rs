@@ -3,7 +3,8 @@
 //! uses the network, never spawns processes and never re-parses answers: it
 //! reads the parse outcomes and reward components the run recorded.
 //!
-//! Entry points: [`report_run`] (write both files), [`check_run`]
+//! Entry points: [`report_run`] (write both files and `run_manifest.json`,
+//! harness §5.4), [`check_run`]
 //! (`report --check`: recompute and compare, write nothing) and
 //! [`build_report`] (compute without writing, e.g. for benchmarks).
 
@@ -11,6 +12,7 @@ pub mod build;
 pub mod e1;
 pub mod e2;
 pub mod error;
+pub mod manifest;
 pub mod markdown;
 pub mod read;
 pub mod schema;
@@ -19,11 +21,13 @@ pub mod write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use svbench_core::canonical::sha256_hex;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_core::summary::Summary;
 
 pub use build::BuildNotes;
 pub use error::ReportError;
+pub use manifest::MANIFEST_FILE;
 
 /// File name of the summary.
 pub const SUMMARY_FILE: &str = "summary.json";
@@ -68,6 +72,11 @@ pub struct ReportOutcome {
     pub report_path: PathBuf,
     /// The summary written.
     pub summary: Option<Summary>,
+    /// Path of `run_manifest.json`; `None` when the artifacts lack what a
+    /// manifest needs (see `manifest_gaps`).
+    pub manifest_path: Option<PathBuf>,
+    /// Why no manifest was written.
+    pub manifest_gaps: Option<manifest::ManifestGaps>,
 }
 
 /// The result of [`check_run`].
@@ -88,9 +97,14 @@ impl CheckOutcome {
 /// Computes the summary and Markdown report of the run in `run_dir`.
 pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
     let run = read::load_run(run_dir, opts.strict)?;
+    build_loaded(&run, opts)
+}
+
+fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
+    let run_dir = run.dir.as_path();
     let cfg = opts.bootstrap.unwrap_or_default();
     let timestamp = opts.timestamp.clone().unwrap_or_else(now);
-    match build::build_summary(&run, cfg, timestamp) {
+    match build::build_summary(run, cfg, timestamp) {
         Some((summary, notes)) => {
             let report_md = markdown::render(&summary, &run.info, &notes);
             let mut json =
@@ -109,17 +123,19 @@ pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport,
         None => Ok(BuiltReport {
             summary: None,
             summary_json: None,
-            report_md: markdown::render_empty(&run),
+            report_md: markdown::render_empty(run),
             notes: BuildNotes::default(),
         }),
     }
 }
 
 /// Recomputes `summary.json` and `report.md` for the run in `run_dir` and
-/// writes them atomically into `opts.out_dir` (default: the run directory).
-/// A run without any record gets a `report.md` saying so and no summary.
+/// writes them atomically into `opts.out_dir` (default: the run directory),
+/// followed by `run_manifest.json` listing them. A run without any record
+/// gets a `report.md` saying so and neither summary nor manifest.
 pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
-    let built = build_report(run_dir, opts)?;
+    let run = read::load_run(run_dir, opts.strict)?;
+    let built = build_loaded(&run, opts)?;
     let out = opts
         .out_dir
         .clone()
@@ -138,11 +154,55 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
     };
     let report_path = out.join(REPORT_FILE);
     write::write_atomic(&report_path, built.report_md.as_bytes())?;
+
+    let mut written = Vec::new();
+    if let (Some(p), Some(json)) = (&summary_path, &built.summary_json) {
+        written.push(manifest::WrittenFile {
+            role: "summary",
+            path: p.clone(),
+            sha256: sha256_hex(json.as_bytes()),
+        });
+    }
+    written.push(manifest::WrittenFile {
+        role: "report",
+        path: report_path.clone(),
+        sha256: sha256_hex(built.report_md.as_bytes()),
+    });
+    let (manifest_path, manifest_gaps) = write_manifest(&run, &out, &written)?;
     Ok(ReportOutcome {
         summary_path,
         report_path,
         summary: built.summary,
+        manifest_path,
+        manifest_gaps,
     })
+}
+
+/// Writes `run_manifest.json` into `out` when the artifacts hold every
+/// value it needs.
+fn write_manifest(
+    run: &read::LoadedRun,
+    out: &Path,
+    written: &[manifest::WrittenFile],
+) -> Result<(Option<PathBuf>, Option<manifest::ManifestGaps>), ReportError> {
+    let meta_path = run.dir.join("metadata.json");
+    let bytes = std::fs::read(&meta_path).map_err(|source| ReportError::Read {
+        path: meta_path.clone(),
+        source,
+    })?;
+    let meta: serde_json::Map<String, Value> =
+        serde_json::from_slice(&bytes).map_err(|e| ReportError::Metadata {
+            path: meta_path.clone(),
+            message: format!("not a JSON object: {e}"),
+        })?;
+    match manifest::build_manifest(run, &meta, &sha256_hex(&bytes), out, written) {
+        Ok(m) => {
+            let p = out.join(MANIFEST_FILE);
+            write::write_atomic(&p, manifest::manifest_json(&m).as_bytes())?;
+            Ok((Some(p), None))
+        }
+        Err(gaps) => Ok((None, Some(gaps))),
+    }
 }
 
 /// `report --check`: recomputes the summary and compares it with the

@@ -3,18 +3,21 @@
 
 use schemars::JsonSchema;
 use serde_json::Value;
+use svbench_core::manifest::RunManifest;
 use svbench_core::record::{ResultRecord, RunMetadata};
 use svbench_core::summary::Summary;
 
 /// Artifacts with a generated schema.
-pub const SCHEMA_NAMES: [&str; 3] = ["summary", "metadata", "result"];
+pub const SCHEMA_NAMES: [&str; 4] = ["summary", "metadata", "result", "manifest"];
 
-/// The schema of an artifact by name (`summary`, `metadata`, `result`).
+/// The schema of an artifact by name (`summary`, `metadata`, `result`,
+/// `manifest`).
 pub fn schema(name: &str) -> Option<Value> {
     match name {
         "summary" => Some(generate::<Summary>()),
         "metadata" => Some(generate::<RunMetadata>()),
         "result" => Some(generate::<ResultRecord>()),
+        "manifest" => Some(generate::<RunManifest>()),
         _ => None,
     }
 }

@@ -108,3 +108,67 @@ fn e1_summary_validates_against_upstream_shape() {
     bad["n_examples"] = serde_json::json!(0);
     assert!(!validator.is_valid(&bad));
 }
+
+#[test]
+fn produced_manifest_validates() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut meta = metadata("v1");
+    let hex = |c: char| c.to_string().repeat(64);
+    meta["dataset_revision"] = Value::from(format!("sha256:{}", hex('a')));
+    meta["dataset_sha256"] = Value::from(hex('a'));
+    meta["reward_config_hash"] = Value::from(format!("sha256:{}", hex('e')));
+    meta["git_sha"] = Value::from("0123456789abcdef0123456789abcdef01234567");
+    let recs = sample_records();
+    let dir = write_run(tmp.path(), "run", &meta, &recs);
+    let opts = ReportOptions {
+        timestamp: Some(TS.to_string()),
+        ..ReportOptions::default()
+    };
+    let out = report_run(&dir, &opts).expect("report");
+    let path = out.manifest_path.expect("a manifest is written");
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+    validate("manifest", &manifest);
+    assert!(svbench_report::manifest::validate_manifest(&manifest).is_empty());
+    assert_eq!(manifest["reward_config_id"], "e1:v1");
+    assert_eq!(manifest["git_sha"], meta["git_sha"]);
+    // A builtin run: policy plus the svbench version that ran it.
+    assert_eq!(
+        manifest["model_revision_or_digest"],
+        "builtin:heuristic+svbench-0.1.0"
+    );
+
+    // The hosted rule is part of the schema.
+    let mut hosted = manifest.clone();
+    hosted["platform_mode"] = Value::from("hosted");
+    let problems = svbench_report::manifest::validate_manifest(&hosted);
+    assert!(problems.iter().any(|p| p.contains("team")), "{problems:?}");
+    for k in [
+        "prime_run_id",
+        "team",
+        "compute_profile",
+        "platform_image",
+        "adapter_id",
+    ] {
+        hosted[k] = Value::from("x");
+    }
+    assert!(svbench_report::manifest::validate_manifest(&hosted).is_empty());
+    hosted["team"] = Value::from("");
+    assert!(!svbench_report::manifest::validate_manifest(&hosted).is_empty());
+}
+
+#[test]
+fn runs_without_provenance_get_no_manifest() {
+    // An upstream-style run: metadata without budgets or hashes.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let meta = serde_json::json!({"environment": "e1", "model": "m", "run_id": "u"});
+    let dir = write_run(tmp.path(), "run", &meta, &sample_records());
+    let out = report_run(&dir, &ReportOptions::default()).expect("report");
+    assert!(out.manifest_path.is_none());
+    let gaps = out.manifest_gaps.expect("gaps named");
+    assert!(
+        gaps.missing.iter().any(|m| m == "dataset_revision"),
+        "{gaps}"
+    );
+    assert!(!dir.join("run_manifest.json").exists());
+}

@@ -1006,6 +1006,7 @@ fn new_metadata(
         timestamp: now.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         num_examples: p.data.examples.len(),
         git_commit: build_info::git_commit(),
+        git_sha: build_info::git_sha(),
         python_version: None,
         verifiers_version: None,
         svbench_version: build_info::VERSION.into(),
@@ -1066,7 +1067,8 @@ fn new_metadata(
     }
 }
 
-/// Writes summary.json and report.md for a finished (or stopped) run.
+/// Writes summary.json, report.md and run_manifest.json for a finished (or
+/// stopped) run, after a fresh run and after `--resume` alike.
 fn write_report(dir: &Path) -> anyhow::Result<()> {
     svbench_report::report_run(dir, &svbench_report::ReportOptions::default())
         .with_context(|| format!("writing the report of {}", dir.display()))?;

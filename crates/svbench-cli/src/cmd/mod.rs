@@ -7,6 +7,7 @@ pub mod bench_scan;
 pub mod data;
 pub mod eval;
 pub mod eval_agent;
+pub mod manifest;
 pub mod report;
 pub mod scan;
 

@@ -1,5 +1,5 @@
-//! `svbench report`: recompute `summary.json` and `report.md` from run
-//! directories (harness §1.2, §4).
+//! `svbench report`: recompute `summary.json`, `report.md` and
+//! `run_manifest.json` from run directories (harness §1.2, §4, §5.4).
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +106,13 @@ fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
         println!("{}", p.display());
     }
     println!("{}", outcome.report_path.display());
+    match (&outcome.manifest_path, &outcome.manifest_gaps) {
+        (Some(p), _) => println!("{}", p.display()),
+        (None, Some(gaps)) if outcome.summary.is_some() => {
+            eprintln!("warning: {}: no run_manifest.json: {gaps}", dir.display())
+        }
+        _ => {}
+    }
     Ok(exit::OK)
 }
 

@@ -58,7 +58,7 @@ pub struct RecordView {
     /// Token usage.
     #[serde(default)]
     pub usage: Usage,
-    /// Per-call records (only `cached` is read).
+    /// Per-call records (`cached`, `response_model`, `system_fingerprint`).
     #[serde(default)]
     pub requests: Vec<RequestView>,
     /// Sample wall time.
@@ -176,12 +176,19 @@ impl MetaView {
     }
 }
 
-/// A per-call record, reduced to the cache flag.
+/// A per-call record, reduced to the cache flag and the observed model
+/// revision (for the run manifest).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct RequestView {
     /// Answered from the cache.
     #[serde(default)]
     pub cached: bool,
+    /// Response `model` as reported.
+    #[serde(default)]
+    pub response_model: Option<String>,
+    /// Response `system_fingerprint` as reported.
+    #[serde(default)]
+    pub system_fingerprint: Option<String>,
 }
 
 /// A per-sample error, reduced to its kind.
