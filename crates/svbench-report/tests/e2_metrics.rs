@@ -386,7 +386,10 @@ fn micro_per_rule_and_profile_extensions() {
     assert!(e2["ci95"]["f1_weighted"].is_array());
     // One of the two provided patches applied: every resample lies in [0, 1].
     let ps = &e2["ci95"]["patch_success_rate"];
-    assert!(ps[0].as_f64().unwrap() >= 0.0 && ps[1].as_f64().unwrap() <= 1.0, "{ps}");
+    assert!(
+        ps[0].as_f64().unwrap() >= 0.0 && ps[1].as_f64().unwrap() <= 1.0,
+        "{ps}"
+    );
     assert!(e2["policy_label"].is_null());
 
     for heading in [

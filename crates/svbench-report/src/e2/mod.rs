@@ -22,6 +22,10 @@ pub struct E2Input {
     by_lang: BTreeMap<&'static str, (u64, UpstreamAcc, ExtensionsAcc)>,
 }
 
+/// Bootstrap intervals of `f1_weighted` and `patch_success_rate` (each
+/// `None` when not finite).
+pub type E2Intervals = (Option<[f64; 2]>, Option<[f64; 2]>);
+
 /// What the summary takes from E2.
 #[derive(Debug, Clone)]
 pub struct E2Report {
@@ -49,11 +53,7 @@ impl E2Input {
     /// The finished metrics. `ci95` holds the bootstrap intervals of
     /// `f1_weighted` and `patch_success_rate` (`None` without a scored
     /// record); `policy_label` names an oracle run.
-    pub fn finish(
-        &self,
-        ci95: Option<(Option<[f64; 2]>, Option<[f64; 2]>)>,
-        policy_label: Option<String>,
-    ) -> E2Report {
+    pub fn finish(&self, ci95: Option<E2Intervals>, policy_label: Option<String>) -> E2Report {
         E2Report {
             metrics: self.all.metrics(),
             severity_breakdown: self.all.severity_breakdown(),
