@@ -12,6 +12,8 @@ pub const USAGE: u8 = 2;
 pub const DATA: u8 = 3;
 /// Run aborted.
 pub const ABORTED: u8 = 4;
+/// Refused: the runs given to `compare` do not match.
+pub const REFUSED: u8 = 5;
 /// Check failed.
 pub const CHECK_FAILED: u8 = 6;
 /// Interrupted; the run is resumable.

@@ -37,6 +37,10 @@ enum Command {
     Scan(cmd::scan::ScanArgs),
     /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
     Bench(cmd::bench::BenchArgs),
+    /// Merge runs into `<env>_scoreboard.json` and `.md`.
+    Scoreboard(cmd::scoreboard::ScoreboardArgs),
+    /// Paired comparison of two runs on the same examples.
+    Compare(cmd::compare::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,8 @@ fn main() -> ExitCode {
         Command::Manifest(args) => cmd::manifest::run(args, &cli.global),
         Command::Scan(args) => cmd::scan::run(args, &cli.global),
         Command::Bench(args) => cmd::bench::run(args, &cli.global),
+        Command::Scoreboard(args) => cmd::scoreboard::run(args, &cli.global),
+        Command::Compare(args) => cmd::compare::run(args, &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -7,6 +7,7 @@
 //! primitives.
 
 pub mod canonical;
+pub mod compare;
 pub mod cost;
 pub mod example;
 pub mod extract;
@@ -18,6 +19,7 @@ pub mod parse;
 pub mod record;
 pub mod reward;
 pub mod reward_config;
+pub mod scoreboard;
 pub mod summary;
 
 pub use example::Example;

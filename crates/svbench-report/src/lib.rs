@@ -9,6 +9,7 @@
 //! [`build_report`] (compute without writing, e.g. for benchmarks).
 
 pub mod build;
+pub mod compare;
 pub mod e1;
 pub mod e2;
 pub mod error;
@@ -16,6 +17,7 @@ pub mod manifest;
 pub mod markdown;
 pub mod read;
 pub mod schema;
+pub mod scoreboard;
 pub mod write;
 
 use std::path::{Path, PathBuf};

@@ -3,21 +3,31 @@
 
 use schemars::JsonSchema;
 use serde_json::Value;
+use svbench_core::compare::Comparison;
 use svbench_core::manifest::RunManifest;
 use svbench_core::record::{ResultRecord, RunMetadata};
+use svbench_core::scoreboard::Scoreboard;
 use svbench_core::summary::Summary;
 
 /// Artifacts with a generated schema.
-pub const SCHEMA_NAMES: [&str; 4] = ["summary", "metadata", "result", "manifest"];
+pub const SCHEMA_NAMES: [&str; 6] = [
+    "summary",
+    "metadata",
+    "result",
+    "manifest",
+    "scoreboard",
+    "compare",
+];
 
-/// The schema of an artifact by name (`summary`, `metadata`, `result`,
-/// `manifest`).
+/// The schema of an artifact by name (see [`SCHEMA_NAMES`]).
 pub fn schema(name: &str) -> Option<Value> {
     match name {
         "summary" => Some(generate::<Summary>()),
         "metadata" => Some(generate::<RunMetadata>()),
         "result" => Some(generate::<ResultRecord>()),
         "manifest" => Some(generate::<RunManifest>()),
+        "scoreboard" => Some(generate::<Scoreboard>()),
+        "compare" => Some(generate::<Comparison>()),
         _ => None,
     }
 }

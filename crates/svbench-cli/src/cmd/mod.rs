@@ -4,12 +4,14 @@ pub mod bench;
 pub mod bench_e2;
 pub mod bench_rollouts;
 pub mod bench_scan;
+pub mod compare;
 pub mod data;
 pub mod eval;
 pub mod eval_agent;
 pub mod manifest;
 pub mod report;
 pub mod scan;
+pub mod scoreboard;
 
 use std::path::PathBuf;
 

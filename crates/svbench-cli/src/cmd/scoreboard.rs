@@ -1,0 +1,130 @@
+//! `svbench scoreboard --env e1|e2 RUN_DIR...`: one entry per run, merged
+//! into `<env>_scoreboard.json` and `.md` (harness §5.1).
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use svbench_report::scoreboard::{self, BoardEnv, ScoreboardError};
+
+use super::GlobalArgs;
+use crate::exit;
+
+/// Arguments of `svbench scoreboard`.
+#[derive(Debug, Args)]
+pub struct ScoreboardArgs {
+    /// Environment of the scoreboard: e1 or e2 (aliases accepted).
+    #[arg(long, value_name = "ENV")]
+    pub env: String,
+    /// Run directories (each holding metadata.json and results.jsonl).
+    #[arg(value_name = "RUN_DIR")]
+    pub run_dirs: Vec<PathBuf>,
+    /// Also take every run directory under ROOT whose environment matches.
+    #[arg(long, value_name = "ROOT")]
+    pub discover: Vec<PathBuf>,
+    /// Directory of `<env>_scoreboard.json` and `.md`.
+    #[arg(long, value_name = "DIR", default_value = "bench/scoreboards")]
+    pub out_dir: PathBuf,
+    /// Recompute the given runs' entries and compare them with the file;
+    /// exit 6 if any is missing or differs. Writes nothing.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
+    let env = BoardEnv::parse(&args.env).ok_or_else(|| {
+        exit::usage(format!(
+            "--env {}: scoreboards exist for e1 and e2",
+            args.env
+        ))
+    })?;
+    let mut runs = args.run_dirs.clone();
+    for root in &args.discover {
+        runs.extend(discover(root, env)?);
+    }
+    runs.sort();
+    runs.dedup();
+    if runs.is_empty() {
+        return Err(exit::usage(
+            "no run directory given (pass RUN_DIR... or --discover ROOT)",
+        ));
+    }
+    if args.check {
+        let differences = scoreboard::check(env, &runs, &args.out_dir).map_err(coded)?;
+        let path = env.json_path(&args.out_dir);
+        if differences.is_empty() {
+            eprintln!(
+                "✓ {}: the entries of {} run(s) match the recomputation",
+                path.display(),
+                runs.len()
+            );
+            return Ok(exit::OK);
+        }
+        eprintln!(
+            "✗ {}: entries differ from the recomputation:",
+            path.display()
+        );
+        for d in &differences {
+            eprintln!("  {d}");
+        }
+        return Ok(exit::CHECK_FAILED);
+    }
+    let out = scoreboard::update(env, &runs, &args.out_dir).map_err(coded)?;
+    eprintln!(
+        "{} run(s) scored; the board holds {} entr{}",
+        runs.len(),
+        out.entries,
+        if out.entries == 1 { "y" } else { "ies" }
+    );
+    println!("{}", out.json_path.display());
+    println!("{}", out.md_path.display());
+    Ok(exit::OK)
+}
+
+/// Input problems exit 3 (a run that cannot be read) or 2 (runs that do
+/// not belong on this board); failed writes exit 1.
+fn coded(e: ScoreboardError) -> anyhow::Error {
+    match &e {
+        ScoreboardError::WrongEnvironment { .. } | ScoreboardError::DuplicateRunId { .. } => {
+            exit::usage(e.to_string())
+        }
+        ScoreboardError::Run { source, .. } if source.is_input_error() => exit::data(e.to_string()),
+        ScoreboardError::Empty(_) | ScoreboardError::BadFile { .. } => exit::data(e.to_string()),
+        _ => anyhow::Error::new(e),
+    }
+}
+
+/// Run directories under `root` (any depth, byte order) whose
+/// `metadata.json` names `env`.
+fn discover(root: &Path, env: BoardEnv) -> anyhow::Result<Vec<PathBuf>> {
+    if !root.is_dir() {
+        return Err(exit::data(format!(
+            "--discover {}: not a directory",
+            root.display()
+        )));
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let meta = dir.join("metadata.json");
+        if meta.is_file() {
+            let environment = std::fs::read(&meta)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+                .and_then(|v| v.get("environment")?.as_str().map(str::to_string));
+            if environment.as_deref().and_then(BoardEnv::parse) == Some(env) {
+                found.push(dir);
+            }
+            continue;
+        }
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| exit::data(format!("--discover: cannot read {}: {e}", dir.display())))?;
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}

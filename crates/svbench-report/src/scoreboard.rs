@@ -1,0 +1,458 @@
+//! Scoreboards (harness §5.1): one entry per run, computed from the run's
+//! artifacts by this library (summaries recomputed, analyzers never run),
+//! merged into `<env>_scoreboard.json` and rendered as Markdown.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use svbench_core::scoreboard::{E1Entry, E2Entry, EntryCommon, Scoreboard, ScoreboardEntry};
+use svbench_core::summary::{Summary, SummaryMetrics};
+
+use crate::error::ReportError;
+use crate::read::{E1_NAME, E2_NAME};
+use crate::{build_report, write, ReportOptions};
+
+/// Which environment a scoreboard covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardEnv {
+    /// `e1_scoreboard.json`.
+    E1,
+    /// `e2_scoreboard.json`.
+    E2,
+}
+
+impl BoardEnv {
+    /// From `e1`/`e2` or a canonical or short environment name.
+    pub fn parse(name: &str) -> Option<BoardEnv> {
+        match crate::read::canonical_environment(name).0.as_str() {
+            E1_NAME => Some(BoardEnv::E1),
+            E2_NAME => Some(BoardEnv::E2),
+            _ => None,
+        }
+    }
+
+    /// `e1` / `e2`.
+    pub fn alias(self) -> &'static str {
+        match self {
+            BoardEnv::E1 => "e1",
+            BoardEnv::E2 => "e2",
+        }
+    }
+
+    fn canonical(self) -> &'static str {
+        match self {
+            BoardEnv::E1 => E1_NAME,
+            BoardEnv::E2 => E2_NAME,
+        }
+    }
+
+    /// `<alias>_scoreboard.json` in `dir`.
+    pub fn json_path(self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}_scoreboard.json", self.alias()))
+    }
+
+    /// `<alias>_scoreboard.md` in `dir`.
+    pub fn md_path(self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}_scoreboard.md", self.alias()))
+    }
+}
+
+/// Why a scoreboard could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreboardError {
+    /// A run's report could not be computed.
+    #[error("{}: {source}", path.display())]
+    Run {
+        /// The run directory.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: ReportError,
+    },
+    /// A run has no record, so no summary.
+    #[error("{}: the run has no result record, so it has no scoreboard entry", .0.display())]
+    Empty(PathBuf),
+    /// A run of another environment.
+    #[error("{}: a run of `{found}`, not of `{expected}`", path.display())]
+    WrongEnvironment {
+        /// The run directory.
+        path: PathBuf,
+        /// Its environment.
+        found: String,
+        /// The scoreboard's.
+        expected: String,
+    },
+    /// Two given runs share a run id.
+    #[error("runs {} and {} share run id `{run_id}`", first.display(), second.display())]
+    DuplicateRunId {
+        /// The run id.
+        run_id: String,
+        /// One run directory.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+    },
+    /// The existing scoreboard file is not a scoreboard.
+    #[error("{}: not a scoreboard: {message}", path.display())]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The entry of one summary, or `None` when the summary belongs to another
+/// environment.
+pub fn entry_of(summary: &Summary) -> Option<ScoreboardEntry> {
+    let baseline = summary
+        .metadata
+        .baseline_name
+        .clone()
+        .unwrap_or_else(|| summary.model.clone());
+    let common = |ci95: BTreeMap<String, [f64; 2]>| EntryCommon {
+        parse_failure_rate: summary.validity.parse_failure_rate,
+        error_rate: summary.validity.error_rate,
+        dataset_sha256: summary.dataset_sha256.clone(),
+        split: summary.split.clone(),
+        reward_profile: summary.reward_profile.clone(),
+        reward_mean: summary.reward.mean,
+        svbench_version: summary.svbench_version.clone(),
+        run_finished_at: summary.run_finished_at.clone(),
+        ci95,
+    };
+    let dataset = summary.dataset.clone().unwrap_or_default();
+    match &summary.metrics {
+        SummaryMetrics::E1(m) => {
+            let mut ci95 = BTreeMap::new();
+            if let Some(ci) = summary.e1.as_ref().and_then(|e| e.ci95.as_ref()) {
+                ci95.insert("acc".to_string(), ci.accuracy);
+                ci95.insert("f1".to_string(), ci.f1);
+            }
+            Some(ScoreboardEntry::E1(E1Entry {
+                baseline,
+                model: summary.model.clone(),
+                dataset,
+                n: summary.n_examples,
+                acc: m.detection.accuracy,
+                f1: m.detection.f1,
+                ece: m.calibration.ece,
+                abstain: m.abstention.abstain_rate,
+                cost_acc: m.cost.cost_weighted_accuracy,
+                run_id: summary.run_id.clone(),
+                common: common(ci95),
+            }))
+        }
+        SummaryMetrics::E2(m) => {
+            let mut ci95 = BTreeMap::new();
+            if let Some(ci) = summary.e2.as_ref().and_then(|e| e.ci95.as_ref()) {
+                ci95.insert("f1".to_string(), ci.f1_weighted);
+                if let Some(p) = ci.patch_success_rate {
+                    ci95.insert("patch_success".to_string(), p);
+                }
+            }
+            Some(ScoreboardEntry::E2(E2Entry {
+                baseline,
+                model: summary.model.clone(),
+                dataset,
+                n: summary.n_examples,
+                f1: m.finding_quality.f1_weighted,
+                f1_pos: m.finding_quality.f1_weighted_positive_only,
+                patch_success: m.patch.patch_success_rate,
+                clean_pass: m.episode.clean_pass_rate,
+                fp_clean: m.episode.false_positive_rate_on_clean,
+                run_id: summary.run_id.clone(),
+                common: common(ci95),
+            }))
+        }
+        SummaryMetrics::Generic(_) => None,
+    }
+}
+
+/// Computes the entries of `runs` (recomputing each summary with the
+/// default bootstrap settings). Two runs with one run id are an error.
+pub fn entries(env: BoardEnv, runs: &[PathBuf]) -> Result<Vec<ScoreboardEntry>, ScoreboardError> {
+    let mut out = Vec::with_capacity(runs.len());
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let opts = ReportOptions {
+        // The entry holds no generation time; fix it so nothing reads a clock.
+        timestamp: Some("1970-01-01T00:00:00Z".to_string()),
+        ..ReportOptions::default()
+    };
+    for dir in runs {
+        let built = build_report(dir, &opts).map_err(|source| ScoreboardError::Run {
+            path: dir.clone(),
+            source,
+        })?;
+        let summary = built
+            .summary
+            .ok_or_else(|| ScoreboardError::Empty(dir.clone()))?;
+        if summary.environment != env.canonical() {
+            return Err(ScoreboardError::WrongEnvironment {
+                path: dir.clone(),
+                found: summary.environment.clone(),
+                expected: env.canonical().to_string(),
+            });
+        }
+        if let Some(first) = seen.insert(summary.run_id.clone(), dir.clone()) {
+            return Err(ScoreboardError::DuplicateRunId {
+                run_id: summary.run_id.clone(),
+                first,
+                second: dir.clone(),
+            });
+        }
+        let entry = entry_of(&summary).ok_or_else(|| ScoreboardError::WrongEnvironment {
+            path: dir.clone(),
+            found: summary.environment.clone(),
+            expected: env.canonical().to_string(),
+        })?;
+        out.push(entry);
+    }
+    Ok(out)
+}
+
+/// Reads an existing scoreboard (`None` when the file does not exist).
+pub fn read_board(path: &Path) -> Result<Option<Scoreboard>, ScoreboardError> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| ScoreboardError::BadFile {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ScoreboardError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Merges `fresh` into `existing`: entries of other runs are kept, an entry
+/// with the run id of a fresh one is replaced; the result is sorted.
+pub fn merge(existing: Scoreboard, fresh: Vec<ScoreboardEntry>) -> Scoreboard {
+    let ids: BTreeSet<String> = fresh.iter().map(|e| e.run_id().to_string()).collect();
+    let mut board: Scoreboard = existing
+        .into_iter()
+        .filter(|e| !ids.contains(e.run_id()))
+        .chain(fresh)
+        .collect();
+    board.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    board
+}
+
+/// The JSON text of a board (pretty, trailing newline).
+pub fn board_json(board: &Scoreboard) -> String {
+    let mut s = serde_json::to_string_pretty(board).expect("scoreboard entries serialise");
+    s.push('\n');
+    s
+}
+
+fn num(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_else(|| "—".to_string())
+}
+
+fn ci(c: &EntryCommon, key: &str) -> String {
+    c.ci95
+        .get(key)
+        .map(|[l, h]| format!("[{}, {}]", num(*l), num(*h)))
+        .unwrap_or_else(|| "—".to_string())
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The Markdown rendering: three decimals, the latest `run_finished_at` as
+/// the date (never today's).
+pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
+    let latest = board
+        .iter()
+        .filter_map(|e| e.common().run_finished_at.as_deref())
+        .max()
+        .unwrap_or("—");
+    let mut s = format!(
+        "# {} scoreboard\n\nLatest run finished {latest}. {} run(s); generated by svbench from run artifacts (`svbench scoreboard --env {}`).\n\n",
+        env.alias().to_uppercase(),
+        board.len(),
+        env.alias()
+    );
+    match env {
+        BoardEnv::E1 => {
+            s.push_str("| baseline | model | dataset | n | acc | acc 95 % CI | f1 | f1 95 % CI | ece | abstain | cost_acc | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+            for e in board {
+                if let ScoreboardEntry::E1(x) = e {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+                        cell(&x.baseline),
+                        cell(&x.model),
+                        cell(&x.dataset),
+                        x.n,
+                        num(x.acc),
+                        ci(&x.common, "acc"),
+                        num(x.f1),
+                        ci(&x.common, "f1"),
+                        num(x.ece),
+                        num(x.abstain),
+                        num(x.cost_acc),
+                        opt(x.common.parse_failure_rate),
+                        opt(x.common.error_rate),
+                        cell(&x.run_id)
+                    );
+                }
+            }
+        }
+        BoardEnv::E2 => {
+            s.push_str("| baseline | model | dataset | n | f1 | f1 95 % CI | f1_pos | patch_success | patch 95 % CI | clean_pass | fp_clean | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---|\n");
+            for e in board {
+                if let ScoreboardEntry::E2(x) = e {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+                        cell(&x.baseline),
+                        cell(&x.model),
+                        cell(&x.dataset),
+                        x.n,
+                        num(x.f1),
+                        ci(&x.common, "f1"),
+                        num(x.f1_pos),
+                        num(x.patch_success),
+                        ci(&x.common, "patch_success"),
+                        num(x.clean_pass),
+                        num(x.fp_clean),
+                        opt(x.common.parse_failure_rate),
+                        opt(x.common.error_rate),
+                        cell(&x.run_id)
+                    );
+                }
+            }
+            s.push_str("\n`f1` is upstream's averaged weighted F1, where a clean item answered `[]` counts 0; `f1_pos` (items with findings) and `clean_pass` are the fair readings.\n");
+        }
+    }
+    s
+}
+
+/// What [`update`] wrote.
+#[derive(Debug, Clone)]
+pub struct UpdateOutcome {
+    /// The JSON file.
+    pub json_path: PathBuf,
+    /// The Markdown file.
+    pub md_path: PathBuf,
+    /// Entries in the board after the update.
+    pub entries: usize,
+}
+
+/// Computes the entries of `runs` and merges them into the scoreboard in
+/// `out_dir` (created if needed), writing JSON and Markdown atomically.
+pub fn update(
+    env: BoardEnv,
+    runs: &[PathBuf],
+    out_dir: &Path,
+) -> Result<UpdateOutcome, ScoreboardError> {
+    let fresh = entries(env, runs)?;
+    let json_path = env.json_path(out_dir);
+    let existing = read_board(&json_path)?.unwrap_or_default();
+    let board = merge(existing, fresh);
+    std::fs::create_dir_all(out_dir).map_err(|source| ScoreboardError::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: ReportError| match e {
+            ReportError::Write { source, .. } => ScoreboardError::Io { path, source },
+            other => ScoreboardError::Run {
+                path,
+                source: other,
+            },
+        }
+    };
+    write::write_atomic(&json_path, board_json(&board).as_bytes()).map_err(io(&json_path))?;
+    let md_path = env.md_path(out_dir);
+    write::write_atomic(&md_path, board_markdown(env, &board).as_bytes()).map_err(io(&md_path))?;
+    Ok(UpdateOutcome {
+        json_path,
+        md_path,
+        entries: board.len(),
+    })
+}
+
+/// `scoreboard --check`: recomputes the entries of `runs` and lists every
+/// run whose entry in the file is missing or differs (empty = passed).
+pub fn check(
+    env: BoardEnv,
+    runs: &[PathBuf],
+    out_dir: &Path,
+) -> Result<Vec<String>, ScoreboardError> {
+    let fresh = entries(env, runs)?;
+    let json_path = env.json_path(out_dir);
+    let bytes = match std::fs::read(&json_path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(vec![format!("{} is missing", json_path.display())]);
+        }
+        Err(source) => {
+            return Err(ScoreboardError::Io {
+                path: json_path,
+                source,
+            })
+        }
+    };
+    // Compare as JSON values read by the same parser, so float formatting
+    // cannot introduce differences.
+    let file: Vec<Value> =
+        serde_json::from_slice(&bytes).map_err(|e| ScoreboardError::BadFile {
+            path: json_path.clone(),
+            message: e.to_string(),
+        })?;
+    let mut differences = Vec::new();
+    for entry in fresh {
+        let id = entry.run_id().to_string();
+        let recomputed: Value =
+            serde_json::from_str(&serde_json::to_string(&entry).expect("serialises"))
+                .expect("re-reads");
+        match file
+            .iter()
+            .find(|v| v.get("run_id").and_then(Value::as_str) == Some(&id))
+        {
+            None => differences.push(format!("run {id}: no entry in {}", json_path.display())),
+            Some(v) if *v != recomputed => {
+                let fields: Vec<String> = recomputed
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, x)| v.get(k.as_str()) != Some(x))
+                    .map(|(k, x)| {
+                        format!(
+                            "{k}: file has {}, recomputed {x}",
+                            v.get(k.as_str())
+                                .map_or("nothing".to_string(), Value::to_string)
+                        )
+                    })
+                    .collect();
+                differences.push(format!("run {id}: {}", fields.join("; ")));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(differences)
+}
