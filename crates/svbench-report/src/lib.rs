@@ -14,6 +14,7 @@ pub mod e1;
 pub mod e2;
 pub mod error;
 pub mod manifest;
+pub mod plots;
 pub mod markdown;
 pub mod read;
 pub mod schema;
