@@ -13,6 +13,7 @@ pub mod compare;
 pub mod e1;
 pub mod e2;
 pub mod error;
+pub mod html;
 pub mod manifest;
 pub mod plots;
 pub mod markdown;

@@ -1,0 +1,525 @@
+//! Assembles the HTML document: summary, plots, embedded sample data, and
+//! the inline stylesheet and script.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+use svbench_core::summary::Summary;
+
+use super::samples::{Grading, Outcome, Samples};
+use crate::plots::Plot;
+
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
+
+/// What the page is built from.
+pub(super) struct Inputs<'a> {
+    pub environment: &'a str,
+    pub grading: Grading,
+    pub summary: Option<&'a Summary>,
+    pub report_md: &'a str,
+    pub plots: &'a [Plot],
+    pub samples: &'a Samples,
+    pub max_transcripts: usize,
+}
+
+/// The document.
+pub(super) fn render(inp: &Inputs) -> String {
+    let samples = &inp.samples.samples;
+    let with_detail = transcript_set(inp);
+    let capacity = 64 * 1024
+        + samples.len() * 160
+        + inp.samples.messages.iter().map(String::len).sum::<usize>()
+        + with_detail
+            .iter()
+            .zip(samples)
+            .filter(|(d, _)| **d)
+            .map(|(_, s)| s.detail.len() + 32)
+            .sum::<usize>()
+        + inp.plots.iter().map(|p| p.svg.len()).sum::<usize>()
+        + inp.report_md.len();
+    let mut out = String::with_capacity(capacity);
+    let run_id = inp.summary.map(|s| s.run_id.as_str()).unwrap_or("");
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        out,
+        "<title>svbench report · {} · {}</title>",
+        esc(inp.environment),
+        esc(run_id)
+    );
+    out.push_str("<style>\n");
+    out.push_str(CSS);
+    out.push_str("</style>\n</head>\n<body>\n");
+    summary_section(&mut out, inp);
+    plots_section(&mut out, inp.plots);
+    samples_section(&mut out, inp, &with_detail);
+    data_scripts(&mut out, inp, &with_detail);
+    out.push_str("<script>\n");
+    out.push_str(JS);
+    out.push_str("</script>\n</body>\n</html>\n");
+    out
+}
+
+/// Which samples carry a transcript: all of them up to the cap, else the
+/// cap filled by outcome priority (errors first, correct last), run order
+/// within an outcome.
+fn transcript_set(inp: &Inputs) -> Vec<bool> {
+    let samples = &inp.samples.samples;
+    if samples.len() <= inp.max_transcripts {
+        return vec![true; samples.len()];
+    }
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    order.sort_by_key(|&i| (samples[i].outcome, i));
+    let mut keep = vec![false; samples.len()];
+    for &i in order.iter().take(inp.max_transcripts) {
+        keep[i] = true;
+    }
+    keep
+}
+
+fn summary_section(out: &mut String, inp: &Inputs) {
+    out.push_str("<header>\n<h1>svbench report</h1>\n");
+    let s = inp.summary;
+    let _ = writeln!(
+        out,
+        "<p class=\"sub\">{} · {} · run <code>{}</code></p>\n</header>",
+        esc(inp.environment),
+        esc(s.map(|s| s.model.as_str()).unwrap_or("")),
+        esc(s.map(|s| s.run_id.as_str()).unwrap_or(""))
+    );
+    out.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n");
+    let warnings = warnings(inp);
+    if !warnings.is_empty() {
+        out.push_str("<ul class=\"warnings\" id=\"svb-warnings\">\n");
+        for w in &warnings {
+            let _ = writeln!(out, "<li>{}</li>", esc(w));
+        }
+        out.push_str("</ul>\n");
+    }
+    match s {
+        None => {
+            out.push_str(
+                "<p class=\"empty\">This run has no record: no <code>summary.json</code> was \
+                 written and there is nothing to browse.</p>\n",
+            );
+        }
+        Some(s) => summary_tables(out, s),
+    }
+    if !inp.report_md.is_empty() {
+        out.push_str("<details><summary>report.md</summary>\n<pre class=\"md\">");
+        out.push_str(&esc(inp.report_md));
+        out.push_str("</pre>\n</details>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// Plain-language warnings: the summary's, the reader's, and what the
+/// samples themselves show (zero samples, errors, mixed profiles).
+fn warnings(inp: &Inputs) -> Vec<String> {
+    let samples = &inp.samples.samples;
+    let mut list: Vec<String> = Vec::new();
+    if samples.is_empty() {
+        list.push("Zero samples: results.jsonl holds no record.".to_string());
+    }
+    if let Some(s) = inp.summary {
+        list.extend(s.warnings.iter().cloned());
+    }
+    list.extend(inp.samples.warnings.iter().cloned());
+    let errored = samples
+        .iter()
+        .filter(|s| s.outcome == Outcome::Error)
+        .count();
+    if errored > 0 {
+        list.push(format!(
+            "{errored} of {} samples errored; they have no reward and are excluded from the metrics.",
+            samples.len()
+        ));
+    }
+    let profiles: BTreeSet<&str> = samples
+        .iter()
+        .map(|s| s.reward_profile.as_str())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if profiles.len() > 1 {
+        list.push(format!(
+            "Mixed reward profiles in one run ({}): rewards are not comparable across them.",
+            profiles.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if samples.len() > inp.max_transcripts {
+        list.push(format!(
+            "{} samples: full transcripts are embedded for {} of them (errors, invalid, wrong, \
+             abstain, then correct, in run order); the others are listed without transcript.",
+            samples.len(),
+            inp.max_transcripts
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    list.retain(|w| seen.insert(w.clone()));
+    list
+}
+
+fn summary_tables(out: &mut String, s: &Summary) {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    let status = s
+        .run_status
+        .as_ref()
+        .and_then(|v| serde_json::to_value(v).ok())
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let run: Vec<(&str, String)> = vec![
+        ("environment", s.environment.clone()),
+        ("model", s.model.clone()),
+        ("dataset", opt(&s.dataset)),
+        ("split", opt(&s.split)),
+        ("reward profile", opt(&s.reward_profile)),
+        ("run status", status),
+        ("started", opt(&s.run_started_at)),
+        ("finished", opt(&s.run_finished_at)),
+        ("report generated", s.timestamp.clone()),
+        ("svbench", s.svbench_version.clone()),
+        ("records (n_examples)", s.n_examples.to_string()),
+    ];
+    out.push_str("<div class=\"tables\">\n");
+    kv_table(out, "Run", &run);
+    let counts = flatten(&serde_json::to_value(&s.counts).unwrap_or(Value::Null));
+    kv_table(out, "Counts", &counts);
+    let r = &s.reward;
+    let reward: Vec<(&str, String)> = vec![
+        ("scored (n)", r.n.to_string()),
+        ("mean", num_opt(r.mean)),
+        ("std", num_opt(r.std)),
+        (
+            "95% CI",
+            format!("{} – {}", num_opt(r.ci95_low), num_opt(r.ci95_high)),
+        ),
+        ("min", num_opt(r.min)),
+        ("max", num_opt(r.max)),
+    ];
+    kv_table(out, "Reward", &reward);
+    let validity = flatten(&serde_json::to_value(&s.validity).unwrap_or(Value::Null));
+    kv_table(out, "Validity", &validity);
+    let metrics = flatten(&serde_json::to_value(&s.metrics).unwrap_or(Value::Null));
+    kv_table(out, "Metrics", &metrics);
+    if !s.errors_by_kind.is_empty() {
+        let errors: Vec<(String, String)> = s
+            .errors_by_kind
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect();
+        kv_table(out, "Errors by kind", &errors);
+    }
+    out.push_str("</div>\n");
+}
+
+fn kv_table<K: AsRef<str>>(out: &mut String, title: &str, rows: &[(K, String)]) {
+    let _ = writeln!(
+        out,
+        "<table class=\"kv\"><caption>{}</caption><tbody>",
+        esc(title)
+    );
+    for (k, v) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            esc(k.as_ref()),
+            esc(v)
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// Scalars of a JSON value as `a.b.c → text` rows, in key order.
+fn flatten(v: &Value) -> Vec<(String, String)> {
+    fn walk(prefix: &str, v: &Value, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&key, x, out);
+                }
+            }
+            Value::Array(a) => out.push((prefix.to_string(), format!("[{} items]", a.len()))),
+            Value::Number(n) => out.push((prefix.to_string(), num(n.as_f64().unwrap_or(0.0)))),
+            Value::Null => out.push((prefix.to_string(), "—".to_string())),
+            Value::Bool(b) => out.push((prefix.to_string(), b.to_string())),
+            Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", v, &mut out);
+    out
+}
+
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn num_opt(x: Option<f64>) -> String {
+    x.map(num).unwrap_or_else(|| "—".to_string())
+}
+
+fn plots_section(out: &mut String, plots: &[Plot]) {
+    if plots.is_empty() {
+        return;
+    }
+    out.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n<div class=\"plots\">\n");
+    for p in plots {
+        let _ = write!(
+            out,
+            "<figure id=\"plot-{}\">",
+            esc(&p.name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+        );
+        // Inline SVG: drop any XML prolog or doctype before the root element.
+        let svg = p.svg.find("<svg").map_or(p.svg.as_str(), |i| &p.svg[i..]);
+        out.push_str(svg.trim_end());
+        let _ = writeln!(out, "<figcaption>{}</figcaption></figure>", esc(&p.title));
+    }
+    out.push_str("</div>\n</section>\n");
+}
+
+fn samples_section(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
+    let samples = &inp.samples.samples;
+    out.push_str("<section id=\"samples\">\n<h2>Samples</h2>\n");
+    out.push_str("<div class=\"controls\" id=\"svb-controls\">\n");
+    out.push_str("<div class=\"outcomes\" id=\"svb-outcomes\">");
+    let _ = write!(
+        out,
+        "<button type=\"button\" data-outcome=\"\" class=\"on\">all <span>{}</span></button>",
+        samples.len()
+    );
+    for o in Outcome::ALL {
+        let n = samples.iter().filter(|s| s.outcome == o).count();
+        if n == 0 && o == Outcome::Scored {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "<button type=\"button\" data-outcome=\"{0}\" class=\"o-{0}\">{0} <span>{1}</span></button>",
+            o.as_str(),
+            n
+        );
+    }
+    out.push_str("</div>\n");
+    out.push_str(
+        "<input type=\"search\" id=\"svb-q\" placeholder=\"search id, question, completion\" \
+         aria-label=\"search\">\n</div>\n",
+    );
+    let transcripts = with_detail.iter().filter(|d| **d).count();
+    let _ = writeln!(
+        out,
+        "<p class=\"legend\">{}{}</p>",
+        legend(inp.grading),
+        if transcripts < samples.len() {
+            format!(
+                " Transcripts embedded for {transcripts} of {} samples; search covers id and \
+                 preview for the others.",
+                samples.len()
+            )
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        out,
+        "<p class=\"status\" id=\"svb-status\">{} samples</p>",
+        samples.len()
+    );
+    let _ = writeln!(
+        out,
+        "<table class=\"list\" id=\"svb-list\" data-visible-count=\"{}\">\n<thead><tr><th>#</th>\
+         <th>example id</th><th>outcome</th><th>reward</th><th>preview</th></tr></thead>\n\
+         <tbody id=\"svb-rows\"></tbody>\n</table>",
+        samples.len()
+    );
+    out.push_str(
+        "<div class=\"pager\" id=\"svb-pager\"><button type=\"button\" id=\"svb-prev\">← prev</button> \
+         <span id=\"svb-page\"></span> <button type=\"button\" id=\"svb-next\">next →</button></div>\n",
+    );
+    out.push_str("<div class=\"detail\" id=\"svb-detail\" hidden></div>\n");
+    out.push_str(
+        "<noscript><p>The sample browser needs JavaScript; the data is embedded in this file.</p></noscript>\n",
+    );
+    out.push_str("</section>\n");
+}
+
+fn legend(grading: Grading) -> &'static str {
+    match grading {
+        Grading::E1 => {
+            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+             no_answer, no usable label, or a gold label that is not Malicious/Benign; abstain — \
+             the parsed label is Abstain; correct / wrong — the decided label (Malicious/Benign) \
+             equals / differs from the gold answer (label-only answers included)."
+        }
+        Grading::E2 => {
+            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+             no_answer; correct — the scored findings equal the oracle's exactly \
+             (parsed.detection.<profile> has no false positive and no false negative, else the \
+             id sets of parsed.prediction and parsed.oracle are equal; a clean config answered \
+             with no finding is correct); wrong — any other scored sample."
+        }
+        Grading::Other => {
+            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+             no_answer; scored — every other sample (this environment has no correct/wrong rule; \
+             see the reward)."
+        }
+    }
+}
+
+fn data_scripts(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
+    let samples = &inp.samples.samples;
+    let grading = match inp.grading {
+        Grading::E1 => "e1",
+        Grading::E2 => "e2",
+        Grading::Other => "other",
+    };
+    out.push_str("<script type=\"application/json\" id=\"svb-data\">{\"grading\":");
+    push_json_str(out, grading);
+    out.push_str(",\"outcomes\":[");
+    for (i, o) in Outcome::ALL.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_str(out, o.as_str());
+    }
+    // rows: [example_id, index, rollout_index, split, outcome, reward,
+    //        reward_profile, preview, has_transcript]
+    out.push_str("],\"rows\":[");
+    for (i, s) in samples.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        out.push('[');
+        push_json_str(out, &s.example_id);
+        out.push(',');
+        match s.index {
+            Some(n) => {
+                let _ = write!(out, "{n}");
+            }
+            None => out.push_str("null"),
+        }
+        let _ = write!(out, ",{},", s.rollout_index);
+        push_json_str(out, &s.split);
+        let o = Outcome::ALL
+            .iter()
+            .position(|x| *x == s.outcome)
+            .unwrap_or(0);
+        let _ = write!(out, ",{o},");
+        match s.reward.filter(|r| r.is_finite()) {
+            Some(r) => out.push_str(&serde_json::to_string(&r).unwrap_or_else(|_| "null".into())),
+            None => out.push_str("null"),
+        }
+        out.push(',');
+        push_json_str(out, &s.reward_profile);
+        out.push(',');
+        push_json_str(out, &s.preview);
+        out.push_str(if with_detail[i] { ",1]" } else { ",0]" });
+    }
+    out.push_str("]}</script>\n");
+    out.push_str("<script type=\"application/json\" id=\"svb-details\">{\"messages\":[");
+    for (i, m) in inp.samples.messages.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        push_raw(out, m);
+    }
+    out.push_str("],\n\"details\":[");
+    for (i, s) in samples.iter().enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        if !with_detail[i] {
+            out.push('0');
+            continue;
+        }
+        out.push_str("{\"prompt\":[");
+        for (k, id) in s.prompt.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{id}");
+        }
+        out.push(']');
+        let rest = &s.detail[1..];
+        if rest != "}" {
+            out.push(',');
+        }
+        push_raw(out, rest);
+    }
+    out.push_str("]}</script>\n");
+}
+
+/// A JSON string literal, safe inside a `<script>` element.
+fn push_json_str(out: &mut String, s: &str) {
+    let lit = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_string());
+    push_raw(out, &lit);
+}
+
+/// Raw JSON text with every `<` written as `\u003c`: in valid JSON `<` only
+/// occurs inside strings, where the escape means the same, and the script
+/// element can then never be closed (`</script>`) or commented (`<!--`) by
+/// the data.
+fn push_raw(out: &mut String, raw: &str) {
+    let mut last = 0;
+    for i in memchr::memchr_iter(b'<', raw.as_bytes()) {
+        out.push_str(&raw[last..i]);
+        out.push_str("\\u003c");
+        last = i + 1;
+    }
+    out.push_str(&raw[last..]);
+}
+
+/// HTML text escaping.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_json_cannot_close_the_script() {
+        let mut out = String::new();
+        push_raw(&mut out, r#"{"c":"</script><!--x"}"#);
+        assert_eq!(out, r#"{"c":"\u003c/script>\u003c!--x"}"#);
+        let back: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back["c"], "</script><!--x");
+    }
+
+    #[test]
+    fn numbers_and_flattening() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(0.123456), "0.1235");
+        let rows = flatten(&serde_json::json!({"a": {"b": 1, "c": null}, "d": [1, 2]}));
+        assert_eq!(
+            rows,
+            vec![
+                ("a.b".to_string(), "1".to_string()),
+                ("a.c".to_string(), "—".to_string()),
+                ("d".to_string(), "[2 items]".to_string())
+            ]
+        );
+    }
+}
