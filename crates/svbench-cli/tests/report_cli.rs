@@ -437,3 +437,20 @@ fn compare_refuses_unmatched_runs_unless_told() {
     let out = svbench(&["compare", sa, sa, "--metric", "f1_weighted"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn plots_are_written_unless_no_plots() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = run_dir(tmp.path(), "plots");
+    let d = dir.to_str().expect("utf-8 path");
+    let out = svbench(&["report", "--no-plots", d]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!dir.join("plots").exists());
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
+    assert!(!md.contains("## Plots"));
+    let out = svbench(&["report", d]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("plots/reliability.svg").is_file());
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
+    assert!(md.contains("](plots/reliability.svg)"), "{md}");
+}

@@ -3,8 +3,8 @@
 //! uses the network, never spawns processes and never re-parses answers: it
 //! reads the parse outcomes and reward components the run recorded.
 //!
-//! Entry points: [`report_run`] (write both files and `run_manifest.json`,
-//! harness §5.4), [`check_run`]
+//! Entry points: [`report_run`] (write both files, the SVG plots under
+//! `plots/` and `run_manifest.json`, harness §4.4, §5.4), [`check_run`]
 //! (`report --check`: recompute and compare, write nothing) and
 //! [`build_report`] (compute without writing, e.g. for benchmarks).
 
@@ -15,8 +15,8 @@ pub mod e2;
 pub mod error;
 pub mod html;
 pub mod manifest;
-pub mod plots;
 pub mod markdown;
+pub mod plots;
 pub mod read;
 pub mod schema;
 pub mod scoreboard;
@@ -32,11 +32,14 @@ use svbench_core::summary::Summary;
 pub use build::BuildNotes;
 pub use error::ReportError;
 pub use manifest::MANIFEST_FILE;
+pub use plots::Plot;
 
 /// File name of the summary.
 pub const SUMMARY_FILE: &str = "summary.json";
 /// File name of the Markdown report.
 pub const REPORT_FILE: &str = "report.md";
+/// Directory of the plots, relative to the report.
+pub const PLOTS_DIR: &str = "plots";
 
 /// How to build a report.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,6 +55,9 @@ pub struct ReportOptions {
     /// Generation time written as `timestamp` (default: now, UTC). Fixing it
     /// makes the output bytes fully reproducible.
     pub timestamp: Option<String>,
+    /// Skip the plots (`report --no-plots`): none is computed, written or
+    /// linked from `report.md`.
+    pub no_plots: bool,
 }
 
 /// A computed report, not yet written.
@@ -63,6 +69,9 @@ pub struct BuiltReport {
     pub summary_json: Option<String>,
     /// `report.md` text.
     pub report_md: String,
+    /// The plots (empty with `no_plots` or without a summary), in the order
+    /// `report.md` lists them.
+    pub plots: Vec<Plot>,
     /// How the numbers came about (profiles used, records left out).
     pub notes: BuildNotes,
 }
@@ -74,6 +83,8 @@ pub struct ReportOutcome {
     pub summary_path: Option<PathBuf>,
     /// Path of `report.md`.
     pub report_path: PathBuf,
+    /// Paths of the plots written (`plots/<name>.svg`).
+    pub plot_paths: Vec<PathBuf>,
     /// The summary written.
     pub summary: Option<Summary>,
     /// Path of `run_manifest.json`; `None` when the artifacts lack what a
@@ -110,7 +121,12 @@ fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltRepo
     let timestamp = opts.timestamp.clone().unwrap_or_else(now);
     match build::build_summary(run, cfg, timestamp) {
         Some((summary, notes)) => {
-            let report_md = markdown::render(&summary, &run.info, &notes);
+            let plots = if opts.no_plots {
+                Vec::new()
+            } else {
+                plots::render_plots(run, &summary)
+            };
+            let report_md = markdown::render(&summary, &run.info, &notes, &plots);
             let mut json =
                 serde_json::to_string_pretty(&summary).map_err(|e| ReportError::Metadata {
                     path: run_dir.join(SUMMARY_FILE),
@@ -121,6 +137,7 @@ fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltRepo
                 summary: Some(summary),
                 summary_json: Some(json),
                 report_md,
+                plots,
                 notes,
             })
         }
@@ -128,15 +145,19 @@ fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltRepo
             summary: None,
             summary_json: None,
             report_md: markdown::render_empty(run),
+            plots: Vec::new(),
             notes: BuildNotes::default(),
         }),
     }
 }
 
-/// Recomputes `summary.json` and `report.md` for the run in `run_dir` and
-/// writes them atomically into `opts.out_dir` (default: the run directory),
-/// followed by `run_manifest.json` listing them. A run without any record
-/// gets a `report.md` saying so and neither summary nor manifest.
+/// Recomputes `summary.json`, `report.md` and (unless `opts.no_plots`) the
+/// plots for the run in `run_dir` and writes them atomically into
+/// `opts.out_dir` (default: the run directory; plots as
+/// `plots/<name>.svg`), followed by `run_manifest.json` listing them. A run
+/// without any record gets a `report.md` saying so and neither summary,
+/// plots nor manifest. Plot files this report does not produce are left as
+/// they are.
 pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
     let run = read::load_run(run_dir, opts.strict)?;
     let built = build_loaded(&run, opts)?;
@@ -158,6 +179,19 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
     };
     let report_path = out.join(REPORT_FILE);
     write::write_atomic(&report_path, built.report_md.as_bytes())?;
+    let mut plot_paths = Vec::with_capacity(built.plots.len());
+    if !built.plots.is_empty() {
+        let dir = out.join(PLOTS_DIR);
+        std::fs::create_dir_all(&dir).map_err(|source| ReportError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        for p in &built.plots {
+            let path = dir.join(format!("{}.svg", p.name));
+            write::write_atomic(&path, p.svg.as_bytes())?;
+            plot_paths.push(path);
+        }
+    }
 
     let mut written = Vec::new();
     if let (Some(p), Some(json)) = (&summary_path, &built.summary_json) {
@@ -172,10 +206,18 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         path: report_path.clone(),
         sha256: sha256_hex(built.report_md.as_bytes()),
     });
+    for (p, path) in built.plots.iter().zip(&plot_paths) {
+        written.push(manifest::WrittenFile {
+            role: "plot",
+            path: path.clone(),
+            sha256: sha256_hex(p.svg.as_bytes()),
+        });
+    }
     let (manifest_path, manifest_gaps) = write_manifest(&run, &out, &written)?;
     Ok(ReportOutcome {
         summary_path,
         report_path,
+        plot_paths,
         summary: built.summary,
         manifest_path,
         manifest_gaps,
@@ -230,6 +272,8 @@ pub fn check_run(run_dir: &Path, opts: &ReportOptions) -> Result<CheckOutcome, R
         Err(source) => return Err(ReportError::Read { path, source }),
     };
     let mut opts = opts.clone();
+    // The check compares the summary only; plots are neither needed nor written.
+    opts.no_plots = true;
     if opts.bootstrap.is_none() {
         opts.bootstrap = existing.as_ref().and_then(recorded_bootstrap);
     }

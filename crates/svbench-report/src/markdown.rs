@@ -11,6 +11,7 @@ use svbench_core::summary::{
 };
 
 use crate::build::BuildNotes;
+use crate::plots::Plot;
 use crate::read::{LoadedRun, RunInfo};
 
 fn f(v: f64) -> String {
@@ -73,8 +74,9 @@ fn status(s: svbench_core::record::RunStatus) -> String {
         .unwrap_or_default()
 }
 
-/// The report of a run with a summary.
-pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes) -> String {
+/// The report of a run with a summary, ending with links to `plots` (no
+/// plot section when there are none).
+pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes, plots: &[Plot]) -> String {
     let mut s = title(info);
     run_section(&mut s, summary, info, notes);
     warnings_section(&mut s, summary);
@@ -96,7 +98,23 @@ pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes) -> String {
     }
     reward_section(&mut s, summary);
     usage_section(&mut s, summary);
+    plots_section(&mut s, plots);
     s
+}
+
+/// Image links to `plots/<name>.svg`, one paragraph each.
+fn plots_section(s: &mut String, plots: &[Plot]) {
+    if plots.is_empty() {
+        return;
+    }
+    s.push_str("\n## Plots\n\n");
+    for (i, p) in plots.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        let alt = p.title.replace(['[', ']'], "");
+        let _ = writeln!(s, "![{alt}]({}/{}.svg)", crate::PLOTS_DIR, p.name);
+    }
 }
 
 fn run_section(s: &mut String, sm: &Summary, info: &RunInfo, notes: &BuildNotes) {

@@ -188,6 +188,8 @@ pub fn entries(env: BoardEnv, runs: &[PathBuf]) -> Result<Vec<ScoreboardEntry>, 
     let opts = ReportOptions {
         // The entry holds no generation time; fix it so nothing reads a clock.
         timestamp: Some("1970-01-01T00:00:00Z".to_string()),
+        // Entries need the summary only.
+        no_plots: true,
         ..ReportOptions::default()
     };
     for dir in runs {

@@ -456,3 +456,30 @@ fn odd_values_never_fail_the_report() {
     let out = report_run(&dir, &ReportOptions::default()).expect("report");
     assert!(out.summary.is_some());
 }
+
+#[test]
+fn e2_plots_are_written_and_linked() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &e2_metadata("tool-only"), &records());
+    let out = report_run(&dir, &ReportOptions::default()).expect("report");
+    let md = std::fs::read_to_string(&out.report_path).expect("report.md");
+    for name in [
+        "per_rule",
+        "severity",
+        "tool_distribution",
+        "reward",
+        "reward_components",
+        "latency",
+    ] {
+        let svg = std::fs::read_to_string(dir.join("plots").join(format!("{name}.svg")))
+            .expect("plot written");
+        assert!(
+            svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
+            "{name}"
+        );
+        assert!(md.contains(&format!("](plots/{name}.svg)")), "{name}");
+    }
+    assert_eq!(out.plot_paths.len(), 6);
+    let severity = std::fs::read_to_string(dir.join("plots/severity.svg")).expect("svg");
+    assert!(severity.contains(">high<") && severity.contains(">found<"));
+}

@@ -437,3 +437,103 @@ fn rollouts_of_an_example_are_resampled_together() {
     let want = ci95(&samples, &units, cfg).expect("ci");
     assert_eq!(s.e1.expect("e1").ci95, Some(want));
 }
+
+/// The plot files of an E1 run, in the order report.md lists them.
+const E1_PLOTS: [&str; 6] = [
+    "reliability",
+    "risk_coverage",
+    "confusion",
+    "reward",
+    "reward_components",
+    "latency",
+];
+
+#[test]
+fn plots_are_written_linked_and_listed_in_the_manifest() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &metadata("v1"), &sample_records());
+    let out = report_run(&dir, &opts()).expect("report");
+    let md = std::fs::read_to_string(&out.report_path).expect("md");
+    assert!(md.lines().any(|l| l == "## Plots"), "{md}");
+    assert_eq!(out.plot_paths.len(), E1_PLOTS.len());
+    for name in E1_PLOTS {
+        let path = dir.join("plots").join(format!("{name}.svg"));
+        let svg = std::fs::read_to_string(&path).expect("plot written");
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.ends_with("</svg>\n"));
+        assert!(
+            md.lines()
+                .any(|l| l.starts_with("![") && l.ends_with(&format!("](plots/{name}.svg)"))),
+            "report.md links {name}"
+        );
+    }
+    let reliability = std::fs::read_to_string(dir.join("plots/reliability.svg")).expect("svg");
+    assert!(reliability.contains(">n="), "bin counts are shown");
+    let manifest = read_json(&dir.join("run_manifest.json"));
+    let plots: Vec<&str> = manifest["output_artifacts"]
+        .as_array()
+        .expect("artifacts")
+        .iter()
+        .filter(|a| a["role"] == "plot")
+        .map(|a| a["path"].as_str().expect("path"))
+        .collect();
+    assert_eq!(plots.len(), E1_PLOTS.len());
+    assert!(plots.contains(&"plots/reliability.svg"), "{plots:?}");
+
+    // Identical inputs give identical plot bytes.
+    let again = write_run(tmp.path(), "again", &metadata("v1"), &sample_records());
+    report_run(&again, &opts()).expect("again");
+    for name in E1_PLOTS {
+        let f = format!("plots/{name}.svg");
+        assert_eq!(
+            std::fs::read(dir.join(&f)).expect("a"),
+            std::fs::read(again.join(&f)).expect("b"),
+            "{f}"
+        );
+    }
+    // The built report carries the same plots for report.html.
+    let built = build_report(&dir, &opts()).expect("build");
+    assert_eq!(built.plots.len(), E1_PLOTS.len());
+    assert_eq!(
+        built.plots[0].svg,
+        std::fs::read_to_string(dir.join("plots/reliability.svg")).expect("svg")
+    );
+}
+
+#[test]
+fn no_plots_writes_and_links_none() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &metadata("v1"), &sample_records());
+    let o = ReportOptions {
+        no_plots: true,
+        ..opts()
+    };
+    let out = report_run(&dir, &o).expect("report");
+    assert!(out.plot_paths.is_empty());
+    assert!(!dir.join("plots").exists());
+    let md = std::fs::read_to_string(&out.report_path).expect("md");
+    assert!(!md.contains("## Plots") && !md.contains("plots/"), "{md}");
+    assert!(build_report(&dir, &o).expect("build").plots.is_empty());
+    // Without records there is nothing to plot.
+    let empty = write_run(tmp.path(), "empty", &metadata("v1"), &[]);
+    assert!(report_run(&empty, &opts())
+        .expect("empty")
+        .plot_paths
+        .is_empty());
+    assert!(!empty.join("plots").exists());
+}
+
+#[test]
+fn plots_of_a_run_with_only_errors_or_one_record() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let errs = vec![errored_record(0, "Benign", "timeout")];
+    let dir = write_run(tmp.path(), "errs", &metadata("v1"), &errs);
+    let out = report_run(&dir, &opts()).expect("report");
+    assert_eq!(out.plot_paths.len(), E1_PLOTS.len());
+    let reward = std::fs::read_to_string(dir.join("plots/reward.svg")).expect("svg");
+    assert!(reward.contains("No finite value"), "{reward}");
+    let one = vec![sample_records().remove(0)];
+    let dir = write_run(tmp.path(), "one", &metadata("v1"), &one);
+    let out = report_run(&dir, &opts()).expect("report");
+    assert_eq!(out.plot_paths.len(), E1_PLOTS.len());
+}

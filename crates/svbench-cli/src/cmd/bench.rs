@@ -142,12 +142,21 @@ fn bench_report(n: usize) -> anyhow::Result<()> {
     std::fs::create_dir_all(&run)?;
     write_synthetic_run(&run, n)?;
     let bytes = std::fs::metadata(run.join("results.jsonl"))?.len();
+    // Without plots first, so the plot cost can be read off the difference.
+    let start = Instant::now();
+    let no_plots = svbench_report::ReportOptions {
+        no_plots: true,
+        ..svbench_report::ReportOptions::default()
+    };
+    svbench_report::report_run(&run, &no_plots)?;
+    let bare = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let outcome = svbench_report::report_run(&run, &svbench_report::ReportOptions::default())?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "e1 report: {n} results ({:.0} MB results.jsonl) → summary.json + report.md in {secs:.3} s{}",
+        "e1 report: {n} results ({:.0} MB results.jsonl) → summary.json + report.md + {} plots in {secs:.3} s (without plots: {bare:.3} s){}",
         bytes as f64 / 1e6,
+        outcome.plot_paths.len(),
         if outcome.summary_path.is_some() { "" } else { " (no summary written!)" }
     );
     std::fs::remove_dir_all(&dir)?;

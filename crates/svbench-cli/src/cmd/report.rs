@@ -1,5 +1,5 @@
-//! `svbench report`: recompute `summary.json`, `report.md` and
-//! `run_manifest.json` from run directories (harness §1.2, §4, §5.4).
+//! `svbench report`: recompute `summary.json`, `report.md`, the SVG plots
+//! and `run_manifest.json` from run directories (harness §1.2, §4, §5.4).
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +34,10 @@ pub struct ReportArgs {
     /// Bootstrap seed [default: 1234; with --check: the summary's recorded value].
     #[arg(long, value_name = "S")]
     pub bootstrap_seed: Option<u64>,
+    /// Do not compute or write the SVG plots (`plots/*.svg`) or link them
+    /// from report.md.
+    #[arg(long)]
+    pub no_plots: bool,
     /// Print the JSON Schema of an artifact and exit.
     #[arg(long, value_name = "NAME", value_parser = SCHEMA_NAMES)]
     pub print_schema: Option<String>,
@@ -65,6 +69,7 @@ pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         strict: args.strict,
         bootstrap,
         timestamp: None,
+        no_plots: args.no_plots,
     };
     let single = args.run_dirs.len() == 1;
     let mut code = exit::OK;

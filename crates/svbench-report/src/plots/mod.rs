@@ -1,6 +1,25 @@
 //! Plots of a report (harness §4.4): self-contained SVG documents computed
 //! from the summary and the recorded results, written next to the report
 //! under `plots/` and inlined into `report.html`.
+//!
+//! Every plot is hand-written SVG (no plotting crate, no fonts: text uses
+//! the generic `sans-serif` family), with fixed number formatting so
+//! identical inputs give identical bytes. Plots with nothing to show are
+//! still written, as a short note, so the set of files depends only on the
+//! environment. No PNG is produced: no renderer that works without system
+//! fonts is bundled.
+
+pub mod axes;
+pub mod bars;
+pub mod common;
+pub mod e1;
+pub mod e2;
+pub mod histogram;
+pub mod svg;
+
+use svbench_core::summary::{Summary, SummaryMetrics};
+
+use crate::read::{LoadedRun, RecordView};
 
 /// One plot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,4 +30,32 @@ pub struct Plot {
     pub title: String,
     /// The complete SVG document (deterministic bytes for identical inputs).
     pub svg: String,
+}
+
+/// The plots of a run with a summary: the environment's own (E1, E2)
+/// followed by the reward, reward-component and latency histograms.
+pub fn render_plots(run: &LoadedRun, summary: &Summary) -> Vec<Plot> {
+    let mut plots = Vec::new();
+    if let (Some(e1), SummaryMetrics::E1(m)) = (&summary.e1, &summary.metrics) {
+        plots.extend(e1::plots(run, summary, e1, m));
+    }
+    if let (Some(e2), SummaryMetrics::E2(m)) = (&summary.e2, &summary.metrics) {
+        plots.extend(e2::plots(summary, e2, m));
+    }
+    plots.extend(common::plots(run, summary));
+    plots
+}
+
+/// The records behind the summary's metrics and reward statistics: scored
+/// (not errored) and of the summary's reward profile (or without a recorded
+/// profile), as `build` selects them.
+pub fn scored_in_profile<'a>(
+    run: &'a LoadedRun,
+    summary: &'a Summary,
+) -> impl Iterator<Item = &'a RecordView> + 'a {
+    let profile = summary.reward_profile.as_deref();
+    run.records.records.iter().filter(move |r| {
+        !r.is_errored()
+            && (r.reward_profile.is_empty() || Some(r.reward_profile.as_str()) == profile)
+    })
 }
