@@ -104,9 +104,12 @@ fn builtin_run_writes_a_manifest_from_its_metadata() {
         .iter()
         .map(|a| a["role"].as_str().unwrap())
         .collect();
-    assert_eq!(roles[..4], ["results", "metadata", "summary", "report"]);
-    assert!(roles.len() > 4, "plots are listed");
-    assert!(roles[4..].iter().all(|r| *r == "plot"), "{roles:?}");
+    assert_eq!(
+        roles[..5],
+        ["results", "metadata", "summary", "report", "report_html"]
+    );
+    assert!(roles.len() > 5, "plots are listed");
+    assert!(roles[5..].iter().all(|r| *r == "plot"), "{roles:?}");
     for a in outputs {
         let p = dir.join(a["path"].as_str().unwrap());
         assert_eq!(

@@ -4,7 +4,8 @@
 //! reads the parse outcomes and reward components the run recorded.
 //!
 //! Entry points: [`report_run`] (write both files, the SVG plots under
-//! `plots/` and `run_manifest.json`, harness §4.4, §5.4), [`check_run`]
+//! `plots/`, `report.html` and `run_manifest.json`, harness §4.4, §5.4),
+//! [`check_run`]
 //! (`report --check`: recompute and compare, write nothing) and
 //! [`build_report`] (compute without writing, e.g. for benchmarks).
 
@@ -85,6 +86,8 @@ pub struct ReportOutcome {
     pub report_path: PathBuf,
     /// Paths of the plots written (`plots/<name>.svg`).
     pub plot_paths: Vec<PathBuf>,
+    /// Path of `report.html`.
+    pub html_path: PathBuf,
     /// The summary written.
     pub summary: Option<Summary>,
     /// Path of `run_manifest.json`; `None` when the artifacts lack what a
@@ -193,6 +196,17 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         }
     }
 
+    // report.html reads the transcripts in full (the summary's reader skips
+    // them) and inlines the summary, report.md and the plots.
+    let html = html::render_html(
+        run_dir,
+        built.summary.as_ref(),
+        &built.report_md,
+        &built.plots,
+    )?;
+    let html_path = out.join(html::HTML_FILE);
+    write::write_atomic(&html_path, html.as_bytes())?;
+
     let mut written = Vec::new();
     if let (Some(p), Some(json)) = (&summary_path, &built.summary_json) {
         written.push(manifest::WrittenFile {
@@ -206,6 +220,11 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         path: report_path.clone(),
         sha256: sha256_hex(built.report_md.as_bytes()),
     });
+    written.push(manifest::WrittenFile {
+        role: "report_html",
+        path: html_path.clone(),
+        sha256: sha256_hex(html.as_bytes()),
+    });
     for (p, path) in built.plots.iter().zip(&plot_paths) {
         written.push(manifest::WrittenFile {
             role: "plot",
@@ -218,6 +237,7 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         summary_path,
         report_path,
         plot_paths,
+        html_path,
         summary: built.summary,
         manifest_path,
         manifest_gaps,

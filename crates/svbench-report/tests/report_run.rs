@@ -27,6 +27,14 @@ fn writes_summary_and_report() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = write_run(tmp.path(), "run", &metadata("v1"), &sample_records());
     let out = report_run(&dir, &opts()).expect("report");
+    // report.html beside the summary: every sample, the plots inlined.
+    let html = std::fs::read_to_string(&out.html_path).expect("report.html written");
+    assert_eq!(out.html_path, dir.join("report.html"));
+    assert!(
+        html.contains("ex000") && html.contains("ex007"),
+        "every sample"
+    );
+    assert!(html.contains("<svg"), "plots inlined");
     let summary_path = out.summary_path.expect("summary written");
     let s = read_json(&summary_path);
 
