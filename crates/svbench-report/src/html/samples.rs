@@ -20,6 +20,7 @@ use svbench_core::ParseStatus;
 
 use crate::e1::outcome::{classify, Prediction};
 use crate::error::ReportError;
+use crate::read::records::{map_lines, split_lines};
 use crate::read::RecordView;
 
 /// How a sample is filed in the browser (legend in the page).
@@ -274,26 +275,6 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     Ok(n)
 }
 
-fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u8])> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut push = |line: &'a [u8], n: usize| {
-        if line.iter().any(|b| !b.is_ascii_whitespace()) {
-            out.push((n, line));
-        }
-    };
-    for nl in memchr::memchr_iter(b'\n', bytes) {
-        push(&bytes[start..nl], *next_line);
-        *next_line += 1;
-        start = nl + 1;
-    }
-    if start < bytes.len() {
-        push(&bytes[start..], *next_line);
-        *next_line += 1;
-    }
-    out
-}
-
 type LineResult<'a> = (usize, Result<Parsed<'a>, String>);
 
 fn parse_lines<'a>(
@@ -301,29 +282,7 @@ fn parse_lines<'a>(
     grading: Grading,
     threads: usize,
 ) -> Vec<LineResult<'a>> {
-    let one = |part: &[(usize, &'a [u8])]| -> Vec<LineResult<'a>> {
-        part.iter()
-            .map(|(n, l)| (*n, parse_line(l, grading)))
-            .collect()
-    };
-    if threads == 1 || lines.len() < 256 {
-        return one(lines);
-    }
-    let chunk = lines.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = lines
-            .chunks(chunk)
-            .map(|part| (part, scope.spawn(move || one(part))))
-            .collect();
-        let mut out = Vec::with_capacity(lines.len());
-        for (part, h) in handles {
-            match h.join() {
-                Ok(v) => out.extend(v),
-                Err(_) => out.extend(one(part)),
-            }
-        }
-        out
-    })
+    map_lines(lines, threads, |l| parse_line(l, grading))
 }
 
 /// `Some(value)` for a present, non-null raw field.

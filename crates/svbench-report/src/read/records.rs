@@ -401,7 +401,7 @@ type LineResult = (usize, Result<RecordView, String>);
 
 /// The non-blank lines of `bytes` with their 1-based numbers, continuing
 /// the count in `next_line`.
-fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u8])> {
+pub(crate) fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u8])> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut push = |line: &'a [u8], n: usize| {
@@ -423,16 +423,30 @@ fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u
 
 /// Parses lines on up to `threads` threads, keeping their order.
 fn parse_lines(lines: &[(usize, &[u8])], strict: bool, threads: usize) -> Vec<LineResult> {
-    let one = |part: &[(usize, &[u8])]| -> Vec<LineResult> {
-        part.iter()
-            .map(|(n, l)| (*n, parse_line(l, strict)))
-            .collect()
+    map_lines(lines, threads, |l| parse_line(l, strict))
+}
+
+/// Applies `f` to every line on up to `threads` scoped threads, keeping
+/// the lines' order and numbers (shared by the summary's reader and
+/// report.html's transcript reader).
+pub(crate) fn map_lines<'a, R, F>(
+    lines: &[(usize, &'a [u8])],
+    threads: usize,
+    f: F,
+) -> Vec<(usize, R)>
+where
+    R: Send,
+    F: Fn(&'a [u8]) -> R + Sync,
+{
+    let one = |part: &[(usize, &'a [u8])]| -> Vec<(usize, R)> {
+        part.iter().map(|(n, l)| (*n, f(l))).collect()
     };
     if threads == 1 || lines.len() < 256 {
         return one(lines);
     }
     let chunk = lines.len().div_ceil(threads);
     std::thread::scope(|scope| {
+        let one = &one;
         let handles: Vec<_> = lines
             .chunks(chunk)
             .map(|part| (part, scope.spawn(move || one(part))))
