@@ -6,6 +6,7 @@
 //! extractor, the cost-matrix utility, Brier calibration and the metric
 //! primitives.
 
+pub mod advantage;
 pub mod canonical;
 pub mod compare;
 pub mod cost;
