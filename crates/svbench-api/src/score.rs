@@ -1,0 +1,162 @@
+//! Stateless scoring: one completion against one example, the response
+//! every caller (server, Python, TRL, verl) returns.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use svbench_core::{Completion, Example, ParseRecord};
+
+use crate::completion::completion_from_json;
+use crate::envs::{Configured, EnvConfig, EnvId};
+use crate::error::{ApiError, ErrorCode};
+
+/// `POST /v1/envs/{env}/score`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreRequest {
+    /// An example of the split (either this or `answer`).
+    #[serde(default)]
+    pub example_id: Option<String>,
+    /// The split of `example_id` (default `test`).
+    #[serde(default)]
+    pub split: Option<String>,
+    /// The reference answer, when no `example_id` is given.
+    #[serde(default)]
+    pub answer: Option<Value>,
+    /// Row metadata that goes with `answer`.
+    #[serde(default)]
+    pub info: Option<Value>,
+    /// The question (E2: the configuration under audit) that goes with
+    /// `answer`; E2 needs it, E1 ignores it.
+    #[serde(default)]
+    pub question: Option<String>,
+    /// A string or a list of messages.
+    pub completion: Value,
+    /// `v1` (default) or `upstream`.
+    #[serde(default)]
+    pub reward_profile: Option<String>,
+    /// Reward-config overrides (the TOML file's shape as JSON).
+    #[serde(default)]
+    pub reward_config: Option<Value>,
+    /// The environment's own arguments.
+    #[serde(default)]
+    pub env_args: Option<Map<String, Value>>,
+}
+
+impl ScoreRequest {
+    /// The configuration the request asks for.
+    #[must_use]
+    pub fn env_config(&self) -> EnvConfig {
+        EnvConfig {
+            reward_profile: self.reward_profile.clone(),
+            reward_config: self.reward_config.clone(),
+            env_args: self.env_args.clone().unwrap_or_default(),
+            max_turns: None,
+            tool_budget: None,
+        }
+    }
+}
+
+/// A score with every component, the parse outcome and the compatibility fields.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoreResponse {
+    /// The example scored (`null` for an inline reference).
+    pub example_id: Option<String>,
+    /// Total reward (Σ weight × component).
+    pub reward: f64,
+    /// Every component's value.
+    pub rewards: BTreeMap<String, f64>,
+    /// Every component's weight.
+    pub weights: BTreeMap<String, f64>,
+    /// Active profile.
+    pub reward_profile: String,
+    /// Hash of the effective reward config.
+    pub reward_config_hash: String,
+    /// Parse outcome.
+    pub parse: ParseRecord,
+    /// The environment's structured reading of the answer (`null` when invalid).
+    pub parsed: Value,
+    /// Upstream compatibility fields of result records (harness §3.2).
+    pub compat: Map<String, Value>,
+}
+
+/// An example built from an inline reference (`answer`, `info`, `question`).
+///
+/// # Errors
+/// `bad_request` when `answer` is missing, or E2's `question` is.
+pub fn inline_example(id: EnvId, req: &ScoreRequest) -> Result<Example, ApiError> {
+    let answer = req.answer.clone().ok_or_else(|| {
+        ApiError::bad_request("give either `example_id` or `answer` (with `info`) to score against")
+    })?;
+    let question = match (id, &req.question) {
+        (_, Some(q)) => q.clone(),
+        (EnvId::E1, None) => String::new(),
+        (EnvId::E2, None) => return Err(ApiError::bad_request(
+            "E2 scores against the configuration under audit: give `question` (the config text) \
+                 with `answer`, or an `example_id`",
+        )),
+    };
+    let info = match &req.info {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "`info` must be an object, got {}",
+                crate::completion::json_kind(other)
+            )))
+        }
+    };
+    let info = serde_json::value::to_raw_value(&info)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
+    Ok(Example {
+        index: 0,
+        id: "inline".into(),
+        split: None,
+        question,
+        answer,
+        info,
+    })
+}
+
+/// Scores a completion (as JSON) against an example.
+///
+/// # Errors
+/// `bad_request` for a malformed completion; `internal` when the example's
+/// reference cannot be scored against.
+pub fn score_json(
+    configured: &Configured,
+    example: &Example,
+    example_id: Option<&str>,
+    completion: &Value,
+) -> Result<ScoreResponse, ApiError> {
+    let completion = completion_from_json(completion)?;
+    score_completion(configured, example, example_id, &completion)
+}
+
+/// Scores a parsed completion against an example.
+///
+/// # Errors
+/// `internal` when the example's reference cannot be scored against.
+pub fn score_completion(
+    configured: &Configured,
+    example: &Example,
+    example_id: Option<&str>,
+    completion: &Completion,
+) -> Result<ScoreResponse, ApiError> {
+    let scored = configured
+        .env
+        .score(example, completion)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot score: {e}")))?;
+    Ok(ScoreResponse {
+        example_id: example_id.map(str::to_string),
+        reward: scored.reward.total,
+        rewards: scored.reward.values(),
+        weights: scored.reward.weights(),
+        reward_profile: scored.reward.profile.to_string(),
+        reward_config_hash: configured.config_hash.clone(),
+        parse: scored.parse,
+        parsed: scored.parsed,
+        compat: scored.compat,
+    })
+}

@@ -1,0 +1,287 @@
+//! The entry point callers share: configured environments and loaded
+//! splits, cached, and the operations of the server's routes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use svbench_core::advantage::{self, Grouping, Norm};
+
+use crate::envs::{
+    configure, kind_name, profile_infos, Configured, EnvConfig, EnvId, EnvInfo, SplitInfo,
+};
+use crate::error::{ApiError, ErrorCode};
+use crate::rows::{load_split, DataRequest, SplitData};
+use crate::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
+
+/// Configured environments kept at most (distinct profiles × configs ×
+/// arguments); the cache is cleared when a new one would exceed it.
+const MAX_CONFIGURED: usize = 256;
+
+/// Shared, thread-safe state of the callers: caches only, no per-request state.
+#[derive(Debug, Default)]
+pub struct Service {
+    configured: RwLock<HashMap<String, Arc<Configured>>>,
+    splits: RwLock<HashMap<String, Arc<SplitData>>>,
+}
+
+/// `advantage` of a `score_batch` request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdvantageRequest {
+    /// `grpo`, `component` or `gdpo`.
+    pub mode: String,
+    /// Samples per contiguous group.
+    pub group_size: usize,
+    /// Added to the standard deviation (default 1e-6).
+    #[serde(default)]
+    pub eps: Option<f64>,
+    /// 0 (population, default) or 1.
+    #[serde(default)]
+    pub ddof: Option<u32>,
+}
+
+/// `POST /v1/envs/{env}/score_batch`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreBatchRequest {
+    /// Score requests, grouped contiguously when advantages are asked for.
+    pub items: Vec<ScoreRequest>,
+    /// Advantages to compute over the totals or components.
+    #[serde(default)]
+    pub advantage: Option<AdvantageRequest>,
+    /// `{run_id, step}`; recorded by environments that keep cross-step state
+    /// (none of the served ones do).
+    #[serde(default)]
+    pub context: Option<Value>,
+}
+
+/// The answer of `score_batch`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScoreBatchResponse {
+    /// One score per item, in order.
+    pub results: Vec<ScoreResponse>,
+    /// One advantage per item when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advantages: Option<Vec<f64>>,
+}
+
+impl Service {
+    /// An empty service; environments and splits load on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A configured environment (cached by configuration).
+    ///
+    /// # Errors
+    /// As [`configure`].
+    pub fn configured(&self, id: EnvId, config: &EnvConfig) -> Result<Arc<Configured>, ApiError> {
+        let key = config.cache_key(id);
+        if let Some(c) = read(&self.configured).get(&key) {
+            return Ok(Arc::clone(c));
+        }
+        let built = Arc::new(configure(id, config)?);
+        let mut map = write(&self.configured);
+        if map.len() >= MAX_CONFIGURED {
+            map.clear();
+        }
+        Ok(Arc::clone(map.entry(key).or_insert(built)))
+    }
+
+    /// An embedded split as a configured environment sees it (cached).
+    ///
+    /// # Errors
+    /// `unknown_split`; loader errors.
+    pub fn split(&self, configured: &Configured, split: &str) -> Result<Arc<SplitData>, ApiError> {
+        let id = configured.id;
+        if !id.splits().contains(&split) {
+            return Err(crate::rows::unknown_split(id, split));
+        }
+        // Only E2's arguments change what a split holds (lang filter, live oracle).
+        let args = configured
+            .e2
+            .as_ref()
+            .map(|e| serde_json::to_string(&e.args().to_record()).unwrap_or_default())
+            .unwrap_or_default();
+        let key = format!("{}\u{1f}{args}\u{1f}{split}", id.name());
+        if let Some(s) = read(&self.splits).get(&key) {
+            return Ok(Arc::clone(s));
+        }
+        let loaded = Arc::new(load_split(configured, &DataRequest::embedded(split))?);
+        Ok(Arc::clone(write(&self.splits).entry(key).or_insert(loaded)))
+    }
+
+    /// The catalogue entry of an environment.
+    ///
+    /// # Errors
+    /// Only on bugs (built-in configs or data that fail to load).
+    pub fn env_info(&self, id: EnvId) -> Result<EnvInfo, ApiError> {
+        let configured = self.configured(id, &EnvConfig::default())?;
+        let splits = id
+            .splits()
+            .iter()
+            .map(|s| {
+                let data = self.split(&configured, s)?;
+                Ok(SplitInfo {
+                    name: (*s).to_string(),
+                    rows: data.examples.len(),
+                    dataset_sha256: data.dataset_sha256.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, ApiError>>()?;
+        Ok(EnvInfo {
+            name: id.name().to_string(),
+            aliases: id.aliases().iter().map(|a| (*a).to_string()).collect(),
+            version: id.version().to_string(),
+            kind: kind_name(configured.env.kind()).to_string(),
+            splits,
+            args_schema: id.args_schema(),
+            reward_profiles: profile_infos(id)?,
+            tools: configured.env.tools(),
+            max_turns: configured.budgets.max_turns,
+            tool_budget: configured.budgets.tool_budget,
+        })
+    }
+
+    /// Stateless scoring.
+    ///
+    /// # Errors
+    /// `unknown_env`, `invalid_env_args`, `unknown_split`, `unknown_example`,
+    /// `bad_request`.
+    pub fn score(&self, env: &str, req: &ScoreRequest) -> Result<ScoreResponse, ApiError> {
+        let id = EnvId::resolve(env)?;
+        let configured = self.configured(id, &req.env_config())?;
+        self.score_with(&configured, req)
+    }
+
+    fn score_with(
+        &self,
+        configured: &Configured,
+        req: &ScoreRequest,
+    ) -> Result<ScoreResponse, ApiError> {
+        match &req.example_id {
+            Some(example_id) => {
+                if req.answer.is_some() || req.question.is_some() {
+                    return Err(ApiError::bad_request(
+                        "give either `example_id` or an inline `answer`, not both",
+                    ));
+                }
+                let split_name = req
+                    .split
+                    .as_deref()
+                    .unwrap_or(configured.id.default_split());
+                let split = self.split(configured, split_name)?;
+                let example = split.by_id(example_id).ok_or_else(|| {
+                    ApiError::new(
+                        ErrorCode::UnknownExample,
+                        format!("no example `{example_id}` in split `{split_name}`"),
+                    )
+                })?;
+                score_json(configured, example, Some(example_id), &req.completion)
+            }
+            None => {
+                let example = inline_example(configured.id, req)?;
+                score_json(configured, &example, None, &req.completion)
+            }
+        }
+    }
+
+    /// Scores a batch and computes advantages over it (contiguous groups).
+    ///
+    /// # Errors
+    /// Any item's error (its index named in `details.item`), or a bad
+    /// advantage request.
+    pub fn score_batch(
+        &self,
+        env: &str,
+        req: &ScoreBatchRequest,
+    ) -> Result<ScoreBatchResponse, ApiError> {
+        let id = EnvId::resolve(env)?;
+        let mut results = Vec::with_capacity(req.items.len());
+        for (i, item) in req.items.iter().enumerate() {
+            let scored = self
+                .configured(id, &item.env_config())
+                .and_then(|c| self.score_with(&c, item))
+                .map_err(|e| {
+                    let message = format!("items[{i}]: {}", e.message);
+                    ApiError::new(e.code, message).with_details(serde_json::json!({"item": i}))
+                })?;
+            results.push(scored);
+        }
+        let advantages = match &req.advantage {
+            None => None,
+            Some(a) => Some(advantages(&results, a)?),
+        };
+        Ok(ScoreBatchResponse {
+            results,
+            advantages,
+        })
+    }
+}
+
+/// Advantages of scored results (harness §7.4).
+///
+/// # Errors
+/// `bad_request` for an unknown mode, bad shapes or mixed reward profiles.
+pub fn advantages(results: &[ScoreResponse], req: &AdvantageRequest) -> Result<Vec<f64>, ApiError> {
+    let norm = Norm {
+        eps: req.eps.unwrap_or(advantage::DEFAULT_EPS),
+        ddof: req.ddof.unwrap_or(0),
+    };
+    let grouping = Grouping::Contiguous(req.group_size);
+    let bad = |e: advantage::AdvantageError| ApiError::bad_request(format!("advantage: {e}"));
+    match req.mode.as_str() {
+        "grpo" => {
+            let totals: Vec<f64> = results.iter().map(|r| r.reward).collect();
+            advantage::grpo(&totals, &grouping, norm).map_err(bad)
+        }
+        "component" | "gdpo" => {
+            let Some(first) = results.first() else {
+                return Ok(Vec::new());
+            };
+            if results
+                .iter()
+                .any(|r| r.weights != first.weights || r.reward_profile != first.reward_profile)
+            {
+                return Err(ApiError::bad_request(
+                    "advantage: component-wise modes need every item scored with the same profile and weights",
+                ));
+            }
+            let mut components: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+            for r in results {
+                for (name, value) in &r.rewards {
+                    components.entry(name.clone()).or_default().push(*value);
+                }
+            }
+            let weights = first.weights.clone();
+            if req.mode == "component" {
+                advantage::component_normalized(&components, &weights, &grouping, norm).map_err(bad)
+            } else {
+                advantage::gdpo(&components, &weights, &grouping, norm).map_err(bad)
+            }
+        }
+        other => Err(ApiError::bad_request(format!(
+            "advantage.mode `{other}` is not one of grpo, component, gdpo"
+        ))),
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Converts a JSON object of environment arguments, for callers holding
+/// other map types.
+#[must_use]
+pub fn env_args_map(pairs: impl IntoIterator<Item = (String, Value)>) -> Map<String, Value> {
+    pairs.into_iter().collect()
+}

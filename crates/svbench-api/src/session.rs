@@ -1,0 +1,270 @@
+//! A multi-turn episode driven from outside (`/episodes`, verifiers'
+//! MultiTurnEnv): the caller sends each assistant message, the session runs
+//! its tool calls within the budget and scores the transcript once the
+//! episode ends — by the rules of the runner's loop (no tool calls → the
+//! answer; calls pending at the turn limit → no answer).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use svbench_core::{Completion, Example, ParseRecord, ParseStatus};
+use svbench_envs::environment::{Episode, ToolResult};
+
+use crate::completion::normalize_message;
+use crate::envs::Configured;
+use crate::error::{ApiError, ErrorCode};
+use crate::score::{score_completion, ScoreResponse};
+
+/// One live episode.
+pub struct Session {
+    configured: Arc<Configured>,
+    example: Example,
+    episode: Box<dyn Episode>,
+    prompt: Vec<Value>,
+    transcript: Vec<Value>,
+    tools: Vec<Value>,
+    turn: u32,
+    tool_calls_used: u32,
+    done: bool,
+    truncated: bool,
+    reward: Option<ScoreResponse>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("example_id", &self.example.id)
+            .field("turn", &self.turn)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one step returns.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepOutcome {
+    /// New messages for the model (tool results); empty once done.
+    pub messages: Vec<Value>,
+    /// Whether the episode has ended.
+    pub done: bool,
+    /// Model turns so far.
+    pub turn: u32,
+    /// Ended at the turn limit with tool calls pending.
+    pub truncated: bool,
+    /// The tool calls this step executed: `{turn, tool, tool_call_id,
+    /// arguments, duration_ms, ok, error}` as in result records.
+    pub tool_interactions: Vec<Value>,
+    /// The score, once done.
+    pub reward: Option<ScoreResponse>,
+}
+
+impl Session {
+    /// Starts an episode of an example.
+    #[must_use]
+    pub fn start(configured: Arc<Configured>, example: Example) -> Self {
+        let episode = configured.env.start_episode(&example);
+        let prompt = configured
+            .env
+            .initial_messages(&example)
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+            .collect();
+        let tools = configured.env.tools();
+        Self {
+            configured,
+            example,
+            episode,
+            prompt,
+            transcript: Vec::new(),
+            tools,
+            turn: 0,
+            tool_calls_used: 0,
+            done: false,
+            truncated: false,
+            reward: None,
+        }
+    }
+
+    /// The first messages the model sees.
+    #[must_use]
+    pub fn prompt(&self) -> &[Value] {
+        &self.prompt
+    }
+
+    /// Tool specifications offered to the model.
+    #[must_use]
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    /// The example.
+    #[must_use]
+    pub fn example(&self) -> &Example {
+        &self.example
+    }
+
+    /// The configured environment.
+    #[must_use]
+    pub fn configured(&self) -> &Arc<Configured> {
+        &self.configured
+    }
+
+    /// Model turns so far.
+    #[must_use]
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// Whether the episode has ended.
+    #[must_use]
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The score, once done.
+    #[must_use]
+    pub fn reward(&self) -> Option<&ScoreResponse> {
+        self.reward.as_ref()
+    }
+
+    /// Every message after the prompt: assistant turns and tool results.
+    #[must_use]
+    pub fn transcript(&self) -> &[Value] {
+        &self.transcript
+    }
+
+    /// Takes the model's next message.
+    ///
+    /// # Errors
+    /// `episode_done` after the end; `bad_request` for a message that is not
+    /// an assistant message; `internal` when scoring fails.
+    pub fn step(&mut self, message: &Value) -> Result<StepOutcome, ApiError> {
+        if self.done {
+            return Err(ApiError::new(
+                ErrorCode::EpisodeDone,
+                format!("the episode of {} has ended", self.example.id),
+            ));
+        }
+        let message = normalize_message(message)
+            .map_err(|e| ApiError::bad_request(format!("message: {e}")))?;
+        if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            return Err(ApiError::bad_request(
+                "message: a step takes an assistant message",
+            ));
+        }
+        let calls: Vec<Value> = message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        self.turn += 1;
+        self.transcript.push(message);
+        let mut out = StepOutcome {
+            messages: Vec::new(),
+            done: false,
+            turn: self.turn,
+            truncated: false,
+            tool_interactions: Vec::new(),
+            reward: None,
+        };
+        if calls.is_empty() {
+            self.finish(false)?;
+        } else if self.turn >= self.configured.budgets.max_turns {
+            // Turn limit with calls pending: the sample ends with no answer.
+            self.finish(true)?;
+        } else {
+            for call in &calls {
+                let (tool_message, interaction) = self.run_call(call);
+                self.transcript.push(tool_message.clone());
+                out.messages.push(tool_message);
+                out.tool_interactions.push(interaction);
+            }
+        }
+        out.done = self.done;
+        out.truncated = self.truncated;
+        out.reward = self.reward.clone();
+        Ok(out)
+    }
+
+    /// Runs one tool call (or refuses it over budget), as the runner does.
+    fn run_call(&mut self, call: &Value) -> (Value, Value) {
+        let id = call
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let name = call
+            .pointer("/function/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let arguments = call
+            .pointer("/function/arguments")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let started = Instant::now();
+        let result = if self.tool_calls_used >= self.configured.budgets.tool_budget {
+            ToolResult {
+                content: json!({"error": {"code": "budget_exhausted", "budget": self.configured.budgets.tool_budget}})
+                    .to_string(),
+                ok: false,
+                error: Some("budget_exhausted".into()),
+            }
+        } else {
+            self.episode.call_tool(&name, &arguments)
+        };
+        self.tool_calls_used += 1;
+        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let arguments_value: Value =
+            serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
+        let interaction = json!({
+            "turn": self.turn - 1,
+            "tool": name,
+            "tool_call_id": id,
+            "arguments": arguments_value,
+            "duration_ms": duration_ms,
+            "ok": result.ok,
+            "error": result.error,
+        });
+        let message = json!({"role": "tool", "content": result.content, "tool_call_id": id});
+        (message, interaction)
+    }
+
+    /// Ends the episode and scores it. With calls pending the answer
+    /// components see the last assistant message without its content (tool
+    /// calls kept) and the parse is `no_answer`/`turn_limit`, as in `eval`.
+    fn finish(&mut self, pending: bool) -> Result<(), ApiError> {
+        self.done = true;
+        self.truncated = pending;
+        let mut messages = self.transcript.clone();
+        if pending {
+            if let Some(last) = messages
+                .iter_mut()
+                .rev()
+                .find(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            {
+                if let Some(obj) = last.as_object_mut() {
+                    obj.insert("content".into(), Value::Null);
+                }
+            }
+        }
+        let mut reward = score_completion(
+            &self.configured,
+            &self.example,
+            Some(&self.example.id),
+            &Completion::Messages(messages),
+        )?;
+        if pending {
+            reward.parse = ParseRecord {
+                status: ParseStatus::NoAnswer,
+                reason: Some("turn_limit".into()),
+                format_ok: Some(false),
+            };
+        }
+        self.reward = Some(reward);
+        Ok(())
+    }
+}
