@@ -66,7 +66,7 @@ fn group_index(n: usize, grouping: &Grouping<'_>) -> Result<(Vec<usize>, usize),
                     "group_size must be at least 1".into(),
                 ));
             }
-            if n % g != 0 {
+            if !n.is_multiple_of(*g) {
                 return Err(AdvantageError::Shape(format!(
                     "{n} samples are not a whole number of groups of {g}"
                 )));
