@@ -15,3 +15,6 @@ pub mod session;
 
 pub use error::{ApiError, ErrorCode};
 pub use service::Service;
+
+#[cfg(test)]
+mod tests;

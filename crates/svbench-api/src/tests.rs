@@ -1,0 +1,344 @@
+//! The service against the environments it wraps: same bits as calling the
+//! environment directly, every error code it produces, and episodes.
+
+use serde_json::{json, Value};
+use svbench_core::Completion;
+
+use crate::envs::{EnvConfig, EnvId};
+use crate::error::ErrorCode;
+use crate::score::ScoreRequest;
+use crate::service::{AdvantageRequest, ScoreBatchRequest};
+use crate::session::Session;
+use crate::Service;
+
+const E1_ANSWER: &str = r#"{"label": "Benign", "confidence": 0.8, "rationale": "ssh admin"}"#;
+const E2_ANSWER: &str =
+    r#"{"violations": [{"tool": "kube-linter", "rule_id": "docker-sock"}], "patch": null}"#;
+
+fn request(example_id: &str, completion: Value) -> ScoreRequest {
+    ScoreRequest {
+        example_id: Some(example_id.into()),
+        completion,
+        ..ScoreRequest::default()
+    }
+}
+
+#[test]
+fn e1_scores_are_the_environments_bits() {
+    let service = Service::new();
+    let configured = service
+        .configured(EnvId::E1, &EnvConfig::default())
+        .unwrap();
+    let split = service.split(&configured, "test").unwrap();
+    let example = &split.examples[0];
+    for completion in [
+        json!(E1_ANSWER),
+        json!(format!("```json\n{E1_ANSWER}\n```")),
+        json!("I think it is benign"),
+        json!([{"role": "assistant", "content": E1_ANSWER}]),
+    ] {
+        let got = service
+            .score("e1", &request(&example.id, completion.clone()))
+            .unwrap();
+        let text = match &completion {
+            Value::String(s) => Completion::Text(s.clone()),
+            Value::Array(m) => Completion::Messages(m.clone()),
+            _ => unreachable!(),
+        };
+        let direct = configured.env.score(example, &text).unwrap();
+        assert_eq!(got.reward.to_bits(), direct.reward.total.to_bits());
+        assert_eq!(got.rewards, direct.reward.values());
+        assert_eq!(got.parse, direct.parse);
+        let weighted: f64 = got.weights.iter().map(|(k, w)| w * got.rewards[k]).sum();
+        assert!((weighted - got.reward).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn inline_reference_scores_like_the_example() {
+    let service = Service::new();
+    let configured = service
+        .configured(EnvId::E1, &EnvConfig::default())
+        .unwrap();
+    let example = service.split(&configured, "test").unwrap().examples[0].clone();
+    let by_id = service
+        .score(
+            "sv-env-network-logs",
+            &request(&example.id, json!(E1_ANSWER)),
+        )
+        .unwrap();
+    let inline = service
+        .score(
+            "network-logs",
+            &ScoreRequest {
+                answer: Some(example.answer.clone()),
+                info: Some(example.info_value()),
+                completion: json!(E1_ANSWER),
+                ..ScoreRequest::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(inline.reward.to_bits(), by_id.reward.to_bits());
+    assert_eq!(inline.example_id, None);
+}
+
+#[test]
+fn errors_carry_their_codes() {
+    let service = Service::new();
+    let code = |env: &str, req: ScoreRequest| service.score(env, &req).unwrap_err().code;
+    assert_eq!(code("e9", request("x", json!("a"))), ErrorCode::UnknownEnv);
+    assert_eq!(
+        code("e1", request("no-such-id", json!("a"))),
+        ErrorCode::UnknownExample
+    );
+    let mut r = request("x", json!("a"));
+    r.split = Some("nope".into());
+    assert_eq!(code("e1", r), ErrorCode::UnknownSplit);
+    assert_eq!(
+        code(
+            "e1",
+            ScoreRequest {
+                completion: json!("a"),
+                ..ScoreRequest::default()
+            }
+        ),
+        ErrorCode::BadRequest
+    );
+    assert_eq!(
+        code(
+            "e2",
+            ScoreRequest {
+                answer: Some(json!([])),
+                completion: json!("a"),
+                ..ScoreRequest::default()
+            }
+        ),
+        ErrorCode::BadRequest
+    );
+    let mut r = request("x", json!("a"));
+    r.env_args = Some(serde_json::Map::from_iter([("nope".to_string(), json!(1))]));
+    assert_eq!(code("e2", r.clone()), ErrorCode::InvalidEnvArgs);
+    assert_eq!(code("e1", r), ErrorCode::InvalidEnvArgs);
+    let mut r = request("x", json!("a"));
+    r.reward_profile = Some("v9".into());
+    assert_eq!(code("e1", r), ErrorCode::InvalidEnvArgs);
+    let mut r = request("x", json!(5));
+    r.example_id = None;
+    r.answer = Some(json!("Benign"));
+    assert_eq!(code("e1", r), ErrorCode::BadRequest);
+}
+
+#[test]
+fn reward_config_overrides_change_the_hash() {
+    let service = Service::new();
+    let base = service
+        .configured(EnvId::E1, &EnvConfig::default())
+        .unwrap();
+    let bad = service.configured(
+        EnvId::E1,
+        &EnvConfig {
+            reward_config: Some(json!({"v1": {"no_such_key": 1}})),
+            ..EnvConfig::default()
+        },
+    );
+    assert_eq!(bad.unwrap_err().code, ErrorCode::InvalidEnvArgs);
+    let upstream = service
+        .configured(
+            EnvId::E1,
+            &EnvConfig {
+                reward_profile: Some("upstream".into()),
+                ..EnvConfig::default()
+            },
+        )
+        .unwrap();
+    assert_ne!(base.config_hash, upstream.config_hash);
+    let names: Vec<&str> = upstream.weights.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "reward_accuracy",
+            "format_reward",
+            "reward_calibration",
+            "reward_asymmetric_cost"
+        ]
+    );
+}
+
+#[test]
+fn score_batch_computes_grpo_over_totals() {
+    let service = Service::new();
+    let configured = service
+        .configured(EnvId::E1, &EnvConfig::default())
+        .unwrap();
+    let id = service.split(&configured, "test").unwrap().examples[0]
+        .id
+        .clone();
+    let items = vec![
+        request(&id, json!(E1_ANSWER)),
+        request(&id, json!("garbage")),
+        request(&id, json!(E1_ANSWER)),
+        request(&id, json!("garbage")),
+    ];
+    let out = service
+        .score_batch(
+            "e1",
+            &ScoreBatchRequest {
+                items,
+                advantage: Some(AdvantageRequest {
+                    mode: "grpo".into(),
+                    group_size: 2,
+                    eps: None,
+                    ddof: None,
+                }),
+                context: None,
+            },
+        )
+        .unwrap();
+    let totals: Vec<f64> = out.results.iter().map(|r| r.reward).collect();
+    let expected = svbench_core::advantage::grpo(
+        &totals,
+        &svbench_core::advantage::Grouping::Contiguous(2),
+        svbench_core::advantage::Norm::default(),
+    )
+    .unwrap();
+    assert_eq!(out.advantages.unwrap(), expected);
+    let err = service
+        .score_batch(
+            "e1",
+            &ScoreBatchRequest {
+                items: vec![request(&id, json!("a")), request("missing", json!("a"))],
+                advantage: None,
+                context: None,
+            },
+        )
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::UnknownExample);
+    assert_eq!(err.details, json!({"item": 1}));
+}
+
+fn e2_example(
+    service: &Service,
+) -> (
+    std::sync::Arc<crate::envs::Configured>,
+    svbench_core::Example,
+) {
+    let configured = service
+        .configured(EnvId::E2, &EnvConfig::default())
+        .unwrap();
+    let example = service
+        .split(&configured, "test")
+        .unwrap()
+        .by_id("e2-k8s-000004")
+        .unwrap()
+        .clone();
+    (configured, example)
+}
+
+#[test]
+fn e2_episode_runs_tools_then_scores_like_stateless() {
+    let service = Service::new();
+    let (configured, example) = e2_example(&service);
+    let mut session = Session::start(configured, example.clone());
+    assert_eq!(session.tools().len(), 3);
+    let call = json!({"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "name": "run_kubelinter", "arguments": {"paths": ["manifest.yaml"]}}]});
+    let first = session.step(&call).unwrap();
+    assert!(!first.done);
+    assert_eq!(first.messages.len(), 1);
+    assert!(first.messages[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("docker-sock"));
+    assert_eq!(first.tool_interactions[0]["ok"], json!(true));
+    let done = session
+        .step(&json!({"role": "assistant", "content": E2_ANSWER}))
+        .unwrap();
+    assert!(done.done && !done.truncated);
+    let reward = done.reward.unwrap();
+    let stateless = service
+        .score(
+            "e2",
+            &request(&example.id, Value::Array(session.transcript().to_vec())),
+        )
+        .unwrap();
+    assert_eq!(reward.reward.to_bits(), stateless.reward.to_bits());
+    assert_eq!(reward.rewards, stateless.rewards);
+    assert_eq!(
+        session
+            .step(&json!({"role": "assistant", "content": "again"}))
+            .unwrap_err()
+            .code,
+        ErrorCode::EpisodeDone
+    );
+}
+
+#[test]
+fn e2_turn_limit_with_pending_calls_is_no_answer() {
+    let service = Service::new();
+    let configured = service
+        .configured(
+            EnvId::E2,
+            &EnvConfig {
+                max_turns: Some(1),
+                ..EnvConfig::default()
+            },
+        )
+        .unwrap();
+    let example = service.split(&configured, "test").unwrap().examples[0].clone();
+    let mut session = Session::start(configured, example);
+    let out = session
+        .step(&json!({"role": "assistant", "content": E2_ANSWER,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "run_semgrep", "arguments": "{}"}}]}))
+        .unwrap();
+    assert!(out.done && out.truncated);
+    let reward = out.reward.unwrap();
+    assert_eq!(reward.parse.status, svbench_core::ParseStatus::NoAnswer);
+    assert_eq!(reward.parse.reason.as_deref(), Some("turn_limit"));
+    let bad = session
+        .step(&json!({"role": "user", "content": "x"}))
+        .unwrap_err();
+    assert_eq!(bad.code, ErrorCode::EpisodeDone);
+}
+
+#[test]
+fn e2_budget_exhaustion_is_a_tool_result() {
+    let service = Service::new();
+    let configured = service
+        .configured(
+            EnvId::E2,
+            &EnvConfig {
+                tool_budget: Some(0),
+                ..EnvConfig::default()
+            },
+        )
+        .unwrap();
+    let example = service.split(&configured, "test").unwrap().examples[0].clone();
+    let mut session = Session::start(configured, example);
+    let out = session
+        .step(&json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c1", "name": "run_opa", "arguments": "{\"paths\": []}"}]}))
+        .unwrap();
+    assert!(out.messages[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("budget_exhausted"));
+    assert!(session
+        .step(&json!({"role": "tool", "content": "x"}))
+        .is_err());
+}
+
+#[test]
+fn catalogue_lists_both_environments() {
+    let service = Service::new();
+    for id in crate::envs::ALL {
+        let info = service.env_info(id).unwrap();
+        assert_eq!(info.splits.len(), id.splits().len());
+        assert!(info
+            .splits
+            .iter()
+            .all(|s| s.rows > 0 && s.dataset_sha256.len() == 64));
+        assert_eq!(info.reward_profiles.len(), 2);
+    }
+    let e2 = service.env_info(EnvId::E2).unwrap();
+    assert_eq!((e2.max_turns, e2.tool_budget, e2.tools.len()), (5, 3, 3));
+}
