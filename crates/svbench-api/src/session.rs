@@ -5,12 +5,11 @@
 //! answer; calls pending at the turn limit → no answer).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use svbench_core::{Completion, Example, ParseRecord, ParseStatus};
-use svbench_envs::environment::{Episode, ToolResult};
+use svbench_envs::environment::{run_tool_call, Episode};
 
 use crate::completion::normalize_message;
 use crate::envs::Configured;
@@ -176,61 +175,23 @@ impl Session {
             self.finish(true)?;
         } else {
             for call in &calls {
-                let (tool_message, interaction) = self.run_call(call);
-                self.transcript.push(tool_message.clone());
-                out.messages.push(tool_message);
-                out.tool_interactions.push(interaction);
+                let run = run_tool_call(
+                    self.episode.as_mut(),
+                    call,
+                    self.turn - 1,
+                    &mut self.tool_calls_used,
+                    self.configured.budgets.tool_budget,
+                );
+                let message = serde_json::to_value(&run.message).unwrap_or(Value::Null);
+                self.transcript.push(message.clone());
+                out.messages.push(message);
+                out.tool_interactions.push(run.interaction);
             }
         }
         out.done = self.done;
         out.truncated = self.truncated;
         out.reward = self.reward.clone();
         Ok(out)
-    }
-
-    /// Runs one tool call (or refuses it over budget), as the runner does.
-    fn run_call(&mut self, call: &Value) -> (Value, Value) {
-        let id = call
-            .get("id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let name = call
-            .pointer("/function/name")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let arguments = call
-            .pointer("/function/arguments")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let started = Instant::now();
-        let result = if self.tool_calls_used >= self.configured.budgets.tool_budget {
-            ToolResult {
-                content: json!({"error": {"code": "budget_exhausted", "budget": self.configured.budgets.tool_budget}})
-                    .to_string(),
-                ok: false,
-                error: Some("budget_exhausted".into()),
-            }
-        } else {
-            self.episode.call_tool(&name, &arguments)
-        };
-        self.tool_calls_used += 1;
-        let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let arguments_value: Value =
-            serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
-        let interaction = json!({
-            "turn": self.turn - 1,
-            "tool": name,
-            "tool_call_id": id,
-            "arguments": arguments_value,
-            "duration_ms": duration_ms,
-            "ok": result.ok,
-            "error": result.error,
-        });
-        let message = json!({"role": "tool", "content": result.content, "tool_call_id": id});
-        (message, interaction)
     }
 
     /// Ends the episode and scores it. With calls pending the answer

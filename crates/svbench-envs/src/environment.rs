@@ -1,8 +1,10 @@
 //! The contract an environment offers the runner and the server: prompt,
 //! tools, an episode that executes tool calls, and scoring.
 
-use serde_json::{Map, Value};
-use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown};
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown, Role};
 
 /// One scored answer, ready to be recorded.
 #[derive(Debug, Clone)]
@@ -75,6 +77,76 @@ impl ToolResult {
 pub trait Episode: Send {
     /// Executes one tool call; problems are results shown to the model, never panics.
     fn call_tool(&mut self, name: &str, arguments: &str) -> ToolResult;
+}
+
+/// One tool call executed for a sample: the tool message the model sees
+/// next and the `tool_interactions` entry of the result record.
+#[derive(Debug, Clone)]
+pub struct ToolCallRun {
+    /// The tool message answering the call.
+    pub message: Message,
+    /// `{turn, tool, tool_call_id, arguments, duration_ms, ok, error}`.
+    pub interaction: Value,
+    /// Wall time of the call in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Executes one tool call (nested OpenAI form) of model turn `turn`
+/// (0-based), or refuses it with `budget_exhausted` once `used` calls have
+/// spent `budget`. Every call counts, failed and refused ones too. The runner
+/// and externally driven episodes (server, Python) both go through here, so
+/// budgets and records follow one rule.
+pub fn run_tool_call(
+    episode: &mut dyn Episode,
+    call: &Value,
+    turn: u32,
+    used: &mut u32,
+    budget: u32,
+) -> ToolCallRun {
+    let text = |pointer: &str| {
+        call.pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let (id, name, arguments) = (
+        text("/id"),
+        text("/function/name"),
+        text("/function/arguments"),
+    );
+    let started = Instant::now();
+    let result = if *used >= budget {
+        ToolResult {
+            content: json!({"error": {"code": "budget_exhausted", "budget": budget}}).to_string(),
+            ok: false,
+            error: Some("budget_exhausted".into()),
+        }
+    } else {
+        episode.call_tool(&name, &arguments)
+    };
+    *used += 1;
+    let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let arguments_value: Value =
+        serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
+    let interaction = json!({
+        "turn": turn,
+        "tool": name,
+        "tool_call_id": id,
+        "arguments": arguments_value,
+        "duration_ms": duration_ms,
+        "ok": result.ok,
+        "error": result.error,
+    });
+    ToolCallRun {
+        message: Message {
+            role: Role::Tool,
+            content: Some(result.content),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(id),
+        },
+        interaction,
+        duration_ms,
+    }
 }
 
 /// An episode with no tools: every call is an `unknown_tool` error.

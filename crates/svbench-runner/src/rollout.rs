@@ -9,8 +9,8 @@ use std::time::Instant;
 use chrono::{SecondsFormat, Utc};
 use serde_json::{json, Value};
 use svbench_core::record::{RequestRecord, ResultRecord, SampleError, Usage};
-use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus, Role};
-use svbench_envs::environment::{Budgets, Environment};
+use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
+use svbench_envs::environment::{run_tool_call, Budgets, Environment};
 use svbench_envs::policy::Policy;
 
 /// One assistant turn as produced by a model endpoint.
@@ -274,54 +274,18 @@ async fn drive_model(
             break;
         }
         for call in calls {
-            let id = call
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let name = call
-                .pointer("/function/name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let arguments = call
-                .pointer("/function/arguments")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let started = Instant::now();
-            let result = if tool_calls_used >= budgets.tool_budget {
-                svbench_envs::environment::ToolResult {
-                    content: json!({"error": {"code": "budget_exhausted", "budget": budgets.tool_budget}}).to_string(),
-                    ok: false,
-                    error: Some("budget_exhausted".into()),
-                }
-            } else {
-                episode.call_tool(&name, &arguments)
-            };
-            tool_calls_used += 1;
-            let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            record.tool_time_ms += duration_ms;
+            let run = run_tool_call(
+                episode.as_mut(),
+                &call,
+                turn,
+                &mut tool_calls_used,
+                budgets.tool_budget,
+            );
+            record.tool_time_ms += run.duration_ms;
             record.tool_calls += 1;
-            let arguments_value: Value =
-                serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
-            record.tool_interactions.push(json!({
-                "turn": turn,
-                "tool": name,
-                "tool_call_id": id,
-                "arguments": arguments_value,
-                "duration_ms": duration_ms,
-                "ok": result.ok,
-                "error": result.error,
-            }));
-            let tool_message = Message {
-                role: Role::Tool,
-                content: Some(result.content),
-                tool_calls: Vec::new(),
-                tool_call_id: Some(id),
-            };
-            transcript.push(serde_json::to_value(&tool_message).unwrap_or(Value::Null));
-            conversation.push(tool_message);
+            record.tool_interactions.push(run.interaction);
+            transcript.push(serde_json::to_value(&run.message).unwrap_or(Value::Null));
+            conversation.push(run.message);
         }
     }
     if pending_tools {
