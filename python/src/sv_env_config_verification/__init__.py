@@ -1,0 +1,14 @@
+"""verifiers environment `sv-env-config-verification` (svbench E2):
+configuration auditing with kube-linter, semgrep and OPA tools, scored by
+svbench's Rust core."""
+
+from typing import Any
+
+ENV_ID = "sv-env-config-verification"
+
+
+def load_environment(**kwargs: Any) -> Any:
+    """A ``vf.ToolEnv``; see ``svbench.verifiers_env.load_environment``."""
+    from svbench.verifiers_env import load_environment as _load
+
+    return _load(ENV_ID, **kwargs)

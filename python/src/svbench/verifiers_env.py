@@ -1,0 +1,290 @@
+"""verifiers environments (harness §7.1) built from svbench's Rust core.
+
+``load_environment(name, **kwargs)`` returns a classic-API verifiers
+environment (``vf.SingleTurnEnv`` for E1, a ``vf.ToolEnv`` subclass for E2)
+whose rubric has one plain function per reward component, named and weighted
+as in Rust, so verifiers' weighted sum equals svbench's total.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import threading
+from typing import Any, Callable
+
+from svbench._common import Scorer, answer_text, env_name, native_env, split_kwargs
+from svbench._native import DatasetError, Env
+
+#: Keyword arguments of ``load_environment`` beyond the common ``eval`` flags.
+EXTRA_ARGS = ("eval_split", "include_eval_dataset")
+
+# Tools receive no rollout state: the example of the running rollout is set
+# here by the environment before its tools run, and resolved through the
+# process-global fixture registry filled at load time.
+_CURRENT_EXAMPLE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "svbench_current_example", default=None
+)
+_FIXTURES: dict[str, Env] = {}
+_FIXTURES_LOCK = threading.Lock()
+
+
+def _register_fixtures(env: Env, rows: list[dict]) -> None:
+    with _FIXTURES_LOCK:
+        for r in rows:
+            _FIXTURES[r["example_id"]] = env
+
+
+def _run_tool(name: str, paths: list[str]) -> str:
+    """Runs an E2 tool against the current rollout's workspace."""
+    example_id = _CURRENT_EXAMPLE.get()
+    if example_id is None:
+        with _FIXTURES_LOCK:
+            ids = list(_FIXTURES)
+        if len(ids) != 1:
+            return json.dumps(
+                {
+                    "error": {
+                        "code": "no_workspace",
+                        "message": "no rollout is running, so there is no workspace to analyse",
+                    }
+                }
+            )
+        example_id = ids[0]
+    with _FIXTURES_LOCK:
+        env = _FIXTURES.get(example_id)
+    if env is None:
+        return json.dumps(
+            {"error": {"code": "no_workspace", "message": f"no fixture for example {example_id}"}}
+        )
+    result = env.call_tool(name, json.dumps({"paths": list(paths)}), example_id=example_id)
+    return result["content"]
+
+
+def run_kubelinter(paths: list[str]) -> str:
+    """Run the kube-linter analyzer on files of the workspace and return its findings as JSON.
+
+    Args:
+        paths: Workspace paths: the file name, ./<name>, /workspace/<name>; ".", "/workspace" or [] for all files.
+    """
+    return _run_tool("run_kubelinter", paths)
+
+
+def run_semgrep(paths: list[str]) -> str:
+    """Run the semgrep analyzer on files of the workspace and return its findings as JSON.
+
+    Args:
+        paths: Workspace paths: the file name, ./<name>, /workspace/<name>; ".", "/workspace" or [] for all files.
+    """
+    return _run_tool("run_semgrep", paths)
+
+
+def run_opa(paths: list[str]) -> str:
+    """Run the opa analyzer on files of the workspace and return its findings as JSON.
+
+    Args:
+        paths: Workspace paths: the file name, ./<name>, /workspace/<name>; ".", "/workspace" or [] for all files.
+    """
+    return _run_tool("run_opa", paths)
+
+
+E2_TOOLS: tuple[Callable[[list[str]], str], ...] = (run_kubelinter, run_semgrep, run_opa)
+
+
+def component_func(scorer: Scorer, name: str) -> Callable[..., float]:
+    """A rubric function returning one component's value.
+
+    Plain function with ``(completion, answer, info=None, **kwargs)``: verifiers
+    reads its ``__name__`` and treats plural parameter names as group functions.
+    """
+
+    def component(completion: Any, answer: Any = None, info: Any = None, **kwargs: Any) -> float:
+        return float(scorer.score(completion, answer, info, **kwargs)["rewards"][name])
+
+    component.__name__ = name
+    component.__qualname__ = name
+    component.__doc__ = f"svbench reward component `{name}` (scored in Rust)."
+    return component
+
+
+def _dataset(rows: list[dict]) -> Any:
+    """A ``datasets.Dataset`` of rows: question, answer, info, example_id
+    (int), sv_example_id (str) and prompt (the messages ``eval`` sends)."""
+    from datasets import Dataset
+
+    records = []
+    for i, r in enumerate(rows):
+        info = dict(r["info"]) if isinstance(r["info"], dict) else {}
+        info["sv_example_id"] = r["example_id"]
+        records.append(
+            {
+                "prompt": r["prompt"],
+                "question": r["question"],
+                "answer": answer_text(r["answer"]),
+                # Arrow needs one struct type per column; rows whose info
+                # shapes differ keep their exact info as JSON text, which
+                # verifiers decodes when a rollout starts.
+                "info": json.dumps(info, sort_keys=True),
+                "example_id": i,
+                "sv_example_id": r["example_id"],
+            }
+        )
+    return Dataset.from_list(records)
+
+
+def load_environment(name: str, **kwargs: Any) -> Any:
+    """Builds the verifiers environment ``name`` (see module docs).
+
+    Common keyword arguments are ``eval``'s flags (``dataset``, ``split``,
+    ``max_examples``, ``seed``, ``shuffle``, ``reward_profile``,
+    ``reward_config``, ``max_turns``, ``tool_budget``) plus ``eval_split``
+    (default ``test``; ``None`` for no eval dataset); anything else must be
+    one of the environment's own arguments, or ``UnknownArgumentError``.
+    """
+    import verifiers as vf
+
+    name = env_name(name)
+    common, env_args = split_kwargs(name, kwargs, EXTRA_ARGS)
+    env = native_env(
+        name,
+        reward_profile=common.get("reward_profile"),
+        reward_config=common.get("reward_config"),
+        env_args=env_args,
+        max_turns=common.get("max_turns"),
+        tool_budget=common.get("tool_budget"),
+    )
+    data = dict(
+        dataset=common.get("dataset", "embedded"),
+        max_examples=common.get("max_examples"),
+        shuffle=bool(common.get("shuffle", False)),
+        seed=int(common.get("seed", 0)),
+    )
+    train = env.load(common.get("split") or "train", **data)
+    if not train["rows"]:
+        raise DatasetError(f"{name}: split `{train['split']}` has no rows")
+    eval_split = common.get("eval_split", "test")
+    evaluation = env.load(eval_split, **data) if eval_split else None
+    for loaded in (train, evaluation):
+        if loaded is not None:
+            _register_fixtures(env, loaded["rows"])
+
+    scorer = Scorer(env)
+    scorer.parse_ref = train["rows"][0]["example_id"]
+    funcs = [component_func(scorer, n) for n, _ in scorer.weights]
+    weights = [w for _, w in scorer.weights]
+    parser = make_parser(vf, scorer)
+    rubric = vf.Rubric(funcs=funcs, weights=weights, parser=parser)
+    dataset = _dataset(train["rows"])
+    eval_dataset = _dataset(evaluation["rows"]) if evaluation else None
+    system_prompt = _system_prompt(train["rows"])
+    if env.kind == "single_turn":
+        return vf.SingleTurnEnv(
+            dataset=dataset,
+            eval_dataset=eval_dataset,
+            system_prompt=system_prompt,
+            parser=parser,
+            rubric=rubric,
+        )
+    if env.kind == "tool":
+        tools = list(E2_TOOLS) if env.tools() else []
+        cls = tool_env_class(vf)
+        return cls(
+            sv_env=env,
+            tools=tools,
+            max_turns=env.max_turns,
+            dataset=dataset,
+            eval_dataset=eval_dataset,
+            parser=parser,
+            rubric=rubric,
+        )
+    raise NotImplementedError(f"{name}: multi-turn environments are not wrapped for verifiers yet")
+
+
+def _system_prompt(rows: list[dict]) -> str | None:
+    """The system prompt when every row shares one (rows carry their own prompt)."""
+    prompts = {
+        m.get("content")
+        for r in rows
+        for m in r["prompt"][:1]
+        if isinstance(m, dict) and m.get("role") == "system"
+    }
+    return prompts.pop() if len(prompts) == 1 else None
+
+
+def make_parser(vf: Any, scorer: Scorer) -> Any:
+    """A ``vf.Parser`` whose ``parse_answer`` is svbench's normalised reading."""
+
+    class SvParser(vf.Parser):
+        """Parses answers with svbench's environment parser (in Rust)."""
+
+        def parse_answer(self, completion: Any) -> str | None:
+            """The environment's structured reading of the answer, as JSON text (None if invalid)."""
+            parsed = scorer.parse(completion)
+            if parsed is None:
+                return None
+            return parsed if isinstance(parsed, str) else json.dumps(parsed, sort_keys=True)
+
+        def get_format_reward_func(self) -> Callable[..., float]:
+            """A function named ``format_reward``: the component, or the parse's format credit."""
+            names = [n for n, _ in scorer.weights]
+            if "format_reward" in names:
+                return component_func(scorer, "format_reward")
+
+            def format_reward(completion: Any, answer: Any = None, info: Any = None, **kwargs: Any) -> float:
+                return float(bool(scorer.score(completion, answer, info, **kwargs)["parse"]["format_ok"]))
+
+            return format_reward
+
+    return SvParser()
+
+
+_TOOL_ENV_CLASS: Any = None
+
+
+def tool_env_class(vf: Any) -> Any:
+    """The ``vf.ToolEnv`` subclass of svbench tool environments (built once)."""
+    global _TOOL_ENV_CLASS
+    if _TOOL_ENV_CLASS is not None:
+        return _TOOL_ENV_CLASS
+
+    class SvToolEnv(vf.ToolEnv):
+        """A ToolEnv whose tools run against the rollout's own workspace and
+        whose tool budget is enforced as svbench's runner does."""
+
+        def __init__(self, sv_env: Env, **kwargs: Any):
+            super().__init__(**kwargs)
+            self.sv_env = sv_env
+
+        async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> Any:
+            info = state.get("info") or {}
+            if isinstance(info, str):
+                info = json.loads(info)
+            example_id = info.get("sv_example_id") if isinstance(info, dict) else None
+            token = _CURRENT_EXAMPLE.set(example_id)
+            try:
+                budget = self.sv_env.tool_budget
+                used = state.get("sv_tool_calls", 0)
+                last = messages[-1]
+                calls = list(getattr(last, "tool_calls", None) or [])
+                if used + len(calls) <= budget:
+                    state["sv_tool_calls"] = used + len(calls)
+                    return await super().env_response(messages, state, **kwargs)
+                # Over budget: calls past it are answered as svbench's runner does.
+                out = []
+                for call in calls:
+                    if used < budget:
+                        single = last.model_copy(update={"tool_calls": [call]})
+                        out.extend(await super().env_response([single], state, **kwargs))
+                    else:
+                        content = json.dumps(
+                            {"error": {"code": "budget_exhausted", "budget": budget}}, separators=(",", ":")
+                        )
+                        out.append(vf.ToolMessage(role="tool", content=content, tool_call_id=call.id))
+                    used += 1
+                state["sv_tool_calls"] = used
+                return out
+            finally:
+                _CURRENT_EXAMPLE.reset(token)
+
+    _TOOL_ENV_CLASS = SvToolEnv
+    return SvToolEnv
