@@ -41,6 +41,8 @@ enum Command {
     Scoreboard(cmd::scoreboard::ScoreboardArgs),
     /// Paired comparison of two runs on the same examples.
     Compare(cmd::compare::CompareArgs),
+    /// Serve catalogue, rows, scoring and episodes over HTTP (harness §6).
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args, &cli.global),
         Command::Scoreboard(args) => cmd::scoreboard::run(args, &cli.global),
         Command::Compare(args) => cmd::compare::run(args, &cli.global),
+        Command::Serve(args) => cmd::serve::run(args, &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

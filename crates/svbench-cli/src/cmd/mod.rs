@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod report;
 pub mod scan;
 pub mod scoreboard;
+pub mod serve;
 
 use std::path::PathBuf;
 
