@@ -9,6 +9,7 @@ form. The Rust side normalises tool calls, so both forms score alike.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 _MESSAGE_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name", "reasoning_content")
@@ -36,6 +37,17 @@ def _text(content: Any) -> Any:
     return str(content)
 
 
+def _call(value: Any) -> Any:
+    """A tool call as a plain dict; verifiers' saved outputs hold each call
+    as JSON text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return _plain(value)
+
+
 def _plain(value: Any) -> Any:
     """A tool call's parts as plain JSON-able values."""
     if value is None or isinstance(value, (str, int, float, bool)):
@@ -60,7 +72,7 @@ def to_message(message: Any) -> dict:
         if name == "content":
             value = _text(value)
         elif name == "tool_calls":
-            value = [_plain(call) for call in value]
+            value = [_call(call) for call in value]
         out[name] = value
     if "content" not in out:
         out["content"] = None

@@ -17,7 +17,7 @@ from svbench._common import Scorer, answer_text, env_name, native_env, split_kwa
 from svbench._native import DatasetError, Env
 
 #: Keyword arguments of ``load_environment`` beyond the common ``eval`` flags.
-EXTRA_ARGS = ("eval_split", "include_eval_dataset")
+EXTRA_ARGS = ("eval_split",)
 
 # Tools receive no rollout state: the example of the running rollout is set
 # here by the environment before its tools run, and resolved through the

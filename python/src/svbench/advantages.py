@@ -1,0 +1,69 @@
+"""Group-relative advantages (harness §7.4), computed by the same Rust code
+as ``svbench_core::advantage`` and the server's ``score_batch``.
+
+N = K·G samples grouped contiguously (TRL's layout) unless ``group_ids``
+is given (any hashable ids; equal ids form a group). f64 throughout;
+NaN or infinite inputs raise ``ValueError``. ``ddof`` is 0 (population,
+default) or 1 (sample); ``ddof=1, eps=1e-4`` reproduces TRL's scaling.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping, Sequence
+
+from svbench import _native
+
+DEFAULT_EPS = 1e-6
+
+
+def _ids(group_ids: Sequence[Hashable] | None) -> list[int] | None:
+    if group_ids is None:
+        return None
+    index: dict[Hashable, int] = {}
+    return [index.setdefault(g, len(index)) for g in group_ids]
+
+
+def _floats(values: Any) -> list[float]:
+    return [float(v) for v in values]
+
+
+def grpo(
+    rewards: Sequence[float],
+    group_size: int | None = None,
+    group_ids: Sequence[Hashable] | None = None,
+    eps: float = DEFAULT_EPS,
+    ddof: int = 0,
+) -> list[float]:
+    """A_i = (r_i − mean_g(r)) / (std_g(r) + eps)."""
+    return _native.grpo(_floats(rewards), group_size, _ids(group_ids), eps, ddof)
+
+
+def component_normalized(
+    components: Mapping[str, Sequence[float]],
+    weights: Mapping[str, float],
+    group_size: int | None = None,
+    group_ids: Sequence[Hashable] | None = None,
+    eps: float = DEFAULT_EPS,
+    ddof: int = 0,
+) -> list[float]:
+    """A_i = Σ_k w_k (c_ik − mean_g(c_k)) / (std_g(c_k) + eps)."""
+    comps = {str(k): _floats(v) for k, v in components.items()}
+    ws = {str(k): float(v) for k, v in weights.items()}
+    return _native.component_normalized(comps, ws, group_size, _ids(group_ids), eps, ddof)
+
+
+def gdpo(
+    components: Mapping[str, Sequence[float]],
+    weights: Mapping[str, float],
+    group_size: int | None = None,
+    group_ids: Sequence[Hashable] | None = None,
+    eps: float = DEFAULT_EPS,
+    ddof: int = 0,
+) -> list[float]:
+    """Component-normalised advantages, standardised again over the batch."""
+    comps = {str(k): _floats(v) for k, v in components.items()}
+    ws = {str(k): float(v) for k, v in weights.items()}
+    return _native.gdpo(comps, ws, group_size, _ids(group_ids), eps, ddof)
+
+
+__all__ = ["DEFAULT_EPS", "component_normalized", "gdpo", "grpo"]

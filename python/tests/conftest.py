@@ -1,0 +1,65 @@
+"""Shared fixtures: the `svbench` binary (for parity with `eval`), the
+completions scored everywhere, and a scripted OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+E1 = "sv-env-network-logs"
+E2 = "sv-env-config-verification"
+
+
+@pytest.fixture(scope="session")
+def svbench_bin() -> str:
+    """The release CLI: $SVBENCH_BIN, else `svbench` on PATH (tests that
+    compare with `eval` fail rather than skip without it)."""
+    path = os.environ.get("SVBENCH_BIN") or shutil.which("svbench")
+    if not path or not Path(path).exists():
+        pytest.fail("set SVBENCH_BIN to the release `svbench` binary (cargo build --release)")
+    return path
+
+
+def run_replay(svbench_bin: str, tmp: Path, env: str, records: list[dict], profile: str) -> dict:
+    """`svbench eval ENV --model builtin:replay:FILE` on `records`; returns
+    the result records by example id."""
+    replay = tmp / f"replay-{env}-{profile}.jsonl"
+    replay.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp / f"evals-{env}-{profile}"
+    ids = {r["example_id"] for r in records}
+    proc = subprocess.run(
+        [
+            svbench_bin,
+            "eval",
+            env,
+            "--model",
+            f"builtin:replay:{replay}",
+            "--split",
+            "test",
+            "-n",
+            str(max(r["index"] for r in records) + 1),
+            "--reward-profile",
+            profile,
+            "--no-progress",
+            "--output-dir",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (results,) = list(out.rglob("results.jsonl"))
+    by_id = {}
+    for line in results.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["example_id"] in ids:
+            by_id[rec["example_id"]] = rec
+    assert set(by_id) == ids, proc.stderr
+    return by_id

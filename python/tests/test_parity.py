@@ -1,0 +1,185 @@
+"""Scoring parity (harness §11 item 19): valid, markdown-wrapped, malformed
+and (E2) tool-using completions scored by `svbench eval --model
+builtin:replay:FILE`, the verifiers rubric, TRL's functions (standard and
+conversational) and verl's `compute_score` give bit-identical totals and
+components (floats compared with == and by repr)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import verifiers as vf
+
+import svbench
+from svbench import trl, verl
+from svbench.verifiers_env import _CURRENT_EXAMPLE, run_kubelinter, run_semgrep
+
+from conftest import E1, E2, run_replay
+
+PROFILES = ["v1", "upstream"]
+
+E1_TEXTS = [
+    '{"label": "Malicious", "confidence": 0.83, "rationale": "odd port"}',
+    '```json\n{"label": "Benign", "confidence": 0.61}\n```',
+    "I think this flow is probably malicious.",
+    '{"label": "Abstain", "confidence": 0.4}',
+    '{"label": "Benign", "confidence": 0.1}',
+    '{"label": "malicious", "confidence": 1.5}',
+]
+
+
+def same(a: float, b: float) -> bool:
+    """Bit-identical floats."""
+    return a == b and repr(a) == repr(b)
+
+
+def assert_same_score(got: dict, rec: dict, where: str) -> None:
+    assert same(got["reward"], rec["reward"]), (where, got["reward"], rec["reward"])
+    assert set(got["rewards"]) == set(rec["rewards"]), where
+    for name, value in rec["rewards"].items():
+        assert same(got["rewards"][name], value), (where, name, got["rewards"][name], value)
+
+
+def test_rust_total_is_the_rubric_weighted_sum():
+    """verifiers sums reward × weight in rubric order; Rust's total is the same number."""
+    for profile in PROFILES:
+        env = svbench.open_env(E1, reward_profile=profile)
+        row = env.load("test")["rows"][0]
+        for text in E1_TEXTS:
+            s = env.score(text, example_id=row["example_id"])
+            total = sum(s["rewards"][n] * w for n, w in env.weights())
+            assert same(total, s["reward"]), (profile, text)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_e1_parity(profile, svbench_bin, tmp_path):
+    vf_env = vf.load_environment(E1, split="test", eval_split=None, reward_profile=profile)
+    ds = vf_env.get_dataset()
+    rows = [ds[i] for i in range(len(E1_TEXTS))]
+    # Even rows replay as plain strings, odd rows as a message list.
+    def completion_of(i: int):
+        text = E1_TEXTS[i]
+        return text if i % 2 == 0 else [{"role": "assistant", "content": text}]
+
+    records = [
+        {"index": i, "example_id": r["sv_example_id"], "completion": completion_of(i)}
+        for i, r in enumerate(rows)
+    ]
+    cli = run_replay(svbench_bin, tmp_path, "e1", records, profile)
+
+    rubric = vf_env.rubric.rubrics[0]
+    funcs, weights = trl.reward_funcs(E1, profile=profile)
+    total_func = trl.reward_func(E1, profile=profile)
+    native = svbench.open_env(E1, reward_profile=profile)
+    native.load("test")
+    statuses = set()
+    for i, r in enumerate(rows):
+        rec = cli[r["sv_example_id"]]
+        statuses.add(rec["parse"]["status"])
+        info = json.loads(r["info"])
+        completion = completion_of(i)
+        # Native scoring by id and inline.
+        assert_same_score(native.score(completion, example_id=r["sv_example_id"]), rec, "native id")
+        inline = native.score(completion, answer=r["answer"], info={k: v for k, v in info.items() if k != "sv_example_id"})
+        assert_same_score(inline, rec, "native inline")
+        # verifiers rubric: each component function, and the weighted sum.
+        values = {f.__name__: f(completion=completion, answer=r["answer"], info=info, prompt=r["prompt"]) for f in rubric.funcs}
+        assert_same_score(
+            {"reward": sum(values[f.__name__] * w for f, w in zip(rubric.funcs, rubric.weights)), "rewards": values},
+            rec,
+            "rubric",
+        )
+        # TRL: standard (string) and conversational completions.
+        for form in (E1_TEXTS[i], [{"role": "assistant", "content": E1_TEXTS[i]}]):
+            cols = {"answer": [r["answer"]], "info": [r["info"]], "sv_example_id": [r["sv_example_id"]]}
+            got = {f.__name__: f(prompts=[r["prompt"]], completions=[form], completion_ids=[[1, 2]], trainer_state=None, **cols)[0] for f in funcs}
+            tot = total_func(prompts=[r["prompt"]], completions=[form], completion_ids=None, **cols)[0]
+            assert_same_score({"reward": tot, "rewards": got}, rec, f"trl {type(form).__name__}")
+            assert weights == [w for _, w in native.weights()]
+        # verl: the decoded text with the answer string.
+        extra = {"info": r["info"], "reward_profile": profile}
+        v = verl.compute_score(E1, E1_TEXTS[i], r["answer"], extra)
+        assert v["parse_status"] == rec["parse"]["status"]
+        assert_same_score({"reward": v["score"], "rewards": {k: v[k] for k in rec["rewards"]}}, rec, "verl")
+    assert {"valid", "invalid"} <= statuses or len(statuses) >= 2, statuses
+
+
+def e2_completions(rows: list[dict]) -> list[tuple[list | str, list | str]]:
+    """(replayed completion, Python-side completion) per row: valid, fenced,
+    malformed, and two tool-using transcripts (tool messages produced by the
+    Python tool functions; the second uses verifiers' flat tool-call form)."""
+    def oracle_answer(r, k):
+        info = json.loads(r["info"])
+        found = [
+            {"id": f"{v['tool']}/{v['rule_id']}", "severity": v["severity"]}
+            for v in info.get("info", {}).get("violations", [])
+        ]
+        return json.dumps({"violations": found[:k], "patch": None, "confidence": 0.7})
+
+    out = []
+    valid = oracle_answer(rows[0], 5)
+    out.append((valid, valid))
+    fenced = "Here is my audit:\n```json\n" + oracle_answer(rows[1], 1) + "\n```"
+    out.append((fenced, fenced))
+    out.append(("no findings, looks fine to me", "no findings, looks fine to me"))
+    for i, tool in ((3, run_kubelinter), (4, run_semgrep)):
+        r = rows[i]
+        token = _CURRENT_EXAMPLE.set(r["sv_example_id"])
+        try:
+            content = tool(["."])
+        finally:
+            _CURRENT_EXAMPLE.reset(token)
+        assert '"findings"' in content, content
+        final = {"role": "assistant", "content": oracle_answer(r, 2)}
+        tool_msg = {"role": "tool", "tool_call_id": "call_1", "content": content}
+        nested = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": tool.__name__, "arguments": '{"paths": ["."]}'}}],
+        }
+        flat = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "name": tool.__name__, "arguments": {"paths": ["."]}}]}
+        out.append(([nested, tool_msg, final], [flat, tool_msg, final]))
+    return out
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_e2_parity(profile, svbench_bin, tmp_path):
+    vf_env = vf.load_environment(E2, split="test", eval_split=None, reward_profile=profile)
+    ds = vf_env.get_dataset()
+    rows = [ds[i] for i in range(5)]
+    pairs = e2_completions(rows)
+    records = [
+        {"index": i, "example_id": r["sv_example_id"], **({"completion": c} if isinstance(c, str) else {"completion_messages": c})}
+        for i, (r, (c, _)) in enumerate(zip(rows, pairs))
+    ]
+    cli = run_replay(svbench_bin, tmp_path, "e2", records, profile)
+    rubric = vf_env.rubric.rubrics[0]
+    funcs, _ = trl.reward_funcs(E2, profile=profile)
+    native = svbench.open_env(E2, reward_profile=profile)
+    native.load("test")
+    tool_rewards = []
+    for i, (r, (_, completion)) in enumerate(zip(rows, pairs)):
+        rec = cli[r["sv_example_id"]]
+        info = json.loads(r["info"])
+        assert_same_score(native.score(completion, example_id=r["sv_example_id"]), rec, "native id")
+        inline_info = {k: v for k, v in info.items() if k != "sv_example_id"}
+        assert_same_score(native.score(completion, info=inline_info, question=r["question"]), rec, "native inline")
+        values = {f.__name__: f(completion=completion, answer=r["answer"], info=info, question=r["question"]) for f in rubric.funcs}
+        assert_same_score(
+            {"reward": sum(values[f.__name__] * w for f, w in zip(rubric.funcs, rubric.weights)), "rewards": values},
+            rec,
+            "rubric",
+        )
+        form = completion if isinstance(completion, list) else [{"role": "assistant", "content": completion}]
+        cols = {"answer": [r["answer"]], "info": [r["info"]], "sv_example_id": [r["sv_example_id"]], "question": [r["question"]]}
+        got = {f.__name__: f(prompts=[r["prompt"]], completions=[form], completion_ids=None, **cols)[0] for f in funcs}
+        assert_same_score({"reward": sum(got[n] * w for n, w in native.weights()), "rewards": got}, rec, "trl")
+        if isinstance(completion, str):
+            v = verl.compute_score(E2, completion, r["answer"], {"example_id": r["sv_example_id"], "reward_profile": profile})
+            assert_same_score({"reward": v["score"], "rewards": {k: v[k] for k in rec["rewards"]}}, rec, "verl")
+        else:
+            tool_rewards.append(rec)
+    assert len(tool_rewards) == 2
+    if profile == "upstream":
+        assert any(rec["rewards"]["tool_observation_reward"] > 0 for rec in tool_rewards), tool_rewards
