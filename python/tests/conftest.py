@@ -10,6 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No example database written into the source tree.
+settings.register_profile("svbench", database=None)
+settings.load_profile("svbench")
 
 E1 = "sv-env-network-logs"
 E2 = "sv-env-config-verification"

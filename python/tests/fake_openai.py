@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 #: Maps a request body to the assistant message to answer with.
 Script = Callable[[dict], dict]
@@ -56,7 +56,7 @@ class FakeOpenAI:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         self.thread.start()
         return self
 

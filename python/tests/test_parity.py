@@ -12,10 +12,9 @@ import pytest
 import verifiers as vf
 
 import svbench
+from conftest import E1, E2, run_replay
 from svbench import trl, verl
 from svbench.verifiers_env import _CURRENT_EXAMPLE, run_kubelinter, run_semgrep
-
-from conftest import E1, E2, run_replay
 
 PROFILES = ["v1", "upstream"]
 
@@ -57,14 +56,14 @@ def test_e1_parity(profile, svbench_bin, tmp_path):
     vf_env = vf.load_environment(E1, split="test", eval_split=None, reward_profile=profile)
     ds = vf_env.get_dataset()
     rows = [ds[i] for i in range(len(E1_TEXTS))]
+
     # Even rows replay as plain strings, odd rows as a message list.
     def completion_of(i: int):
         text = E1_TEXTS[i]
         return text if i % 2 == 0 else [{"role": "assistant", "content": text}]
 
     records = [
-        {"index": i, "example_id": r["sv_example_id"], "completion": completion_of(i)}
-        for i, r in enumerate(rows)
+        {"index": i, "example_id": r["sv_example_id"], "completion": completion_of(i)} for i, r in enumerate(rows)
     ]
     cli = run_replay(svbench_bin, tmp_path, "e1", records, profile)
 
@@ -81,10 +80,15 @@ def test_e1_parity(profile, svbench_bin, tmp_path):
         completion = completion_of(i)
         # Native scoring by id and inline.
         assert_same_score(native.score(completion, example_id=r["sv_example_id"]), rec, "native id")
-        inline = native.score(completion, answer=r["answer"], info={k: v for k, v in info.items() if k != "sv_example_id"})
+        inline = native.score(
+            completion, answer=r["answer"], info={k: v for k, v in info.items() if k != "sv_example_id"}
+        )
         assert_same_score(inline, rec, "native inline")
         # verifiers rubric: each component function, and the weighted sum.
-        values = {f.__name__: f(completion=completion, answer=r["answer"], info=info, prompt=r["prompt"]) for f in rubric.funcs}
+        values = {
+            f.__name__: f(completion=completion, answer=r["answer"], info=info, prompt=r["prompt"])
+            for f in rubric.funcs
+        }
         assert_same_score(
             {"reward": sum(values[f.__name__] * w for f, w in zip(rubric.funcs, rubric.weights)), "rewards": values},
             rec,
@@ -93,7 +97,12 @@ def test_e1_parity(profile, svbench_bin, tmp_path):
         # TRL: standard (string) and conversational completions.
         for form in (E1_TEXTS[i], [{"role": "assistant", "content": E1_TEXTS[i]}]):
             cols = {"answer": [r["answer"]], "info": [r["info"]], "sv_example_id": [r["sv_example_id"]]}
-            got = {f.__name__: f(prompts=[r["prompt"]], completions=[form], completion_ids=[[1, 2]], trainer_state=None, **cols)[0] for f in funcs}
+            got = {
+                f.__name__: f(
+                    prompts=[r["prompt"]], completions=[form], completion_ids=[[1, 2]], trainer_state=None, **cols
+                )[0]
+                for f in funcs
+            }
             tot = total_func(prompts=[r["prompt"]], completions=[form], completion_ids=None, **cols)[0]
             assert_same_score({"reward": tot, "rewards": got}, rec, f"trl {type(form).__name__}")
             assert weights == [w for _, w in native.weights()]
@@ -109,6 +118,7 @@ def e2_completions(rows: list[dict]) -> list[tuple[list | str, list | str]]:
     """(replayed completion, Python-side completion) per row: valid, fenced,
     malformed, and two tool-using transcripts (tool messages produced by the
     Python tool functions; the second uses verifiers' flat tool-call form)."""
+
     def oracle_answer(r, k):
         info = json.loads(r["info"])
         found = [
@@ -136,9 +146,19 @@ def e2_completions(rows: list[dict]) -> list[tuple[list | str, list | str]]:
         nested = {
             "role": "assistant",
             "content": None,
-            "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": tool.__name__, "arguments": '{"paths": ["."]}'}}],
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": tool.__name__, "arguments": '{"paths": ["."]}'},
+                }
+            ],
         }
-        flat = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "name": tool.__name__, "arguments": {"paths": ["."]}}]}
+        flat = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_1", "name": tool.__name__, "arguments": {"paths": ["."]}}],
+        }
         out.append(([nested, tool_msg, final], [flat, tool_msg, final]))
     return out
 
@@ -150,7 +170,11 @@ def test_e2_parity(profile, svbench_bin, tmp_path):
     rows = [ds[i] for i in range(5)]
     pairs = e2_completions(rows)
     records = [
-        {"index": i, "example_id": r["sv_example_id"], **({"completion": c} if isinstance(c, str) else {"completion_messages": c})}
+        {
+            "index": i,
+            "example_id": r["sv_example_id"],
+            **({"completion": c} if isinstance(c, str) else {"completion_messages": c}),
+        }
         for i, (r, (c, _)) in enumerate(zip(rows, pairs))
     ]
     cli = run_replay(svbench_bin, tmp_path, "e2", records, profile)
@@ -159,24 +183,34 @@ def test_e2_parity(profile, svbench_bin, tmp_path):
     native = svbench.open_env(E2, reward_profile=profile)
     native.load("test")
     tool_rewards = []
-    for i, (r, (_, completion)) in enumerate(zip(rows, pairs)):
+    for r, (_, completion) in zip(rows, pairs):
         rec = cli[r["sv_example_id"]]
         info = json.loads(r["info"])
         assert_same_score(native.score(completion, example_id=r["sv_example_id"]), rec, "native id")
         inline_info = {k: v for k, v in info.items() if k != "sv_example_id"}
         assert_same_score(native.score(completion, info=inline_info, question=r["question"]), rec, "native inline")
-        values = {f.__name__: f(completion=completion, answer=r["answer"], info=info, question=r["question"]) for f in rubric.funcs}
+        values = {
+            f.__name__: f(completion=completion, answer=r["answer"], info=info, question=r["question"])
+            for f in rubric.funcs
+        }
         assert_same_score(
             {"reward": sum(values[f.__name__] * w for f, w in zip(rubric.funcs, rubric.weights)), "rewards": values},
             rec,
             "rubric",
         )
         form = completion if isinstance(completion, list) else [{"role": "assistant", "content": completion}]
-        cols = {"answer": [r["answer"]], "info": [r["info"]], "sv_example_id": [r["sv_example_id"]], "question": [r["question"]]}
+        cols = {
+            "answer": [r["answer"]],
+            "info": [r["info"]],
+            "sv_example_id": [r["sv_example_id"]],
+            "question": [r["question"]],
+        }
         got = {f.__name__: f(prompts=[r["prompt"]], completions=[form], completion_ids=None, **cols)[0] for f in funcs}
         assert_same_score({"reward": sum(got[n] * w for n, w in native.weights()), "rewards": got}, rec, "trl")
         if isinstance(completion, str):
-            v = verl.compute_score(E2, completion, r["answer"], {"example_id": r["sv_example_id"], "reward_profile": profile})
+            v = verl.compute_score(
+                E2, completion, r["answer"], {"example_id": r["sv_example_id"], "reward_profile": profile}
+            )
             assert_same_score({"reward": v["score"], "rewards": {k: v[k] for k in rec["rewards"]}}, rec, "verl")
         else:
             tool_rewards.append(rec)

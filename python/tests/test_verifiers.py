@@ -27,9 +27,23 @@ def cli_weights(svbench_bin: str, tmp: Path, env: str, profile: str) -> dict:
     model = "builtin:heuristic" if env == E1 else "builtin:oracle"
     out = tmp / f"w-{env}-{profile}"
     subprocess.run(
-        [svbench_bin, "eval", env, "--model", model, "-n", "1", "--reward-profile", profile,
-         "--no-progress", "--output-dir", str(out)],
-        check=True, capture_output=True, timeout=300,
+        [
+            svbench_bin,
+            "eval",
+            env,
+            "--model",
+            model,
+            "-n",
+            "1",
+            "--reward-profile",
+            profile,
+            "--no-progress",
+            "--output-dir",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     (meta,) = list(out.rglob("metadata.json"))
     return json.loads(meta.read_text())["reward_weights"]
@@ -62,11 +76,16 @@ def test_rubric_matches_rust_components(env_id, profile, svbench_bin, tmp_path):
     assert dict(zip(names, rubric.weights)) == cli_weights(svbench_bin, tmp_path, env_id, profile)
     if profile == "upstream" and env_id == E1:
         assert list(zip(names, rubric.weights)) == [
-            ("reward_accuracy", 1.0), ("format_reward", 0.1), ("reward_calibration", 0.2), ("reward_asymmetric_cost", 0.5)
+            ("reward_accuracy", 1.0),
+            ("format_reward", 0.1),
+            ("reward_calibration", 0.2),
+            ("reward_asymmetric_cost", 0.5),
         ]
     if profile == "upstream" and env_id == E2:
         assert list(zip(names, rubric.weights)) == [
-            ("reward_config_auditing", 1.0), ("format_reward", 0.05), ("tool_observation_reward", 0.2)
+            ("reward_config_auditing", 1.0),
+            ("format_reward", 0.05),
+            ("tool_observation_reward", 0.2),
         ]
     # Every extra rubric verifiers adds (turn and tool counters) has weight 0.
     for extra in env.rubric.rubrics[1:]:
@@ -135,7 +154,10 @@ def test_parser():
     fmt = parser.get_format_reward_func()
     assert fmt.__name__ == "format_reward"
     row = env.get_dataset()[0]
-    assert fmt(completion='{"label": "Benign", "confidence": 0.5}', answer=row["answer"], info=json.loads(row["info"])) == 1.0
+    assert (
+        fmt(completion='{"label": "Benign", "confidence": 0.5}', answer=row["answer"], info=json.loads(row["info"]))
+        == 1.0
+    )
     env2 = vf.load_environment(E2, reward_profile="upstream")
     assert env2.parser.get_format_reward_func().__name__ == "format_reward"
     assert env2.parser.parse_answer('{"violations": [], "patch": null}') == "[]"
@@ -148,8 +170,14 @@ def _script(tool_calls_per_turn: int = 1):
             return {"role": "assistant", "content": '{"violations": [], "patch": null, "confidence": 0.5}'}
         if body.get("tools"):
             calls = [
-                {"id": f"call_{k}", "type": "function",
-                 "function": {"name": "run_kubelinter" if k == 0 else "run_opa", "arguments": json.dumps({"paths": ["."]})}}
+                {
+                    "id": f"call_{k}",
+                    "type": "function",
+                    "function": {
+                        "name": "run_kubelinter" if k == 0 else "run_opa",
+                        "arguments": json.dumps({"paths": ["."]}),
+                    },
+                }
                 for k in range(tool_calls_per_turn)
             ]
             return {"role": "assistant", "content": None, "tool_calls": calls}

@@ -93,9 +93,7 @@ def split_kwargs(name: str, kwargs: dict, extra: tuple[str, ...] = ()) -> tuple[
             env_args[key] = value
         else:
             accepted = sorted(set(COMMON_ARGS) | set(extra) | own)
-            raise UnknownArgumentError(
-                f"{name} does not accept the argument `{key}` (accepted: {', '.join(accepted)})"
-            )
+            raise UnknownArgumentError(f"{name} does not accept the argument `{key}` (accepted: {', '.join(accepted)})")
     return common, env_args
 
 
@@ -176,7 +174,11 @@ class Scorer:
         digest = hashlib.blake2b(
             json.dumps(payload, sort_keys=True, separators=(",", ":")).encode(), digest_size=16
         ).digest()
-        key = (example_id, None if example_id else (answer_text(answer), json.dumps(info, sort_keys=True, default=str), question), digest)
+        key = (
+            example_id,
+            None if example_id else (answer_text(answer), json.dumps(info, sort_keys=True, default=str), question),
+            digest,
+        )
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:

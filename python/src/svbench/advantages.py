@@ -9,7 +9,8 @@ default) or 1 (sample); ``ddof=1, eps=1e-4`` reproduces TRL's scaling.
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 from svbench import _native
 

@@ -10,7 +10,8 @@ per-batch lists (newer versions add ``trainer_state``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from svbench._common import Scorer, native_env, split_kwargs
 from svbench._native import ScoringError
@@ -50,8 +51,8 @@ def _batch(scorer: Scorer, prompts: list, completions: list, kwargs: dict) -> li
         sv_id = _column(kwargs, "sv_example_id", i)
         if answer is None and sv_id is None and not (isinstance(info, dict) and "sv_example_id" in info):
             raise ScoringError(
-                "no reference for completion %d: the dataset needs an `answer` (with `info`) or "
-                "`sv_example_id` column (svbench.trl.dataset provides both)" % i
+                f"no reference for completion {i}: the dataset needs an `answer` (with `info`) or "
+                "`sv_example_id` column (svbench.trl.dataset provides both)"
             )
         extra = {"sv_example_id": sv_id} if sv_id is not None else {}
         question = _column(kwargs, "question", i)

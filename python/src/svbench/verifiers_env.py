@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextvars
 import json
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from svbench._common import Scorer, answer_text, env_name, native_env, split_kwargs
 from svbench._native import DatasetError, Env
@@ -22,9 +23,7 @@ EXTRA_ARGS = ("eval_split",)
 # Tools receive no rollout state: the example of the running rollout is set
 # here by the environment before its tools run, and resolved through the
 # process-global fixture registry filled at load time.
-_CURRENT_EXAMPLE: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "svbench_current_example", default=None
-)
+_CURRENT_EXAMPLE: contextvars.ContextVar[str | None] = contextvars.ContextVar("svbench_current_example", default=None)
 _FIXTURES: dict[str, Env] = {}
 _FIXTURES_LOCK = threading.Lock()
 
@@ -54,9 +53,7 @@ def _run_tool(name: str, paths: list[str]) -> str:
     with _FIXTURES_LOCK:
         env = _FIXTURES.get(example_id)
     if env is None:
-        return json.dumps(
-            {"error": {"code": "no_workspace", "message": f"no fixture for example {example_id}"}}
-        )
+        return json.dumps({"error": {"code": "no_workspace", "message": f"no fixture for example {example_id}"}})
     result = env.call_tool(name, json.dumps({"paths": list(paths)}), example_id=example_id)
     return result["content"]
 
@@ -203,10 +200,7 @@ def load_environment(name: str, **kwargs: Any) -> Any:
 def _system_prompt(rows: list[dict]) -> str | None:
     """The system prompt when every row shares one (rows carry their own prompt)."""
     prompts = {
-        m.get("content")
-        for r in rows
-        for m in r["prompt"][:1]
-        if isinstance(m, dict) and m.get("role") == "system"
+        m.get("content") for r in rows for m in r["prompt"][:1] if isinstance(m, dict) and m.get("role") == "system"
     }
     return prompts.pop() if len(prompts) == 1 else None
 

@@ -104,9 +104,7 @@ def write_parquet(env: str, split: str, path: str, **args: Any) -> int:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as e:
-        raise ImportError(
-            "svbench.verl.write_parquet needs pyarrow: pip install pyarrow (or 'svbench[verl]')"
-        ) from e
+        raise ImportError("svbench.verl.write_parquet needs pyarrow: pip install pyarrow (or 'svbench[verl]')") from e
     table = pa.Table.from_pylist(rows(env, split, **args))
     pq.write_table(table, path)
     return table.num_rows
