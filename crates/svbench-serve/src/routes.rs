@@ -187,6 +187,7 @@ pub async fn score(
         state.service.score(id.name(), &req)?
     } else {
         let service = Arc::clone(&state.service);
+        let _permit = state.cpu_permit().await?;
         blocking(move || service.score(id.name(), &req)).await??
     };
     state.metrics.scores(id.name(), &scored.reward_profile, 1);
@@ -201,6 +202,7 @@ pub async fn score_batch(
 ) -> AppResult {
     let id = state.env(&env)?;
     let service = Arc::clone(&state.service);
+    let _permit = state.cpu_permit().await?;
     let scored = blocking(move || service.score_batch(id.name(), &req)).await??;
     for r in &scored.results {
         state.metrics.scores(id.name(), &r.reward_profile, 1);

@@ -27,6 +27,9 @@ pub struct AppState {
     pub metrics: Metrics,
     ready: AtomicBool,
     catalog: OnceLock<Result<Vec<Value>, ApiError>>,
+    // Scoring jobs on blocking threads at once: one per core. More only
+    // adds threads that contend for the allocator and the analyzers.
+    cpu: tokio::sync::Semaphore,
     // Test hook: episode work waits while this is false (see `hold_episode_work`).
     gate: watch::Sender<bool>,
 }
@@ -42,6 +45,9 @@ impl AppState {
             ready: AtomicBool::new(false),
             catalog: OnceLock::new(),
             gate: watch::Sender::new(true),
+            cpu: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
+            ),
             config,
         }
     }
@@ -110,6 +116,17 @@ impl AppState {
                 ),
             ))
         }
+    }
+
+    /// A turn at scoring on a blocking thread (FIFO, one per core).
+    ///
+    /// # Errors
+    /// Never in practice: the semaphore is never closed.
+    pub async fn cpu_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, HttpError> {
+        self.cpu
+            .acquire()
+            .await
+            .map_err(|_| HttpError::internal("scoring is shut down"))
     }
 
     /// Test hook: while held, episode resets and steps pause after taking

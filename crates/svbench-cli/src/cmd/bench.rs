@@ -18,8 +18,9 @@ use crate::exit;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to benchmark: e1 (scoring, report, rollouts), e2 (scoring an
-    /// answer with a patch; `--completions` answers, at most 100,000) or scan
-    /// (the config analyzers).
+    /// answer with a patch; `--completions` answers, at most 100,000), scan
+    /// (the config analyzers) or serve (a load test of `svbench serve` run
+    /// as a second process).
     pub env: String,
     /// scan: an E2 JSONL file of configs (`question`, `meta.lang`) [default:
     /// the upstream mini set in ../shared, when present].
@@ -43,6 +44,15 @@ pub struct BenchArgs {
     /// Samples in flight in the throughput benchmark.
     #[arg(long, default_value_t = 64)]
     pub concurrency: usize,
+    /// serve: requests per scenario at most.
+    #[arg(long, default_value_t = 100_000)]
+    pub requests: usize,
+    /// serve: keep-alive connections, one request in flight on each.
+    #[arg(long, default_value_t = 32)]
+    pub connections: usize,
+    /// serve: seconds per scenario at most.
+    #[arg(long, default_value_t = 20.0)]
+    pub max_seconds: f64,
 }
 
 /// A mix of answer shapes seen in practice, valid and not.
@@ -69,6 +79,13 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         // Each cold score builds its own row: 10,000 keeps the run short.
         return super::bench_e2::run(args.completions.min(10_000));
     }
+    if args.env == "serve" {
+        return super::bench_serve::run(super::bench_serve::Limits {
+            requests: args.requests,
+            connections: args.connections,
+            max_seconds: args.max_seconds,
+        });
+    }
     if args.env == "scan" {
         return super::bench_scan::run(
             args.configs.as_deref(),
@@ -78,7 +95,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
         return Err(exit::usage(format!(
-            "no benchmark for `{}` in this build (available: e1, e2, scan)",
+            "no benchmark for `{}` in this build (available: e1, e2, scan, serve)",
             args.env
         )));
     }

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_e2;
 pub mod bench_rollouts;
 pub mod bench_scan;
+pub mod bench_serve;
 pub mod compare;
 pub mod data;
 pub mod eval;

@@ -1,0 +1,347 @@
+//! `svbench bench serve`: a load test of `svbench serve` over loopback.
+//! Starts the server as a second process (this binary, `serve --bind
+//! 127.0.0.1:0`), drives it with keep-alive HTTP/1.1 over several
+//! connections from one client thread, prints requests/s, latency
+//! percentiles and errors per scenario, and stops the server. Asserts
+//! nothing.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::exit;
+
+/// Limits of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Requests per scenario at most.
+    pub requests: usize,
+    /// Connections (one request in flight on each).
+    pub connections: usize,
+    /// Seconds per scenario at most.
+    pub max_seconds: f64,
+}
+
+/// Kills the server when the benchmark ends, however it ends.
+struct ServerProcess(Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs the benchmark; returns the exit code.
+pub fn run(limits: Limits) -> anyhow::Result<u8> {
+    if limits.requests == 0 || limits.connections == 0 || limits.max_seconds <= 0.0 {
+        return Err(exit::usage(
+            "--requests, --connections and --max-seconds must be positive",
+        ));
+    }
+    let exe = std::env::current_exe().context("locating the svbench binary")?;
+    let mut child = Command::new(exe)
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("starting `svbench serve`")?;
+    let stdout = child.stdout.take().context("server stdout")?;
+    let server = ServerProcess(child);
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .context("reading the server's address")?;
+    let addr = line
+        .trim()
+        .strip_prefix("http://")
+        .with_context(|| format!("unexpected first line from the server: `{}`", line.trim()))?
+        .to_string();
+    // The client gets one thread; the server keeps the other cores.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the client runtime")?;
+    let outcome = runtime.block_on(drive(&addr, limits));
+    drop(server);
+    outcome?;
+    Ok(exit::OK)
+}
+
+async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
+    wait_ready(addr).await?;
+    let e1 = rows(addr, "e1").await?;
+    let e2 = rows(addr, "e2").await?;
+    let answers = [
+        r#"{"label":"Malicious","confidence":0.8}"#,
+        "```json\n{\"label\": \"Benign\", \"confidence\": 0.6}\n```",
+        "I cannot decide.",
+    ];
+    let by_id: Vec<Vec<u8>> = e1
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let body =
+                json!({"example_id": r["example_id"], "completion": answers[i % answers.len()]});
+            post("/v1/envs/e1/score", &body)
+        })
+        .collect();
+    let inline: Vec<Vec<u8>> = e1
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let body = json!({"answer": r["answer"], "info": r["info"],
+                "completion": [{"role": "assistant", "content": answers[i % answers.len()]}]});
+            post("/v1/envs/e1/score", &body)
+        })
+        .collect();
+    let e2_requests: Vec<Vec<u8>> = e2
+        .iter()
+        .filter_map(|r| {
+            let completion = e2_completion(r)?;
+            Some(post(
+                "/v1/envs/e2/score",
+                &json!({"example_id": r["example_id"], "completion": completion}),
+            ))
+        })
+        .collect();
+    if e2_requests.is_empty() {
+        bail!("no E2 row with findings to build a completion from");
+    }
+    println!(
+        "serve load test: server on {addr}, client on one thread, {} connections, at most {} requests or {:.0} s per scenario",
+        limits.connections, limits.requests, limits.max_seconds
+    );
+    for (label, requests) in [
+        ("e1 score by example_id", &by_id),
+        ("e1 score inline answer", &inline),
+        ("e2 score by example_id (findings + patch)", &e2_requests),
+    ] {
+        // Warm-up: connections, caches, the server's allocator.
+        let warm = Limits {
+            requests: (limits.requests / 10).clamp(1, 2_000),
+            ..limits
+        };
+        load(addr, requests, warm).await?;
+        let r = load(addr, requests, limits).await?;
+        println!(
+            "serve {label}: {} requests in {:.3} s = {:.0} req/s; latency p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms; errors {}",
+            r.latencies_ms.len() + r.errors,
+            r.seconds,
+            (r.latencies_ms.len() + r.errors) as f64 / r.seconds,
+            percentile(&r.latencies_ms, 0.50),
+            percentile(&r.latencies_ms, 0.90),
+            percentile(&r.latencies_ms, 0.99),
+            r.errors
+        );
+    }
+    Ok(())
+}
+
+/// An E2 answer naming the row's labelled findings, with a unified diff that
+/// touches the first `image:` line (k8s) so scoring applies a patch and
+/// re-scans; `None` for rows without findings.
+fn e2_completion(row: &Value) -> Option<String> {
+    let violations = row.pointer("/info/info/violations")?.as_array()?;
+    if violations.is_empty() {
+        return None;
+    }
+    let ids: Vec<Value> = violations
+        .iter()
+        .filter_map(|v| {
+            Some(json!({"id": format!("{}/{}", v["tool"].as_str()?, v["rule_id"].as_str()?), "severity": "med"}))
+        })
+        .collect();
+    let prompt = row.pointer("/prompt/1/content")?.as_str()?;
+    let config = prompt.split("```").nth(1)?.split_once('\n')?.1;
+    let patch = config
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.trim_start().starts_with("image:") || l.trim_start().starts_with("- image:"))
+        .map(|(i, l)| {
+            let indent = l.len() - l.trim_start().len() + usize::from(l.trim_start().starts_with("- ")) * 2;
+            let pad = " ".repeat(indent);
+            format!(
+                "--- a/manifest.yaml\n+++ b/manifest.yaml\n@@ -{n} +{n},3 @@\n-{l}\n+{l}\n+{pad}securityContext:\n+{pad}  readOnlyRootFilesystem: true\n",
+                n = i + 1
+            )
+        })
+        .unwrap_or_default();
+    Some(json!({"violations": ids, "patch": patch, "confidence": 0.8}).to_string())
+}
+
+fn post(path: &str, body: &Value) -> Vec<u8> {
+    let body = body.to_string();
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    req.extend_from_slice(body.as_bytes());
+    req
+}
+
+async fn wait_ready(addr: &str) -> anyhow::Result<()> {
+    for _ in 0..600 {
+        if let Ok(mut conn) = Conn::connect(addr).await {
+            if let Ok((200, _)) = conn
+                .request(b"GET /readyz HTTP/1.1\r\nhost: bench\r\n\r\n")
+                .await
+            {
+                return Ok(());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!("the server did not become ready in 30 s")
+}
+
+async fn rows(addr: &str, env: &str) -> anyhow::Result<Vec<Value>> {
+    let mut conn = Conn::connect(addr).await?;
+    let req = format!(
+        "GET /v1/envs/{env}/splits/test/rows?limit=1000&include_answer=true HTTP/1.1\r\nhost: bench\r\n\r\n"
+    );
+    let (status, body) = conn.request(req.as_bytes()).await?;
+    if status != 200 {
+        bail!("rows of {env}: HTTP {status}");
+    }
+    let v: Value = serde_json::from_slice(&body)?;
+    Ok(v["rows"].as_array().cloned().unwrap_or_default())
+}
+
+struct LoadResult {
+    latencies_ms: Vec<f64>,
+    errors: usize,
+    seconds: f64,
+}
+
+/// `limits.connections` connections share one request counter until
+/// `limits.requests` are sent or `limits.max_seconds` pass.
+async fn load(addr: &str, requests: &[Vec<u8>], limits: Limits) -> anyhow::Result<LoadResult> {
+    let requests: Arc<Vec<Vec<u8>>> = Arc::new(requests.to_vec());
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(limits.max_seconds);
+    let mut tasks = Vec::with_capacity(limits.connections);
+    for _ in 0..limits.connections {
+        let (requests, next, addr) = (Arc::clone(&requests), Arc::clone(&next), addr.to_string());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0usize;
+            let mut conn = Conn::connect(&addr).await.ok();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= limits.requests || Instant::now() >= deadline {
+                    break;
+                }
+                let Some(c) = conn.as_mut() else {
+                    errors += 1;
+                    conn = Conn::connect(&addr).await.ok();
+                    continue;
+                };
+                let t = Instant::now();
+                match c.request(&requests[i % requests.len()]).await {
+                    Ok((200, _)) => latencies.push(t.elapsed().as_secs_f64() * 1e3),
+                    Ok(_) => errors += 1,
+                    Err(_) => {
+                        errors += 1;
+                        conn = Conn::connect(&addr).await.ok();
+                    }
+                }
+            }
+            (latencies, errors)
+        }));
+    }
+    let mut out = LoadResult {
+        latencies_ms: Vec::new(),
+        errors: 0,
+        seconds: 0.0,
+    };
+    for t in tasks {
+        let (l, e) = t.await.context("client task")?;
+        out.latencies_ms.extend(l);
+        out.errors += e;
+    }
+    out.seconds = started.elapsed().as_secs_f64();
+    out.latencies_ms.sort_by(f64::total_cmp);
+    Ok(out)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// A keep-alive HTTP/1.1 connection with just enough parsing for the
+/// server's answers (`content-length` bodies).
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Conn {
+    async fn connect(addr: &str) -> anyhow::Result<Self> {
+        let stream = TcpStream::connect(addr).await?;
+        stream.set_nodelay(true)?;
+        Ok(Self {
+            stream,
+            buf: Vec::with_capacity(16 * 1024),
+        })
+    }
+
+    async fn request(&mut self, req: &[u8]) -> anyhow::Result<(u16, Vec<u8>)> {
+        self.stream.write_all(req).await?;
+        // Read until the end of the head.
+        let head_end = loop {
+            if let Some(p) = find(&self.buf, b"\r\n\r\n") {
+                break p + 4;
+            }
+            self.fill().await?;
+        };
+        let head = std::str::from_utf8(&self.buf[..head_end]).context("response head")?;
+        let status: u16 = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .context("status line")?;
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.eq_ignore_ascii_case("content-length")
+                    .then(|| v.trim().parse().ok())
+                    .flatten()
+            })
+            .unwrap_or(0);
+        while self.buf.len() < head_end + length {
+            self.fill().await?;
+        }
+        let body = self.buf[head_end..head_end + length].to_vec();
+        self.buf.drain(..head_end + length);
+        Ok((status, body))
+    }
+
+    async fn fill(&mut self) -> anyhow::Result<()> {
+        let mut chunk = [0u8; 16 * 1024];
+        let n = self.stream.read(&mut chunk).await?;
+        if n == 0 {
+            bail!("connection closed");
+        }
+        self.buf.extend_from_slice(&chunk[..n]);
+        Ok(())
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
