@@ -43,6 +43,9 @@ enum Command {
     Compare(cmd::compare::CompareArgs),
     /// Serve catalogue, rows, scoring and episodes over HTTP (harness §6).
     Serve(cmd::serve::ServeArgs),
+    /// What each environment is and accepts: splits, arguments, reward
+    /// profiles (components and weights), tools, budgets.
+    Envs(cmd::envs::EnvsArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Scoreboard(args) => cmd::scoreboard::run(args, &cli.global),
         Command::Compare(args) => cmd::compare::run(args, &cli.global),
         Command::Serve(args) => cmd::serve::run(args, &cli.global),
+        Command::Envs(args) => cmd::envs::run(args, &cli.global),
     };
     match result {
         Ok(code) => ExitCode::from(code),

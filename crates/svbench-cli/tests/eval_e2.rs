@@ -587,3 +587,52 @@ fn external_backend_runs_the_binaries_and_is_recorded() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("kube-linter"), "{}", stderr(&out));
 }
+
+#[test]
+fn envs_lists_both_environments_with_profiles_tools_and_budgets() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["envs", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let envs = v["envs"].as_array().expect("envs");
+    let names: Vec<&str> = envs.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sv-env-network-logs", "sv-env-config-verification"]);
+    let e2 = &envs[1];
+    assert_eq!(
+        (e2["max_turns"].as_u64(), e2["tool_budget"].as_u64()),
+        (Some(5), Some(3))
+    );
+    let upstream = e2["reward_profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "upstream")
+        .expect("upstream profile");
+    let comps: Vec<(String, f64)> = upstream["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["weight"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        comps,
+        [
+            ("reward_config_auditing".to_string(), 1.0),
+            ("format_reward".to_string(), 0.05),
+            ("tool_observation_reward".to_string(), 0.2)
+        ]
+    );
+    let text = sb.run(&["envs", "e1"]);
+    assert!(
+        stdout(&text).contains("reward_asymmetric_cost × 0.5"),
+        "{}",
+        stdout(&text)
+    );
+    let unknown = sb.run(&["envs", "e9"]);
+    assert_eq!(unknown.status.code(), Some(2));
+}

@@ -7,6 +7,7 @@ pub mod bench_scan;
 pub mod bench_serve;
 pub mod compare;
 pub mod data;
+pub mod envs;
 pub mod eval;
 pub mod eval_agent;
 pub mod manifest;
