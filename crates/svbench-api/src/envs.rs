@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use svbench_envs::e1::env::E1Env;
@@ -324,7 +325,7 @@ fn reward_config_toml(value: &Value) -> Result<String, ApiError> {
 }
 
 /// One split of the catalogue entry.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SplitInfo {
     /// Split name.
     pub name: String,
@@ -335,7 +336,7 @@ pub struct SplitInfo {
 }
 
 /// A component and its weight.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ComponentInfo {
     /// Component name (the rubric function's name in Python).
     pub name: String,
@@ -344,7 +345,7 @@ pub struct ComponentInfo {
 }
 
 /// A reward profile of the catalogue entry.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ProfileInfo {
     /// Profile name.
     pub name: String,
@@ -355,7 +356,7 @@ pub struct ProfileInfo {
 }
 
 /// `GET /v1/envs/{env}`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct EnvInfo {
     /// Canonical name.
     pub name: String,

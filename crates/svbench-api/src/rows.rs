@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use svbench_core::Example;
@@ -169,7 +170,7 @@ pub fn unknown_split(id: EnvId, split: &str) -> ApiError {
 }
 
 /// A row as `GET .../rows` returns it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Row {
     /// Position in the split.
     pub index: usize,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use svbench_core::{Completion, Example, ParseRecord};
@@ -12,7 +13,7 @@ use crate::envs::{Configured, EnvConfig, EnvId};
 use crate::error::{ApiError, ErrorCode};
 
 /// `POST /v1/envs/{env}/score`.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
     /// An example of the split (either this or `answer`).
@@ -59,7 +60,7 @@ impl ScoreRequest {
 }
 
 /// A score with every component, the parse outcome and the compatibility fields.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct ScoreResponse {
     /// The example scored (`null` for an inline reference).
     pub example_id: Option<String>,

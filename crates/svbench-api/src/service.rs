@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use svbench_core::advantage::{self, Grouping, Norm};
@@ -27,7 +28,7 @@ pub struct Service {
 }
 
 /// `advantage` of a `score_batch` request.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AdvantageRequest {
     /// `grpo`, `component` or `gdpo`.
@@ -43,7 +44,7 @@ pub struct AdvantageRequest {
 }
 
 /// `POST /v1/envs/{env}/score_batch`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreBatchRequest {
     /// Score requests, grouped contiguously when advantages are asked for.
@@ -58,7 +59,7 @@ pub struct ScoreBatchRequest {
 }
 
 /// The answer of `score_batch`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScoreBatchResponse {
     /// One score per item, in order.
     pub results: Vec<ScoreResponse>,

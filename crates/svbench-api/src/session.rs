@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use svbench_core::{Completion, Example, ParseRecord, ParseStatus};
@@ -42,7 +43,7 @@ impl std::fmt::Debug for Session {
 }
 
 /// What one step returns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StepOutcome {
     /// New messages for the model (tool results); empty once done.
     pub messages: Vec<Value>,

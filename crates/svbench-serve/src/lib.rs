@@ -10,6 +10,7 @@ pub mod episodes;
 pub mod error;
 pub mod metrics;
 pub mod middleware;
+pub mod openapi;
 pub mod routes;
 pub mod state;
 
@@ -94,6 +95,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(r::healthz))
         .route("/readyz", get(r::readyz))
         .route("/metrics", get(r::metrics))
+        .route("/v1/openapi.json", get(r::openapi))
         .route("/v1/envs", get(r::list_envs))
         .route("/v1/envs/{env}", get(r::get_env))
         .route("/v1/envs/{env}/splits/{split}/rows", get(r::rows))

@@ -77,6 +77,11 @@ async fn catalog(state: &Arc<AppState>) -> Result<Vec<Value>, HttpError> {
     Ok(blocking(move || st.catalog().map(<[Value]>::to_vec)).await??)
 }
 
+/// `GET /v1/openapi.json`.
+pub async fn openapi() -> Response {
+    Json(crate::openapi::document()).into_response()
+}
+
 /// `GET /v1/envs`.
 pub async fn list_envs(State(state): St) -> AppResult {
     Ok(Json(json!({"envs": catalog(&state).await?})).into_response())
@@ -211,7 +216,7 @@ pub async fn score_batch(
 }
 
 /// Body of `POST /v1/envs/{env}/episodes`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResetRequest {
     #[serde(default)]
@@ -293,9 +298,10 @@ pub async fn reset(
 }
 
 /// Body of `POST /v1/episodes/{id}/step`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepRequest {
+    /// `{role: "assistant", content, tool_calls?}`.
     message: Value,
 }
 

@@ -375,3 +375,53 @@ async fn metrics_parse_and_count() {
         "{text}"
     );
 }
+
+/// Every `$ref` of the document, for checking they resolve.
+fn refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                match (k.as_str(), x) {
+                    ("$ref", Value::String(r)) => out.push(r.clone()),
+                    _ => refs(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_document_covers_the_routes_and_resolves() {
+    let s = TestServer::default().await;
+    let r = s.get("/v1/openapi.json").await;
+    assert_eq!(r.status(), 200);
+    let doc: Value = r.json().await.unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    for path in [
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/v1/envs",
+        "/v1/envs/{env}",
+        "/v1/envs/{env}/splits/{split}/rows",
+        "/v1/envs/{env}/splits/{split}/rows/{index}",
+        "/v1/envs/{env}/score",
+        "/v1/envs/{env}/score_batch",
+        "/v1/envs/{env}/episodes",
+        "/v1/episodes/{id}/step",
+        "/v1/episodes/{id}",
+    ] {
+        assert!(doc["paths"].get(path).is_some(), "{path} missing");
+    }
+    let score = &doc["components"]["schemas"]["ScoreRequest"]["properties"];
+    assert!(score.get("completion").is_some() && score.get("example_id").is_some());
+    let mut all = Vec::new();
+    refs(&doc, &mut all);
+    assert!(!all.is_empty());
+    for r in all {
+        let pointer = r.strip_prefix('#').expect("local ref");
+        assert!(doc.pointer(pointer).is_some(), "{r} does not resolve");
+    }
+}
