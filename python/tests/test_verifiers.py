@@ -49,6 +49,12 @@ def cli_weights(svbench_bin: str, tmp: Path, env: str, profile: str) -> dict:
     return json.loads(meta.read_text())["reward_weights"]
 
 
+def catalogue(svbench_bin: str) -> dict:
+    """`svbench envs --json` by environment name."""
+    out = subprocess.run([svbench_bin, "envs", "--json"], check=True, capture_output=True, text=True, timeout=120)
+    return {e["name"]: e for e in json.loads(out.stdout)["envs"]}
+
+
 def test_shipped_modules_resolve_and_are_registered():
     names = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="verifiers.environments")}
     assert names["sv-env-network-logs"] == "sv_env_network_logs:load_environment"
@@ -74,6 +80,8 @@ def test_rubric_matches_rust_components(env_id, profile, svbench_bin, tmp_path):
     assert names == [n for n, _ in rust]
     assert rubric.weights == [w for _, w in rust]
     assert dict(zip(names, rubric.weights)) == cli_weights(svbench_bin, tmp_path, env_id, profile)
+    (listed,) = [p for p in catalogue(svbench_bin)[env_id]["reward_profiles"] if p["name"] == profile]
+    assert [(c["name"], c["weight"]) for c in listed["components"]] == list(zip(names, rubric.weights))
     if profile == "upstream" and env_id == E1:
         assert list(zip(names, rubric.weights)) == [
             ("reward_accuracy", 1.0),
