@@ -97,6 +97,28 @@ def split_kwargs(name: str, kwargs: dict, extra: tuple[str, ...] = ()) -> tuple[
     return common, env_args
 
 
+def env_from_kwargs(name: str, kwargs: dict, extra: tuple[str, ...] = ()) -> tuple[Env, dict, dict]:
+    """``load_environment``-style keyword arguments to a configured native
+    environment, the common arguments, and the row selection ``Env.load``
+    takes (``dataset``, ``max_examples``, ``shuffle``, ``seed``)."""
+    common, env_args = split_kwargs(name, kwargs, extra)
+    env = native_env(
+        name,
+        reward_profile=common.get("reward_profile"),
+        reward_config=common.get("reward_config"),
+        env_args=env_args,
+        max_turns=common.get("max_turns"),
+        tool_budget=common.get("tool_budget"),
+    )
+    selection = dict(
+        dataset=common.get("dataset", "embedded"),
+        max_examples=common.get("max_examples"),
+        shuffle=bool(common.get("shuffle", False)),
+        seed=int(common.get("seed", 0)),
+    )
+    return env, common, selection
+
+
 def answer_text(answer: Any) -> str:
     """A reference answer as a dataset string (JSON text when structured)."""
     if answer is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svbench._common import Scorer, native_env, split_kwargs
+from svbench._common import Scorer, env_from_kwargs, native_env, split_kwargs
 from svbench._native import ScoringError
 
 RewardFunc = Callable[..., list[float]]
@@ -102,22 +102,8 @@ def dataset(env: str, split: str = "train", **args: Any) -> Any:
 
     from svbench._common import answer_text
 
-    common, env_args = split_kwargs(env, args)
-    native = native_env(
-        env,
-        reward_profile=common.get("reward_profile"),
-        reward_config=common.get("reward_config"),
-        env_args=env_args,
-        max_turns=common.get("max_turns"),
-        tool_budget=common.get("tool_budget"),
-    )
-    loaded = native.load(
-        split,
-        dataset=common.get("dataset", "embedded"),
-        max_examples=common.get("max_examples"),
-        shuffle=bool(common.get("shuffle", False)),
-        seed=int(common.get("seed", 0)),
-    )
+    native, _, selection = env_from_kwargs(env, args)
+    loaded = native.load(split, **selection)
     return Dataset.from_list(
         [
             {

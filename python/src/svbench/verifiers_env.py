@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from svbench._common import Scorer, answer_text, env_name, native_env, split_kwargs
+from svbench._common import Scorer, answer_text, env_from_kwargs, env_name
 from svbench._native import DatasetError, Env
 
 #: Keyword arguments of ``load_environment`` beyond the common ``eval`` flags.
@@ -141,21 +141,7 @@ def load_environment(name: str, **kwargs: Any) -> Any:
     import verifiers as vf
 
     name = env_name(name)
-    common, env_args = split_kwargs(name, kwargs, EXTRA_ARGS)
-    env = native_env(
-        name,
-        reward_profile=common.get("reward_profile"),
-        reward_config=common.get("reward_config"),
-        env_args=env_args,
-        max_turns=common.get("max_turns"),
-        tool_budget=common.get("tool_budget"),
-    )
-    data = dict(
-        dataset=common.get("dataset", "embedded"),
-        max_examples=common.get("max_examples"),
-        shuffle=bool(common.get("shuffle", False)),
-        seed=int(common.get("seed", 0)),
-    )
+    env, common, data = env_from_kwargs(name, kwargs, EXTRA_ARGS)
     train = env.load(common.get("split") or "train", **data)
     if not train["rows"]:
         raise DatasetError(f"{name}: split `{train['split']}` has no rows")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from svbench._common import Scorer, answer_text, env_name, native_env
+from svbench._common import Scorer, answer_text, env_from_kwargs, env_name, native_env
 
 _SCORERS: dict[tuple, Scorer] = {}
 
@@ -59,22 +59,8 @@ def compute_score(
 def rows(env: str, split: str, **args: Any) -> list[dict]:
     """verl RL rows of a split: ``data_source``, ``prompt`` (messages),
     ``reward_model {style: "rule", ground_truth}``, ``extra_info``."""
-    from svbench._common import split_kwargs
-
-    common, env_args = split_kwargs(env, args)
-    native = native_env(
-        env,
-        reward_profile=common.get("reward_profile"),
-        reward_config=common.get("reward_config"),
-        env_args=env_args,
-    )
-    loaded = native.load(
-        split,
-        dataset=common.get("dataset", "embedded"),
-        max_examples=common.get("max_examples"),
-        shuffle=bool(common.get("shuffle", False)),
-        seed=int(common.get("seed", 0)),
-    )
+    native, common, selection = env_from_kwargs(env, args)
+    loaded = native.load(split, **selection)
     out = []
     for r in loaded["rows"]:
         extra = {
