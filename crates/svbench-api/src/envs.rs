@@ -75,6 +75,24 @@ impl EnvId {
         &["v1", "upstream"]
     }
 
+    /// Builtin policies (`--model builtin:<name>`).
+    #[must_use]
+    pub fn builtin_policies(self) -> &'static [&'static str] {
+        match self {
+            EnvId::E1 => &svbench_envs::policy::E1_BUILTINS,
+            EnvId::E2 => &svbench_envs::policy::E2_BUILTINS,
+        }
+    }
+
+    /// Dataset generators (`svbench data gen`).
+    #[must_use]
+    pub fn generators(self) -> &'static [&'static str] {
+        match self {
+            EnvId::E1 => &[svbench_envs::e1::generate::GENERATOR_NAME],
+            EnvId::E2 => &[svbench_envs::e2::generate::GENERATOR_NAME],
+        }
+    }
+
     /// The environment's own argument names.
     #[must_use]
     pub fn arg_names(self) -> &'static [&'static str] {
@@ -378,6 +396,10 @@ pub struct EnvInfo {
     pub max_turns: u32,
     /// Default tool budget.
     pub tool_budget: u32,
+    /// Builtin policies (`--model builtin:<name>`).
+    pub builtin_policies: Vec<String>,
+    /// Dataset generators (`svbench data gen`).
+    pub generators: Vec<String>,
 }
 
 /// The catalogue entry's reward profiles (built-in configs).

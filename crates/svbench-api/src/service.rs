@@ -144,6 +144,12 @@ impl Service {
             tools: configured.env.tools(),
             max_turns: configured.budgets.max_turns,
             tool_budget: configured.budgets.tool_budget,
+            builtin_policies: id
+                .builtin_policies()
+                .iter()
+                .map(|p| (*p).to_string())
+                .collect(),
+            generators: id.generators().iter().map(|g| (*g).to_string()).collect(),
         })
     }
 

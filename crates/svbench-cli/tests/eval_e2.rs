@@ -627,6 +627,11 @@ fn envs_lists_both_environments_with_profiles_tools_and_budgets() {
             ("tool_observation_reward".to_string(), 0.2)
         ]
     );
+    assert_eq!(
+        e2["builtin_policies"],
+        serde_json::json!(["oracle", "tool-only", "replay:FILE"])
+    );
+    assert_eq!(e2["generators"], serde_json::json!(["sv-synth-e2"]));
     let text = sb.run(&["envs", "e1"]);
     assert!(
         stdout(&text).contains("reward_asymmetric_cost × 0.5"),

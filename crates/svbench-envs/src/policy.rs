@@ -299,6 +299,12 @@ impl Policy for ReplayPolicy {
     }
 }
 
+/// E1's builtin policies (`builtin:<name>`), as `svbench envs` lists them.
+pub const E1_BUILTINS: [&str; 3] = ["heuristic", "oracle", "replay:FILE"];
+
+/// E2's builtin policies (`builtin:<name>`).
+pub const E2_BUILTINS: [&str; 3] = ["oracle", "tool-only", "replay:FILE"];
+
 /// A builtin policy by name (`heuristic`, `oracle`, `replay:FILE`) for E1.
 pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     match name {
@@ -311,7 +317,7 @@ pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
             Err(PolicyError::Unknown {
                 name: name.to_string(),
                 env: crate::e1::NAME.to_string(),
-                available: "heuristic, oracle, replay:FILE".to_string(),
+                available: E1_BUILTINS.join(", "),
             })
         }
     }
@@ -515,7 +521,7 @@ pub fn e2_builtin(name: &str, env: &E2Env) -> Result<Box<dyn Policy>, PolicyErro
             Err(PolicyError::Unknown {
                 name: name.to_string(),
                 env: crate::e2::NAME.to_string(),
-                available: "oracle, tool-only, replay:FILE".to_string(),
+                available: E2_BUILTINS.join(", "),
             })
         }
     }

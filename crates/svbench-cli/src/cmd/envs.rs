@@ -83,6 +83,12 @@ fn text(out: &mut String, info: &EnvInfo) {
     if !tools.is_empty() {
         let _ = writeln!(out, "  tools: {}", tools.join(", "));
     }
+    let _ = writeln!(
+        out,
+        "  builtin policies: {}",
+        info.builtin_policies.join(", ")
+    );
+    let _ = writeln!(out, "  generators: {}", info.generators.join(", "));
     if let Some(props) = info
         .args_schema
         .get("properties")
