@@ -15,9 +15,9 @@ use svbench_core::summary::{
 use svbench_core::ParseStatus;
 
 use crate::e1::ci::{to_ci95, E1Classes};
-use crate::e1::{self, outcome::status_of, E1Input};
+use crate::e1::{self, E1Input};
 use crate::e2::E2Input;
-use crate::read::{LoadedRun, RecordView, E1_NAME, E2_NAME};
+use crate::read::{LeanRun, E1_NAME, E2_NAME};
 
 /// Facts about how the summary was computed that the Markdown report states.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -36,11 +36,12 @@ pub struct BuildNotes {
 
 /// Builds the summary of a run with at least one record; `None` otherwise.
 pub fn build_summary(
-    run: &LoadedRun,
+    run: &LeanRun,
     cfg: BootstrapConfig,
     timestamp: String,
 ) -> Option<(Summary, BuildNotes)> {
-    let recs = &run.records.records;
+    let lr = &run.records;
+    let recs = &lr.records;
     if recs.is_empty() {
         return None;
     }
@@ -60,30 +61,42 @@ pub fn build_summary(
     let mut usage = Usage::default();
     let mut latencies = Vec::with_capacity(recs.len());
     let mut errors_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    // Counted per interned id, named once at the end.
+    let mut by_error: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut by_profile: BTreeMap<u32, u64> = BTreeMap::new();
     for r in recs {
-        add_usage(&mut usage, &r.usage);
+        if let Some(c) = lr.calls(r) {
+            add_usage(&mut usage, &c.usage);
+            counts.cached_requests += c.cached;
+        }
         counts.truncated += u64::from(r.truncated);
-        counts.cached_requests += if r.requests.is_empty() {
-            r.usage.cached_requests
-        } else {
-            r.requests.iter().filter(|q| q.cached).count() as u64
-        };
-        if let Some(l) = r.latency_ms.filter(|l| l.is_finite()) {
+        if let Some(l) = r.latency_ms().filter(|l| l.is_finite()) {
             latencies.push(l);
         }
-        if let Some(kind) = r.error_kind() {
+        if r.is_errored() {
             counts.errored += 1;
-            *errors_by_kind.entry(kind).or_default() += 1;
+            *by_error.entry(r.error).or_default() += 1;
             continue;
         }
         counts.scored += 1;
-        match status_of(r, is_e1) {
+        match r.status {
             ParseStatus::Valid => counts.valid += 1,
             ParseStatus::LabelOnly => counts.label_only += 1,
             ParseStatus::Invalid => counts.invalid += 1,
             ParseStatus::NoAnswer => counts.no_answer += 1,
         }
-        *notes.profiles.entry(r.reward_profile.clone()).or_default() += 1;
+        *by_profile.entry(r.profile).or_default() += 1;
+    }
+    for (id, n) in by_error {
+        let kind = match lr.text(id) {
+            Some("") | None => "unknown",
+            Some(k) => k,
+        };
+        *errors_by_kind.entry(kind.to_string()).or_default() += n;
+    }
+    for (id, n) in by_profile {
+        let p = lr.text(id).unwrap_or("");
+        *notes.profiles.entry(p.to_string()).or_default() += n;
     }
 
     // Never average across reward profiles: the run's profile decides.
@@ -96,8 +109,10 @@ pub fn build_summary(
             .map(|(p, _)| p.clone())
     });
     notes.profile_used = profile.clone();
-    let in_profile =
-        |r: &RecordView| r.reward_profile.is_empty() || Some(&r.reward_profile) == profile.as_ref();
+    let in_profile = |r: &crate::read::Lean| {
+        let p = lr.profile(r);
+        p.is_empty() || Some(p) == profile.as_deref()
+    };
 
     let mut rewards = Vec::new();
     let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
@@ -106,40 +121,46 @@ pub fn build_summary(
     let mut e2_records = 0u64;
     // What each metric-bearing record contributes to a bootstrap resample.
     let mut items = Items::default();
-    let mut item_keys: Vec<&str> = Vec::new();
+    let mut item_keys: Vec<Option<[u64; 2]>> = Vec::new();
+    // The example of the last E1 sample (units of rollouts of one example).
+    let mut last_e1: Option<[u64; 2]> = None;
     for r in recs.iter().filter(|r| !r.is_errored()) {
         if !in_profile(r) {
             notes.excluded_other_profile += 1;
             continue;
         }
         let mut class = NO_CLASS;
-        if let Some(x) = r.reward {
+        if let Some(x) = r.reward() {
             rewards.push(x);
         }
-        for (k, v) in &r.rewards {
+        for (k, v) in lr.components(r) {
             if let Some(v) = v {
-                components.entry(k.as_str()).or_default().push(*v);
+                components.entry(k).or_default().push(v);
             }
         }
         if is_e1 {
-            match e1::classify(r) {
-                Ok(s) => {
+            match r.e1 {
+                Some(Some(s)) => {
                     class = items.classes.class_of(&s);
-                    e1_input.push(s, &r.example_id, r.meta("source"), r.meta("scenario"));
+                    let same = r.example().is_some() && r.example() == last_e1;
+                    last_e1 = r.example();
+                    e1_input.push_unit(s, same, lr.text(r.source), lr.text(r.scenario));
                 }
-                Err(_) => notes.unusable_gold += 1,
+                _ => notes.unusable_gold += 1,
             }
         }
-        let mut item = Item::new(r.reward, class);
+        let mut item = Item::new(r.reward(), class);
         if is_e2 {
-            let e2 = e2_input.add(r);
-            item.headline = e2.f1_weighted;
-            item.patch_provided = e2.patch_provided;
-            item.patch_applied = e2.patch_applied;
-            e2_records += 1;
+            if let Some(full) = lr.full(r) {
+                let e2 = e2_input.add(full);
+                item.headline = e2.f1_weighted;
+                item.patch_provided = e2.patch_provided;
+                item.patch_applied = e2.patch_applied;
+                e2_records += 1;
+            }
         }
         items.item.push(item);
-        item_keys.push(&r.example_id);
+        item_keys.push(r.example());
     }
     let ci = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
     let (e1_ci, reward_ci) = (ci.e1, ci.reward);
@@ -325,12 +346,12 @@ fn finite(v: Option<f64>) -> Option<f64> {
     v.filter(|x| x.is_finite())
 }
 
-/// Contiguous runs of equal non-empty keys; an empty key is its own unit.
-fn units(keys: &[&str]) -> Vec<Range<usize>> {
+/// Contiguous runs of equal keys; a missing (empty) key is its own unit.
+fn units<K: PartialEq>(keys: &[Option<K>]) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
     for (i, k) in keys.iter().enumerate() {
         match out.last_mut() {
-            Some(r) if !k.is_empty() && keys[r.start] == *k => r.end = i + 1,
+            Some(r) if k.is_some() && keys[r.start] == *k => r.end = i + 1,
             _ => out.push(i..i + 1),
         }
     }
@@ -639,10 +660,11 @@ mod tests {
 
     #[test]
     fn units_group_contiguous_keys() {
-        assert_eq!(
-            units(&["a", "a", "b", "", "", "c"]),
-            vec![0..2, 2..3, 3..4, 4..5, 5..6]
-        );
-        assert!(units(&[]).is_empty());
+        let keys: Vec<Option<&str>> = ["a", "a", "b", "", "", "c"]
+            .iter()
+            .map(|k| (!k.is_empty()).then_some(*k))
+            .collect();
+        assert_eq!(units(&keys), vec![0..2, 2..3, 3..4, 4..5, 5..6]);
+        assert!(units::<&str>(&[]).is_empty());
     }
 }

@@ -114,11 +114,11 @@ impl CheckOutcome {
 
 /// Computes the summary and Markdown report of the run in `run_dir`.
 pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
-    let run = read::load_run(run_dir, opts.strict)?;
+    let run = read::load_lean(run_dir, opts.strict)?;
     build_loaded(&run, opts)
 }
 
-fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
+fn build_loaded(run: &read::LeanRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
     let run_dir = run.dir.as_path();
     let cfg = opts.bootstrap.unwrap_or_default();
     let timestamp = opts.timestamp.clone().unwrap_or_else(now);
@@ -162,7 +162,7 @@ fn build_loaded(run: &read::LoadedRun, opts: &ReportOptions) -> Result<BuiltRepo
 /// plots nor manifest. Plot files this report does not produce are left as
 /// they are.
 pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
-    let run = read::load_run(run_dir, opts.strict)?;
+    let mut run = read::load_lean(run_dir, opts.strict)?;
     let built = build_loaded(&run, opts)?;
     let out = opts
         .out_dir
@@ -196,8 +196,10 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         }
     }
 
-    // report.html reads the transcripts in full (the summary's reader skips
-    // them) and inlines the summary, report.md and the plots.
+    // The per-record numbers are no longer needed: free them before
+    // report.html reads the transcripts (the summary's reader skips them)
+    // and inlines the summary, report.md and the plots.
+    run.records.release_records();
     let html = html::render_html(
         run_dir,
         built.summary.as_ref(),
@@ -247,7 +249,7 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
 /// Writes `run_manifest.json` into `out` when the artifacts hold every
 /// value it needs.
 fn write_manifest(
-    run: &read::LoadedRun,
+    run: &read::LeanRun,
     out: &Path,
     written: &[manifest::WrittenFile],
 ) -> Result<(Option<PathBuf>, Option<manifest::ManifestGaps>), ReportError> {

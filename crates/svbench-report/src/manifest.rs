@@ -15,7 +15,7 @@ use svbench_core::manifest::{
     REVISION_UNREPORTED,
 };
 
-use crate::read::LoadedRun;
+use crate::read::{LeanRun, LoadedRun};
 
 pub use svbench_core::manifest::MANIFEST_FILE;
 
@@ -52,7 +52,7 @@ impl std::fmt::Display for ManifestGaps {
 /// `metadata_sha256`), its records and the files the report wrote
 /// (`written`; the one with role `summary` becomes `metrics_summary_path`).
 pub fn build_manifest(
-    run: &LoadedRun,
+    run: &LeanRun,
     metadata: &Map<String, Value>,
     metadata_sha256: &str,
     manifest_dir: &Path,
@@ -117,7 +117,7 @@ pub fn build_manifest(
                 String::new()
             }
         },
-        None => observed_revision(run),
+        None => join_revisions(run.records.revisions.iter().map(String::as_str).collect()),
     };
     let summary = written.iter().find(|w| w.role == "summary");
     if summary.is_none() {
@@ -224,17 +224,28 @@ pub fn observed_revision(run: &LoadedRun) -> String {
     let nonempty = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
     let mut seen = BTreeSet::new();
     for req in run.records.records.iter().flat_map(|r| &r.requests) {
-        let token = match (
+        if let Some(token) = revision_token(
             nonempty(&req.response_model),
             nonempty(&req.system_fingerprint),
         ) {
-            (Some(m), Some(f)) => format!("{m}+{f}"),
-            (Some(m), None) => m,
-            (None, Some(f)) => format!("{REVISION_UNREPORTED}+{f}"),
-            (None, None) => continue,
-        };
-        seen.insert(token);
+            seen.insert(token);
+        }
     }
+    join_revisions(seen.iter().map(String::as_str).collect())
+}
+
+/// The revision token of one response: `model+fingerprint`, the model
+/// alone, or `unreported+fingerprint`; `None` when it carried neither.
+pub fn revision_token(model: Option<String>, fingerprint: Option<String>) -> Option<String> {
+    match (model, fingerprint) {
+        (Some(m), Some(f)) => Some(format!("{m}+{f}")),
+        (Some(m), None) => Some(m),
+        (None, Some(f)) => Some(format!("{REVISION_UNREPORTED}+{f}")),
+        (None, None) => None,
+    }
+}
+
+fn join_revisions(seen: BTreeSet<&str>) -> String {
     if seen.is_empty() {
         REVISION_UNREPORTED.to_string()
     } else {

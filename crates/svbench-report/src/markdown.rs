@@ -12,7 +12,7 @@ use svbench_core::summary::{
 
 use crate::build::BuildNotes;
 use crate::plots::Plot;
-use crate::read::{LoadedRun, RunInfo};
+use crate::read::{LeanRun, RunInfo};
 
 fn f(v: f64) -> String {
     format!("{v:.4}")
@@ -53,7 +53,7 @@ fn title(info: &RunInfo) -> String {
 }
 
 /// The report of a run without any record: says so plainly.
-pub fn render_empty(run: &LoadedRun) -> String {
+pub fn render_empty(run: &LeanRun) -> String {
     let info = &run.info;
     let mut s = title(info);
     let _ = writeln!(s, "- run id: {}", text(Some(&info.run_id)));

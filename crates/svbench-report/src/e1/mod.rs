@@ -4,7 +4,7 @@ pub mod ci;
 pub mod compute;
 pub mod outcome;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use serde_json::Value;
@@ -29,12 +29,15 @@ pub const DEFAULT_COSTS: CostMatrix = CostMatrix {
 pub struct E1Input {
     /// Samples in record order.
     pub samples: Vec<E1Sample>,
-    /// `meta.source` per sample (`unknown` when missing).
-    pub sources: Vec<String>,
-    /// `meta.scenario` per sample (`unknown` when missing).
-    pub scenarios: Vec<String>,
+    /// `meta.source` per sample, as an index into `keys` (`unknown` when missing).
+    pub sources: Vec<u32>,
+    /// `meta.scenario` per sample, as an index into `keys` (`unknown` when missing).
+    pub scenarios: Vec<u32>,
+    /// The distinct grouping keys.
+    pub keys: Vec<String>,
     /// Contiguous sample ranges belonging to one example (bootstrap units).
     pub units: Vec<Range<usize>>,
+    key_ids: HashMap<String, u32>,
     last_example: Option<String>,
 }
 
@@ -48,18 +51,40 @@ impl E1Input {
         source: Option<String>,
         scenario: Option<String>,
     ) {
+        let same = self.last_example.as_deref() == Some(example) && !example.is_empty();
+        self.push_unit(sample, same, source.as_deref(), scenario.as_deref());
+        self.last_example = Some(example.to_string());
+    }
+
+    /// Adds a sample; `same_example` when it belongs to the example of the
+    /// previous sample.
+    pub fn push_unit(
+        &mut self,
+        sample: E1Sample,
+        same_example: bool,
+        source: Option<&str>,
+        scenario: Option<&str>,
+    ) {
         let i = self.samples.len();
         self.samples.push(sample);
-        self.sources
-            .push(source.unwrap_or_else(|| "unknown".to_string()));
-        self.scenarios
-            .push(scenario.unwrap_or_else(|| "unknown".to_string()));
-        let same = self.last_example.as_deref() == Some(example) && !example.is_empty();
+        let source = self.key(source.unwrap_or("unknown"));
+        self.sources.push(source);
+        let scenario = self.key(scenario.unwrap_or("unknown"));
+        self.scenarios.push(scenario);
         match self.units.last_mut() {
-            Some(r) if same => r.end = i + 1,
+            Some(r) if same_example => r.end = i + 1,
             _ => self.units.push(i..i + 1),
         }
-        self.last_example = Some(example.to_string());
+    }
+
+    fn key(&mut self, k: &str) -> u32 {
+        if let Some(&id) = self.key_ids.get(k) {
+            return id;
+        }
+        let id = u32::try_from(self.keys.len()).unwrap_or(u32::MAX);
+        self.keys.push(k.to_string());
+        self.key_ids.insert(k.to_string(), id);
+        id
     }
 }
 
@@ -128,8 +153,8 @@ pub fn e1_report_with_ci(
     let (m, record) = matrix;
     let all = compute(&input.samples, &m);
     let groups = E1Groups {
-        source: groups(&input.samples, &input.sources, &m),
-        scenario: groups(&input.samples, &input.scenarios, &m),
+        source: groups(&input.samples, &input.sources, &input.keys, &m),
+        scenario: groups(&input.samples, &input.scenarios, &input.keys, &m),
     };
     E1Report {
         metrics: all.metrics,
@@ -145,10 +170,16 @@ pub fn e1_report_with_ci(
     }
 }
 
-fn groups(samples: &[E1Sample], keys: &[String], m: &CostMatrix) -> BTreeMap<String, E1Group> {
+fn groups(
+    samples: &[E1Sample],
+    ids: &[u32],
+    keys: &[String],
+    m: &CostMatrix,
+) -> BTreeMap<String, E1Group> {
     let mut by: BTreeMap<&str, Vec<E1Sample>> = BTreeMap::new();
-    for (s, k) in samples.iter().zip(keys) {
-        by.entry(k.as_str()).or_default().push(*s);
+    for (s, k) in samples.iter().zip(ids) {
+        let key = keys.get(*k as usize).map_or("unknown", String::as_str);
+        by.entry(key).or_default().push(*s);
     }
     by.into_iter()
         .map(|(k, v)| {

@@ -9,7 +9,7 @@ use super::axes::{Frame, Range};
 use super::histogram::{caption, histogram_plot, Histogram, BINS};
 use super::svg::{placeholder, truncate, Anchor, Doc, INK, PALETTE, WIDTH};
 use super::{scored_in_profile, Plot};
-use crate::read::LoadedRun;
+use crate::read::LeanRun;
 
 /// At most this many component panels are drawn.
 const MAX_COMPONENTS: usize = 24;
@@ -18,16 +18,16 @@ const PANEL_W: f64 = WIDTH / 2.0;
 const PANEL_H: f64 = 220.0;
 
 /// `reward`, `reward_components` and `latency`.
-pub fn plots(run: &LoadedRun, summary: &Summary) -> Vec<Plot> {
+pub fn plots(run: &LeanRun, summary: &Summary) -> Vec<Plot> {
     let mut rewards = Vec::new();
     let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for r in scored_in_profile(run, summary) {
-        if let Some(x) = r.reward {
+        if let Some(x) = r.reward() {
             rewards.push(x);
         }
-        for (k, v) in &r.rewards {
+        for (k, v) in run.records.components(r) {
             if let Some(v) = v {
-                components.entry(k.as_str()).or_default().push(*v);
+                components.entry(k).or_default().push(v);
             }
         }
     }
@@ -36,7 +36,7 @@ pub fn plots(run: &LoadedRun, summary: &Summary) -> Vec<Plot> {
         .records
         .records
         .iter()
-        .filter_map(|r| r.latency_ms)
+        .filter_map(|r| r.latency_ms())
         .collect();
     vec![
         histogram_plot(

@@ -10,16 +10,16 @@ use super::axes::{ticks, Frame, Range};
 use super::svg::{fixed, num, placeholder, Anchor, Doc, GRID, HEIGHT, INK, PALETTE, WIDTH};
 use super::{scored_in_profile, Plot};
 use crate::e1::compute::point;
-use crate::e1::{classify, E1Sample, Prediction};
-use crate::read::LoadedRun;
+use crate::e1::{E1Sample, Prediction};
+use crate::read::LeanRun;
 
 /// At most this many points of the risk–coverage curve are drawn.
 const MAX_CURVE_POINTS: usize = 2_000;
 
 /// `reliability`, `risk_coverage` and `confusion`.
-pub fn plots(run: &LoadedRun, summary: &Summary, e1: &E1Summary, m: &E1Metrics) -> Vec<Plot> {
+pub fn plots(run: &LeanRun, summary: &Summary, e1: &E1Summary, m: &E1Metrics) -> Vec<Plot> {
     let samples: Vec<E1Sample> = scored_in_profile(run, summary)
-        .filter_map(|r| classify(r).ok())
+        .filter_map(|r| r.e1.flatten())
         .collect();
     let mut cal = CalibrationAccumulator::new();
     for p in samples.iter().filter_map(point) {

@@ -19,7 +19,7 @@ pub mod svg;
 
 use svbench_core::summary::{Summary, SummaryMetrics};
 
-use crate::read::{LoadedRun, RecordView};
+use crate::read::{Lean, LeanRun};
 
 /// One plot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub struct Plot {
 
 /// The plots of a run with a summary: the environment's own (E1, E2)
 /// followed by the reward, reward-component and latency histograms.
-pub fn render_plots(run: &LoadedRun, summary: &Summary) -> Vec<Plot> {
+pub fn render_plots(run: &LeanRun, summary: &Summary) -> Vec<Plot> {
     let mut plots = Vec::new();
     if let (Some(e1), SummaryMetrics::E1(m)) = (&summary.e1, &summary.metrics) {
         plots.extend(e1::plots(run, summary, e1, m));
@@ -50,12 +50,13 @@ pub fn render_plots(run: &LoadedRun, summary: &Summary) -> Vec<Plot> {
 /// (not errored) and of the summary's reward profile (or without a recorded
 /// profile), as `build` selects them.
 pub fn scored_in_profile<'a>(
-    run: &'a LoadedRun,
+    run: &'a LeanRun,
     summary: &'a Summary,
-) -> impl Iterator<Item = &'a RecordView> + 'a {
+) -> impl Iterator<Item = &'a Lean> + 'a {
     let profile = summary.reward_profile.as_deref();
-    run.records.records.iter().filter(move |r| {
-        !r.is_errored()
-            && (r.reward_profile.is_empty() || Some(r.reward_profile.as_str()) == profile)
+    let lr = &run.records;
+    lr.records.iter().filter(move |r| {
+        let p = lr.profile(r);
+        !r.is_errored() && (p.is_empty() || Some(p) == profile)
     })
 }

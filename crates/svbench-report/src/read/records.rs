@@ -281,6 +281,43 @@ fn read_records_chunked(
     strict: bool,
     chunk: usize,
 ) -> Result<LoadedRecords, ReportError> {
+    let mut kept = Vec::new();
+    let read = read_reduced(path, strict, chunk, &|r| r, &mut |line, r| {
+        kept.push((line, r))
+    })?;
+    let (records, superseded) = dedupe_and_sort(kept);
+    Ok(LoadedRecords {
+        records,
+        sha256: read.sha256,
+        file_present: read.file_present,
+        superseded,
+        warnings: read.warnings,
+    })
+}
+
+/// What reading `results.jsonl` found besides the records.
+pub(crate) struct ReadInfo {
+    /// SHA-256 of the file bytes.
+    pub sha256: String,
+    /// Whether the file exists.
+    pub file_present: bool,
+    /// Reading warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Streams `results.jsonl` in chunks of `chunk` bytes: each chunk's complete
+/// lines are parsed (and reduced by `reduce`) on all cores while another
+/// thread hashes the bytes, then handed to `sink` in file order with their
+/// line numbers, so memory is bounded by what the sink keeps. A
+/// torn or unparseable last line is skipped with a warning; any other
+/// unparseable line is an error naming it.
+pub(crate) fn read_reduced<T: Send>(
+    path: &Path,
+    strict: bool,
+    chunk: usize,
+    reduce: &(dyn Fn(RecordView) -> T + Sync),
+    sink: &mut dyn FnMut(usize, T),
+) -> Result<ReadInfo, ReportError> {
     let read_err = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
@@ -288,10 +325,10 @@ fn read_records_chunked(
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(LoadedRecords {
+            return Ok(ReadInfo {
                 sha256: sha256_hex(b""),
+                file_present: false,
                 warnings: vec!["results.jsonl is missing: the run recorded no sample".to_string()],
-                ..LoadedRecords::default()
             });
         }
         Err(e) => return Err(read_err(e)),
@@ -303,7 +340,6 @@ fn read_records_chunked(
     let mut hasher = Sha256::new();
     let mut buf: Vec<u8> = Vec::with_capacity(chunk + chunk / 4);
     let mut next_line = 1usize;
-    let mut kept: Vec<(usize, RecordView)> = Vec::new();
     // The first unparseable line; fatal unless it turns out to be the last.
     let mut failed: Option<(usize, String)> = None;
     let mut last_line: Option<usize> = None;
@@ -327,7 +363,7 @@ fn read_records_chunked(
         let bytes = &buf[..end];
         let parsed = std::thread::scope(|scope| {
             let hashing = scope.spawn(|| hasher.update(bytes));
-            let parsed = parse_lines(&lines, strict, threads);
+            let parsed = map_lines(&lines, threads, |l| parse_line(l, strict).map(reduce));
             // Hashing a byte slice cannot panic.
             let _ = hashing.join();
             parsed
@@ -339,7 +375,7 @@ fn read_records_chunked(
                 return Err(line_error(path, bad, message));
             }
             match result {
-                Ok(rec) => kept.push((line, rec)),
+                Ok(rec) => sink(line, rec),
                 Err(message) if message.starts_with(STRICT_PREFIX) => {
                     return Err(line_error(path, line, message));
                 }
@@ -355,18 +391,15 @@ fn read_records_chunked(
             "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
         ));
     }
-    let (records, superseded) = dedupe_and_sort(kept);
-    Ok(LoadedRecords {
-        records,
+    Ok(ReadInfo {
         sha256: hex(&hasher.finalize()),
         file_present: true,
-        superseded,
         warnings,
     })
 }
 
 /// Bytes read per chunk.
-const CHUNK: usize = 8 << 20;
+pub(crate) const CHUNK: usize = 8 << 20;
 
 /// Reads until `buf` is full or the file ends; returns the bytes read.
 fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -397,8 +430,6 @@ fn line_error(path: &Path, line: usize, message: String) -> ReportError {
 
 const STRICT_PREFIX: &str = "\u{0}strict:";
 
-type LineResult = (usize, Result<RecordView, String>);
-
 /// The non-blank lines of `bytes` with their 1-based numbers, continuing
 /// the count in `next_line`.
 pub(crate) fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(usize, &'a [u8])> {
@@ -419,11 +450,6 @@ pub(crate) fn split_lines<'a>(bytes: &'a [u8], next_line: &mut usize) -> Vec<(us
         *next_line += 1;
     }
     out
-}
-
-/// Parses lines on up to `threads` threads, keeping their order.
-fn parse_lines(lines: &[(usize, &[u8])], strict: bool, threads: usize) -> Vec<LineResult> {
-    map_lines(lines, threads, |l| parse_line(l, strict))
 }
 
 /// Applies `f` to every line on up to `threads` scoped threads, keeping
@@ -488,45 +514,95 @@ fn parse_line(line: &[u8], strict: bool) -> Result<RecordView, String> {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Id(String, usize),
+enum Key<I> {
+    Id(I, usize),
     Index(usize, usize),
     Line(usize),
 }
 
+/// What de-duplication and ordering read from a record.
+pub(crate) trait Keyed {
+    /// The example id as kept (the text, or a fingerprint of it).
+    type Id: std::hash::Hash + Eq;
+    /// The example id; `None` when empty.
+    fn id_key(&self) -> Option<Self::Id>;
+    /// Position of the example in the selection.
+    fn index(&self) -> Option<usize>;
+    /// Rollout number.
+    fn rollout(&self) -> usize;
+    /// 1-based line number in the file.
+    fn line(&self) -> usize;
+}
+
+impl Keyed for (usize, RecordView) {
+    type Id = String;
+    fn id_key(&self) -> Option<String> {
+        (!self.1.example_id.is_empty()).then(|| self.1.example_id.clone())
+    }
+    fn index(&self) -> Option<usize> {
+        self.1.index
+    }
+    fn rollout(&self) -> usize {
+        self.1.rollout_index
+    }
+    fn line(&self) -> usize {
+        self.0
+    }
+}
+
 /// Keeps the last line per `(example_id, rollout_index)` and sorts by
-/// `(index, rollout_index)`, file order breaking ties. Records are moved
-/// once; the sort works on a permutation.
+/// `(index, rollout_index)`, file order breaking ties.
 fn dedupe_and_sort(lines: Vec<(usize, RecordView)>) -> (Vec<RecordView>, usize) {
-    let mut slot: HashMap<Key, usize> = HashMap::with_capacity(lines.len());
+    let (sorted, superseded) = dedupe_and_sort_in_place(lines);
+    (sorted.into_iter().map(|(_, r)| r).collect(), superseded)
+}
+
+/// [`dedupe_and_sort`] for any keyed record, without a second copy of the
+/// records: the sort works on a permutation applied in place.
+pub(crate) fn dedupe_and_sort_in_place<T: Keyed>(mut lines: Vec<T>) -> (Vec<T>, usize) {
     let mut alive = vec![true; lines.len()];
     let mut superseded = 0;
-    for (pos, (line, rec)) in lines.iter().enumerate() {
-        let key = if !rec.example_id.is_empty() {
-            Key::Id(rec.example_id.clone(), rec.rollout_index)
-        } else if let Some(i) = rec.index {
-            Key::Index(i, rec.rollout_index)
-        } else {
-            Key::Line(*line)
-        };
-        if let Some(old) = slot.insert(key, pos) {
-            alive[old] = false;
-            superseded += 1;
+    {
+        let mut slot: HashMap<Key<T::Id>, usize> = HashMap::with_capacity(lines.len());
+        for (pos, rec) in lines.iter().enumerate() {
+            let key = match (rec.id_key(), rec.index()) {
+                (Some(id), _) => Key::Id(id, rec.rollout()),
+                (None, Some(i)) => Key::Index(i, rec.rollout()),
+                (None, None) => Key::Line(rec.line()),
+            };
+            if let Some(old) = slot.insert(key, pos) {
+                alive[old] = false;
+                superseded += 1;
+            }
         }
     }
     let mut order: Vec<(usize, usize, usize, usize)> = lines
         .iter()
         .enumerate()
         .filter(|(pos, _)| alive[*pos])
-        .map(|(pos, (line, rec))| (rec.index.unwrap_or(pos), rec.rollout_index, *line, pos))
+        .map(|(pos, rec)| (rec.index().unwrap_or(pos), rec.rollout(), rec.line(), pos))
         .collect();
     order.sort_unstable();
-    let mut slots: Vec<Option<RecordView>> = lines.into_iter().map(|(_, r)| Some(r)).collect();
-    let records = order
-        .iter()
-        .filter_map(|&(_, _, _, pos)| slots[pos].take())
-        .collect();
-    (records, superseded)
+    let kept = order.len();
+    // Target i takes the record at perm[i]; superseded records go last.
+    let mut perm: Vec<usize> = order.iter().map(|o| o.3).collect();
+    drop(order);
+    perm.extend((0..lines.len()).filter(|p| !alive[*p]));
+    drop(alive);
+    for i in 0..perm.len() {
+        let mut j = i;
+        loop {
+            let k = perm[j];
+            perm[j] = j;
+            if k == i || k == j {
+                break;
+            }
+            lines.swap(j, k);
+            j = k;
+        }
+    }
+    lines.truncate(kept);
+    (lines, superseded)
 }
 
 #[cfg(test)]
