@@ -1,0 +1,56 @@
+//! The checks behind svbench's fuzz targets (docs/fuzzing.md).
+//!
+//! Each module is one target: `run(data)` feeds the bytes to one surface and
+//! panics when an invariant breaks. A panic, an abort, a stack overflow, an
+//! input slower than `-timeout` or a process over `-rss_limit_mb` is a crash
+//! for libFuzzer. `fuzz_targets/<name>.rs` only wraps these functions.
+
+pub mod api_body;
+pub mod dataset_rows;
+pub mod e2_score;
+pub mod extract;
+pub mod hcl;
+pub mod json_patch;
+pub mod patch_diff;
+pub mod scan;
+pub mod yaml;
+
+/// The input as text, or `None` when it is not UTF-8 (the surfaces that
+/// take `&str` never see such bytes).
+#[must_use]
+pub fn utf8(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+/// Splits `data` at its first NUL byte: `(before, after)`; no NUL gives
+/// `(data, "")`.
+#[must_use]
+pub fn split_nul(data: &[u8]) -> (&[u8], &[u8]) {
+    match data.iter().position(|b| *b == 0) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[]),
+    }
+}
+
+/// Splits `text` at its first newline: `(first line, rest)`.
+#[must_use]
+pub fn split_line(text: &str) -> (&str, &str) {
+    text.split_once('\n').unwrap_or((text, ""))
+}
+
+/// Asserts that `range` is a valid, char-aligned slice of `text`.
+pub fn assert_span(text: &str, range: &std::ops::Range<usize>, what: &str) {
+    assert!(
+        range.start <= range.end && text.get(range.clone()).is_some(),
+        "{what}: span {range:?} is not a char-aligned slice of a {}-byte text",
+        text.len()
+    );
+}
+
+/// The 1-based line count of `text` as line numbers can name them (a final
+/// line without newline counts, and one past the end is allowed for
+/// "at end of input" positions).
+#[must_use]
+pub fn max_line(text: &str) -> usize {
+    text.bytes().filter(|b| *b == b'\n').count() + 2
+}
