@@ -11,7 +11,7 @@ use svbench_api::envs::{kind_name, Configured, EnvConfig, EnvId};
 use svbench_api::rows::{load_split, row, DataRequest, SplitData};
 use svbench_api::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
 use svbench_api::session::Session;
-use svbench_api::{ApiError, ErrorCode, Service};
+use svbench_api::{ApiError, ErrorCode, FsAccess, Service};
 use svbench_core::Example;
 
 use crate::convert::{from_py, to_py};
@@ -20,7 +20,9 @@ use crate::errors::{config_error, scoring_error, ScoringError, UnknownArgumentEr
 /// Configured environments are shared by every `Env` of the process.
 fn service() -> &'static Service {
     static SERVICE: OnceLock<Service> = OnceLock::new();
-    SERVICE.get_or_init(Service::new)
+    // In-process: the caller is the local user, whose own files the path
+    // arguments (`policy_dirs`, `semgrep_config`) name.
+    SERVICE.get_or_init(|| Service::with_fs_access(FsAccess::Local))
 }
 
 /// A configured environment and the splits loaded through it.

@@ -8,8 +8,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use svbench_envs::e1::env::E1Env;
-use svbench_envs::e2::env::{E2Args, E2Env};
+use svbench_envs::e2::env::{E2Args, E2Env, E2EnvError};
 use svbench_envs::environment::{Budgets, EnvKind, Environment};
+use svbench_scan::scan::ScanConfigError;
 
 use crate::completion::json_kind;
 use crate::error::{ApiError, ErrorCode};
@@ -99,6 +100,16 @@ impl EnvId {
         match self {
             EnvId::E1 => &[],
             EnvId::E2 => &svbench_envs::e2::env::ARG_NAMES,
+        }
+    }
+
+    /// The arguments among [`EnvId::arg_names`] that name paths on the
+    /// machine that configures the environment (see [`crate::fs_access`]).
+    #[must_use]
+    pub fn path_arg_names(self) -> &'static [&'static str] {
+        match self {
+            EnvId::E1 => &[],
+            EnvId::E2 => &svbench_envs::e2::env::PATH_ARG_NAMES,
         }
     }
 
@@ -208,6 +219,18 @@ impl std::fmt::Debug for Configured {
 /// `invalid_env_args` for unknown arguments, bad values, unknown profiles and
 /// rejected reward configs.
 pub fn configure(id: EnvId, config: &EnvConfig) -> Result<Configured, ApiError> {
+    configure_for(id, config, false)
+}
+
+/// As [`configure`]; with `remote`, errors that come from reading the files
+/// a path argument names (a policy that does not parse, unusable semgrep
+/// rules, a missing external binary) do not reach the caller: their text
+/// can quote the files. The caller gets a generic message; the details go
+/// to stderr, the server's log.
+///
+/// # Errors
+/// As [`configure`].
+pub fn configure_for(id: EnvId, config: &EnvConfig, remote: bool) -> Result<Configured, ApiError> {
     let profile = config.reward_profile.as_deref().unwrap_or("v1");
     let overrides = match &config.reward_config {
         None => None,
@@ -248,7 +271,19 @@ pub fn configure(id: EnvId, config: &EnvConfig) -> Result<Configured, ApiError> 
         EnvId::E2 => {
             let pairs = env_arg_pairs(&config.env_args)?;
             let args = E2Args::parse(&pairs).map_err(|e| invalid(&e))?;
-            let mut env = E2Env::new(profile, overrides_ref, args).map_err(|e| invalid(&e))?;
+            let mut env = E2Env::new(profile, overrides_ref, args).map_err(|e| match e {
+                E2EnvError::Scan(ScanConfigError::Policies(_)) | E2EnvError::Backend { .. }
+                    if remote =>
+                {
+                    eprintln!("svbench: refused env_args of a request: {e}");
+                    ApiError::new(
+                        ErrorCode::InvalidEnvArgs,
+                        "env_args: the files named by policy_dirs or semgrep_config could not be \
+                         loaded (the reason is in the server's log)",
+                    )
+                }
+                e => invalid(&e),
+            })?;
             let defaults = env.default_budgets();
             let budgets = Budgets {
                 max_turns: config.max_turns.unwrap_or(defaults.max_turns),

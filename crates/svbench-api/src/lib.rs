@@ -8,12 +8,14 @@
 pub mod completion;
 pub mod envs;
 pub mod error;
+pub mod fs_access;
 pub mod rows;
 pub mod score;
 pub mod service;
 pub mod session;
 
 pub use error::{ApiError, ErrorCode};
+pub use fs_access::FsAccess;
 pub use service::Service;
 
 #[cfg(test)]

@@ -123,8 +123,7 @@ pub fn inline_example(id: EnvId, req: &ScoreRequest) -> Result<Example, ApiError
 /// Scores a completion (as JSON) against an example.
 ///
 /// # Errors
-/// `bad_request` for a malformed completion; `internal` when the example's
-/// reference cannot be scored against.
+/// `bad_request` for a malformed completion; as [`score_completion`].
 pub fn score_json(
     configured: &Configured,
     example: &Example,
@@ -135,20 +134,28 @@ pub fn score_json(
     score_completion(configured, example, example_id, &completion)
 }
 
-/// Scores a parsed completion against an example.
+/// Scores a parsed completion against an example; `example_id` is `None`
+/// for an inline reference (the caller's `answer`).
 ///
 /// # Errors
-/// `internal` when the example's reference cannot be scored against.
+/// A reference that cannot be scored against: `bad_request` when it is the
+/// caller's inline `answer`, `internal` when it is a dataset row's.
 pub fn score_completion(
     configured: &Configured,
     example: &Example,
     example_id: Option<&str>,
     completion: &Completion,
 ) -> Result<ScoreResponse, ApiError> {
-    let scored = configured
-        .env
-        .score(example, completion)
-        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot score: {e}")))?;
+    let scored = configured.env.score(example, completion).map_err(|e| {
+        if example_id.is_none() {
+            ApiError::bad_request(format!(
+                "the inline `answer` (with `info`) cannot be scored against: {}",
+                e.message
+            ))
+        } else {
+            ApiError::new(ErrorCode::Internal, format!("cannot score: {e}"))
+        }
+    })?;
     Ok(ScoreResponse {
         example_id: example_id.map(str::to_string),
         reward: scored.reward.total,

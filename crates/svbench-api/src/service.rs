@@ -10,9 +10,10 @@ use serde_json::{Map, Value};
 use svbench_core::advantage::{self, Grouping, Norm};
 
 use crate::envs::{
-    configure, kind_name, profile_infos, Configured, EnvConfig, EnvId, EnvInfo, SplitInfo,
+    configure_for, kind_name, profile_infos, Configured, EnvConfig, EnvId, EnvInfo, SplitInfo,
 };
 use crate::error::{ApiError, ErrorCode};
+use crate::fs_access::{names_paths, FsAccess};
 use crate::rows::{load_split, DataRequest, SplitData};
 use crate::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
 
@@ -20,11 +21,14 @@ use crate::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
 /// arguments); the cache is cleared when a new one would exceed it.
 const MAX_CONFIGURED: usize = 256;
 
-/// Shared, thread-safe state of the callers: caches only, no per-request state.
+/// Shared, thread-safe state of the callers: caches only, no per-request
+/// state, and the filesystem access granted to the callers' environment
+/// arguments.
 #[derive(Debug, Default)]
 pub struct Service {
     configured: RwLock<HashMap<String, Arc<Configured>>>,
     splits: RwLock<HashMap<String, Arc<SplitData>>>,
+    fs: FsAccess,
 }
 
 /// `advantage` of a `score_batch` request.
@@ -69,22 +73,50 @@ pub struct ScoreBatchResponse {
 }
 
 impl Service {
-    /// An empty service; environments and splits load on first use.
+    /// An empty service for callers acting for others: no environment
+    /// argument may name a path ([`FsAccess::default`]). Environments and
+    /// splits load on first use.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// A configured environment (cached by configuration).
+    /// An empty service granting `fs` to its callers' path arguments:
+    /// [`FsAccess::Local`] for the local user, [`FsAccess::within`] the
+    /// directories a server's operator allowed.
+    #[must_use]
+    pub fn with_fs_access(fs: FsAccess) -> Self {
+        Self {
+            fs,
+            ..Self::default()
+        }
+    }
+
+    /// The filesystem access granted to the callers.
+    #[must_use]
+    pub fn fs_access(&self) -> &FsAccess {
+        &self.fs
+    }
+
+    /// A configured environment (cached by configuration). Path arguments
+    /// are checked against the service's [`FsAccess`] first.
     ///
     /// # Errors
-    /// As [`configure`].
+    /// As [`crate::envs::configure`]; `invalid_env_args` for a path that is
+    /// not allowed.
     pub fn configured(&self, id: EnvId, config: &EnvConfig) -> Result<Arc<Configured>, ApiError> {
+        let checked;
+        let config = if names_paths(id, &config.env_args) {
+            checked = self.fs.check(id, config)?;
+            &checked
+        } else {
+            config
+        };
         let key = config.cache_key(id);
         if let Some(c) = read(&self.configured).get(&key) {
             return Ok(Arc::clone(c));
         }
-        let built = Arc::new(configure(id, config)?);
+        let built = Arc::new(configure_for(id, config, self.fs.is_restricted())?);
         let mut map = write(&self.configured);
         if map.len() >= MAX_CONFIGURED {
             map.clear();

@@ -157,6 +157,11 @@ pub const ARG_NAMES: [&str; 10] = [
     "max_findings_per_result",
 ];
 
+/// The arguments that name paths on the machine running the environment
+/// (read when it is configured). Callers configuring an environment on
+/// behalf of someone else (`svbench serve`) refuse or confine them.
+pub const PATH_ARG_NAMES: [&str; 2] = ["policy_dirs", "semgrep_config"];
+
 /// Why an E2 environment could not be built.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
