@@ -33,24 +33,27 @@ refers_exactly(ref, address) if startswith(ref, concat("", [address, "."]))
 
 refers_exactly(ref, address) if startswith(ref, concat("", [address, "["]))
 
-# Whether a companion resource's `bucket` argument names the bucket under
-# evaluation: by reference, or by the same literal bucket name.
-for_this_bucket(bucket) if refers_to(bucket, input.block.address)
-
-for_this_bucket(bucket) if {
-	is_string(bucket)
-	bucket == input.block.config.bucket
-}
-
 # The configs of the `type` resources that belong to the bucket under
 # evaluation (each bucket is judged by its own companions; upstream let one
-# encrypted bucket hide all the others).
+# encrypted bucket hide all the others): those whose `bucket` argument refers
+# to it, or is the same literal bucket name. Read from the module's index
+# (built once per file by the host) — walking `input.module.resources` from
+# every block would cost blocks × resources.
 companions(type) := [config |
-	some address, config in input.module.resources
+	some address in companion_addresses(input.block)
 	resource_type(address) == type
+	config := input.module.resources[address]
 	is_object(config)
-	for_this_bucket(config.bucket)
 ]
+
+companion_addresses(block) := referrers | named if {
+	referrers := {a | some a in input.module.index.bucket_referrers[block.address]}
+	named := {a |
+		name := block.config.bucket
+		is_string(name)
+		some a in input.module.index.bucket_names[name]
+	}
+}
 
 # `/key` when config has `key`, else "" (the block's own line).
 path_if_present(config, key) := concat("", ["/", finding.token(key)]) if _ = config[key]
@@ -119,9 +122,9 @@ policy_statements(policy) := statements if {
 policy_statements(policy) := statements if {
 	not is_string(policy)
 	statements := [s |
-		some address, document in input.module.data
+		some address in referenced(policy)
 		startswith(address, "data.aws_iam_policy_document.")
-		refers_to(policy, address)
+		document := input.module.data[address]
 		some block in blocks(document, "statement")
 		s := {
 			"Effect": object.get(block, "effect", "Allow"),
@@ -129,6 +132,17 @@ policy_statements(policy) := statements if {
 			"Resource": object.get(block, "resources", []),
 		}
 	]
+}
+
+# The addresses a non-literal value refers to (as `refers_to` decides, read
+# from the module's index instead of tried against every address).
+referenced(value) := {address |
+	is_object(value)
+	refs := value.refs
+	is_array(refs)
+	some ref in refs
+	is_string(ref)
+	some address in input.module.index.ref_targets[ref]
 }
 
 as_list(x) := x if is_array(x)

@@ -30,6 +30,7 @@
 
 mod build;
 mod catalogue;
+mod deadline;
 mod error;
 mod finding;
 mod node;
@@ -49,6 +50,7 @@ pub mod terraform;
 
 pub use build::{parse_document, Limits};
 pub use catalogue::{Enabled, RuleInfo, Tier};
+pub use deadline::{Deadline, TimeBudgetExceeded};
 pub use error::YamlError;
 pub use finding::{Analysis, Finding, ObjectRef, ScanError, TerraformKind, Tool};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle};

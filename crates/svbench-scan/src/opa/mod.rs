@@ -44,7 +44,10 @@ use crate::rego::{
     DenyFinding, PolicySet, RegoError, RegoInput, RuleMeta, K8S_DENY_QUERY, TF_DENY_QUERY,
 };
 use crate::terraform::{TfBlock, TfModule};
-use crate::{Analysis, Finding, Node, ObjectRef, ParsedDocument, ScanError, Severity, Tool};
+use crate::{
+    Analysis, Deadline, Finding, Node, ObjectRef, ParsedDocument, ScanError, Severity,
+    TimeBudgetExceeded, Tool,
+};
 
 /// A rule known to the opa namespace: built in, or registered by a user
 /// policy's `data.sv.meta.rules`.
@@ -253,6 +256,25 @@ impl Opa {
         docs: &[ParsedDocument],
         excluded: &BTreeSet<String>,
     ) -> Analysis {
+        match self.scan_k8s_within(file, docs, excluded, &Deadline::NONE) {
+            Ok(analysis) => analysis,
+            Err(e) => unreachable!("no deadline, yet {e}"),
+        }
+    }
+
+    /// [`Opa::scan_k8s`] inside a total time budget, read before each
+    /// object and given to each evaluation.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when `deadline` passes before the last object
+    /// is evaluated (what was found so far is dropped).
+    pub fn scan_k8s_within(
+        &mut self,
+        file: &str,
+        docs: &[ParsedDocument],
+        excluded: &BTreeSet<String>,
+        deadline: &Deadline,
+    ) -> Result<Analysis, TimeBudgetExceeded> {
         let mut analysis = Analysis::default();
         let error = |doc_index: Option<usize>, message: String| ScanError {
             file: file.to_owned(),
@@ -299,7 +321,9 @@ impl Opa {
                 ("file", file_input.clone()),
                 ("objects", all.clone()),
             ]);
-            let (denied, errors) = self.policies.eval_deny_input(K8S_DENY_QUERY, &input);
+            let (denied, errors) =
+                self.policies
+                    .eval_deny_input_within(K8S_DENY_QUERY, &input, deadline)?;
             analysis.errors.extend(
                 errors
                     .into_iter()
@@ -320,7 +344,7 @@ impl Opa {
                 analysis.findings.push(finding);
             }
         }
-        analysis
+        Ok(analysis)
     }
 
     /// Evaluates `data.sv.tf.deny` once per resource and variable block.
@@ -330,6 +354,25 @@ impl Opa {
         module: &TfModule,
         excluded: &BTreeSet<String>,
     ) -> Analysis {
+        match self.scan_tf_within(file, module, excluded, &Deadline::NONE) {
+            Ok(analysis) => analysis,
+            Err(e) => unreachable!("no deadline, yet {e}"),
+        }
+    }
+
+    /// [`Opa::scan_tf`] inside a total time budget, read while the module
+    /// view is built, before each block, and given to each evaluation.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when `deadline` passes before the last block
+    /// is evaluated (what was found so far is dropped).
+    pub fn scan_tf_within(
+        &mut self,
+        file: &str,
+        module: &TfModule,
+        excluded: &BTreeSet<String>,
+        deadline: &Deadline,
+    ) -> Result<Analysis, TimeBudgetExceeded> {
         let mut analysis = Analysis::default();
         let error = |message: String| ScanError {
             file: file.to_owned(),
@@ -337,11 +380,11 @@ impl Opa {
             tool: Some(Tool::Opa),
             message,
         };
-        let view = match RegoInput::from_json(&module.module_view()) {
+        let view = match RegoInput::from_json(&module.module_view_within(deadline)?) {
             Ok(view) => view,
             Err(message) => {
                 analysis.errors.push(error(message));
-                return analysis;
+                return Ok(analysis);
             }
         };
         let file_input = RegoInput::from_json(&Value::from(file)).expect("a string converts");
@@ -360,7 +403,9 @@ impl Opa {
                 ("file", file_input.clone()),
                 ("module", view.clone()),
             ]);
-            let (denied, errors) = self.policies.eval_deny_input(TF_DENY_QUERY, &input);
+            let (denied, errors) =
+                self.policies
+                    .eval_deny_input_within(TF_DENY_QUERY, &input, deadline)?;
             analysis.errors.extend(
                 errors
                     .into_iter()
@@ -381,7 +426,7 @@ impl Opa {
                 analysis.findings.push(finding);
             }
         }
-        analysis
+        Ok(analysis)
     }
 
     /// A finding for a valid deny element, with the catalogue severity.

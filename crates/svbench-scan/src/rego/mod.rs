@@ -54,6 +54,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub use crate::Severity;
+use crate::{Deadline, TimeBudgetExceeded};
 pub use bounded::MAX_RANGE_ELEMENTS;
 pub use deny::{is_valid_rule_id, DenyFinding};
 pub use format_width::MAX_SPRINTF_WIDTH;
@@ -159,6 +160,9 @@ pub struct PolicySet {
     loaded: regorus::Engine,
     sources: Vec<PolicySource>,
     limit: Duration,
+    /// The execution limit currently set in `engine`: `limit`, or less while
+    /// a deadline leaves less time than that.
+    timer: Duration,
 }
 
 impl Default for PolicySet {
@@ -181,18 +185,21 @@ impl PolicySet {
         // Rego v1 is regorus' default; set it explicitly so it cannot drift.
         engine.set_rego_v0(false);
         bounded::install(&mut engine).expect("a fresh engine has no extensions yet");
-        engine.set_execution_timer_config(ExecutionTimerConfig {
-            limit,
-            // Read the clock at every work unit: a statement can double an
-            // array, so 64 unchecked units could ask for 2^64 elements. Measured
-            // cost: ~7% of a typical evaluation (22 → 23.6 µs).
-            check_interval: NonZeroU32::new(1).expect("1 is not zero"),
-        });
+        engine.set_execution_timer_config(timer_config(limit));
         PolicySet {
             loaded: engine.clone(),
             engine,
             sources: Vec::new(),
             limit,
+            timer: limit,
+        }
+    }
+
+    /// Sets the engine's execution limit to `limit` (when it is not already).
+    fn set_timer(&mut self, limit: Duration) {
+        if self.timer != limit {
+            self.engine.set_execution_timer_config(timer_config(limit));
+            self.timer = limit;
         }
     }
 
@@ -377,6 +384,45 @@ impl PolicySet {
         (findings, errors)
     }
 
+    /// [`PolicySet::eval_deny_input`] inside a total time budget: the
+    /// evaluation's limit is the per-policy limit or the time `deadline`
+    /// leaves, whichever is smaller, so the last evaluation of a scan ends
+    /// with the budget instead of up to a full per-policy limit after it.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when `deadline` has passed before the
+    /// evaluation, or the evaluation ran out of the time it left.
+    pub fn eval_deny_input_within(
+        &mut self,
+        query: &str,
+        input: &RegoInput,
+        deadline: &Deadline,
+    ) -> Result<(Vec<DenyFinding>, Vec<RegoError>), TimeBudgetExceeded> {
+        deadline.check()?;
+        let cut_short = match deadline.remaining() {
+            Some(left) if left < self.limit => {
+                self.set_timer(left);
+                true
+            }
+            _ => {
+                self.set_timer(self.limit);
+                false
+            }
+        };
+        let (findings, errors) = self.eval_deny_input(query, input);
+        if cut_short {
+            // Later evaluations without a deadline get the full limit again.
+            self.set_timer(self.limit);
+            if errors
+                .iter()
+                .any(|e| matches!(e, RegoError::Timeout { .. }))
+            {
+                return Err(deadline.exceeded());
+            }
+        }
+        Ok((findings, errors))
+    }
+
     /// Reads `data.sv.meta.rules` (`{id: {severity, title}}`); entries that
     /// break the shape are reported and skipped. Undefined → empty.
     pub fn meta_rules(&mut self) -> (BTreeMap<String, RuleMeta>, Vec<RegoError>) {
@@ -457,6 +503,7 @@ impl PolicySet {
             Ok(result) => result.map_err(|e| self.classify(query, &e))?,
             Err(payload) => {
                 self.engine = self.loaded.clone();
+                self.timer = self.limit;
                 return Err(eval_error(format!(
                     "the policy engine panicked: {}",
                     panic_text(&*payload)
@@ -600,6 +647,17 @@ fn check_ast(engine: &regorus::Engine, name: &str) -> Result<(), RegoError> {
         )));
     }
     Ok(())
+}
+
+/// The execution timer of an engine whose evaluations stop after `limit`.
+fn timer_config(limit: Duration) -> ExecutionTimerConfig {
+    ExecutionTimerConfig {
+        limit,
+        // Read the clock at every work unit: a statement can double an
+        // array, so 64 unchecked units could ask for 2^64 elements. Measured
+        // cost: ~7% of a typical evaluation (22 → 23.6 µs).
+        check_interval: NonZeroU32::new(1).expect("1 is not zero"),
+    }
 }
 
 /// Whether `query` is `data.` followed by dot-separated identifiers (a rule

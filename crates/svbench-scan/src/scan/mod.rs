@@ -12,18 +12,19 @@ mod detect;
 mod options;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use crate::opa::Opa;
 use crate::terraform::parse_module;
 use crate::{
-    decode_input, kube_linter, parse_documents, semgrep, Analysis, Enabled, Finding, Limits,
-    ScanError, Tool,
+    decode_input, kube_linter, parse_documents, semgrep, Analysis, Deadline, Enabled, Finding,
+    Limits, ScanError, TimeBudgetExceeded, Tool,
 };
 
 pub use detect::{detect_type, FileType};
-pub use options::{ScanConfigError, ScanOptions, ToolSelection};
+pub use options::{ScanConfigError, ScanOptions, ToolSelection, DEFAULT_TIME_BUDGET};
 
 /// The backend and version of one namespace, as recorded in scan output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -75,6 +76,7 @@ pub struct Scanner {
     opa: Opa,
     opa_excluded: BTreeSet<String>,
     limits: Limits,
+    time_budget: Option<Duration>,
 }
 
 impl Scanner {
@@ -95,6 +97,7 @@ impl Scanner {
             opa,
             opa_excluded: selection.opa_excluded,
             limits: options.limits,
+            time_budget: options.time_budget,
         })
     }
 
@@ -155,11 +158,46 @@ impl Scanner {
         }
     }
 
+    /// The time budget of one file's scan ([`ScanOptions::time_budget`]).
+    #[must_use]
+    pub fn time_budget(&self) -> Option<Duration> {
+        self.time_budget
+    }
+
     /// Scans the bytes of one file of a known type; `path` names it in findings.
+    ///
+    /// The scan has this scanner's [`Scanner::time_budget`]; a file that
+    /// runs past it is reported with that error and no findings (a partial
+    /// scan would read as "fewer findings", not as "not scanned").
     pub fn scan(&mut self, path: &str, bytes: &[u8], file_type: FileType) -> FileReport {
+        match self.scan_within(path, bytes, file_type, &Deadline::NONE) {
+            Ok(report) => report,
+            Err(e) => FileReport::unreadable(
+                path,
+                file_type,
+                format!("scan stopped, no findings reported: {e} (see --time-budget)"),
+            ),
+        }
+    }
+
+    /// [`Scanner::scan`] that ends by `deadline` (or this scanner's own
+    /// budget, whichever comes first) with an error instead of a report.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when the budget ran out before the scan ended;
+    /// the work stops then (between analyzers and documents, before each
+    /// Rego evaluation, and inside it through the engine's timer).
+    pub fn scan_within(
+        &mut self,
+        path: &str,
+        bytes: &[u8],
+        file_type: FileType,
+        deadline: &Deadline,
+    ) -> Result<FileReport, TimeBudgetExceeded> {
+        let deadline = deadline.min(Deadline::after_opt(self.time_budget));
         let text = match decode_input(bytes, &self.limits) {
             Ok(text) => text,
-            Err(e) => return FileReport::unreadable(path, file_type, e.to_string()),
+            Err(e) => return Ok(FileReport::unreadable(path, file_type, e.to_string())),
         };
         let mut analysis = Analysis::default();
         let tools = self.tools.for_type(file_type);
@@ -167,10 +205,14 @@ impl Scanner {
             FileType::K8s => {
                 let docs = parse_documents(text, &self.limits);
                 for tool in tools {
+                    deadline.check()?;
                     analysis.extend(match tool {
                         Tool::KubeLinter => kube_linter::lint(path, &docs, &self.kube_linter),
                         Tool::Semgrep => semgrep::scan(path, text, &docs, &self.semgrep),
-                        Tool::Opa => self.opa.scan_k8s(path, &docs, &self.opa_excluded),
+                        Tool::Opa => {
+                            self.opa
+                                .scan_k8s_within(path, &docs, &self.opa_excluded, &deadline)?
+                        }
                     });
                 }
             }
@@ -179,10 +221,16 @@ impl Scanner {
                     // The native semgrep namespace has no Terraform rules and
                     // kube-linter reads no Terraform: only opa looks at `.tf`.
                     if tools.contains(&Tool::Opa) {
-                        analysis.extend(self.opa.scan_tf(path, &module, &self.opa_excluded));
+                        deadline.check()?;
+                        analysis.extend(self.opa.scan_tf_within(
+                            path,
+                            &module,
+                            &self.opa_excluded,
+                            &deadline,
+                        )?);
                     }
                 }
-                Err(e) => return FileReport::unreadable(path, file_type, e.to_string()),
+                Err(e) => return Ok(FileReport::unreadable(path, file_type, e.to_string())),
             },
         }
         let Analysis {
@@ -190,11 +238,11 @@ impl Scanner {
             errors,
         } = analysis;
         findings.sort_by(Finding::output_order);
-        FileReport {
+        Ok(FileReport {
             path: path.to_owned(),
             file_type,
             findings,
             errors,
-        }
+        })
     }
 }

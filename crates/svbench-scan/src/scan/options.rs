@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::opa::OpaRule;
 use crate::rego::RegoError;
@@ -75,8 +76,13 @@ impl ToolSelection {
     }
 }
 
+/// The default total time budget of one file's scan: far above any real
+/// config (the built-in policies scan a 2,000-bucket Terraform file in a
+/// fraction of a second), low enough that no input holds a scanner for long.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(30);
+
 /// How to scan.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ScanOptions {
     /// Namespaces to run.
     pub tools: ToolSelection,
@@ -89,6 +95,22 @@ pub struct ScanOptions {
     pub policy_dirs: Vec<PathBuf>,
     /// YAML limits.
     pub limits: Limits,
+    /// Total time budget of one file's scan (all analyzers); `None` for
+    /// none. Each Rego evaluation also has its own 1 s limit.
+    pub time_budget: Option<Duration>,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            tools: ToolSelection::default(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            policy_dirs: Vec::new(),
+            limits: Limits::default(),
+            time_budget: Some(DEFAULT_TIME_BUDGET),
+        }
+    }
 }
 
 /// Why a scan could not be configured (a usage error: nothing was scanned).

@@ -23,6 +23,12 @@
 //! `aws_iam_policy_document` statements). Data blocks are not evaluated on
 //! their own: policies still run once per `resource` and `variable` block.
 //!
+//! **Project extension: the index.** The module view's `"index"` holds the
+//! cross-block lookups the built-in policies need (which addresses a
+//! reference names, which resources name a bucket), computed once per file
+//! so that a policy reads them by key instead of walking every block from
+//! every block (quadratic; see `index.rs` for the three maps).
+//!
 //! **Lines.** Every block keeps a map from JSON Pointers into its `config` to
 //! 1-based lines ([`TfBlock::lines`]): each argument (the line of its name),
 //! each element and key of a literal array/object constructor, and each nested
@@ -41,6 +47,7 @@
 //! ```
 
 mod expr;
+mod index;
 mod jsonencode;
 
 use std::collections::BTreeMap;
@@ -48,6 +55,8 @@ use std::collections::BTreeMap;
 use hcl_edit::structure::{Block, Body, Structure};
 use hcl_edit::Span;
 use serde_json::{json, Map, Value};
+
+use crate::{Deadline, TimeBudgetExceeded};
 
 /// Largest `.tf` file accepted, in bytes; larger files are an error, not a scan.
 pub const MAX_TF_BYTES: usize = 4 * 1024 * 1024;
@@ -197,10 +206,21 @@ pub struct TfModule {
 
 impl TfModule {
     /// The module view `M = {"resources": {address: config}, "variables":
-    /// {name: config}, "data": {address: config}}` (`data` is the project
-    /// extension of the module docs).
+    /// {name: config}, "data": {address: config}, "index": {…}}` (`data` and
+    /// `index` are the project extensions of the module docs).
     #[must_use]
     pub fn module_view(&self) -> Value {
+        match self.module_view_within(&Deadline::NONE) {
+            Ok(view) => view,
+            Err(e) => unreachable!("no deadline, yet {e}"),
+        }
+    }
+
+    /// [`TfModule::module_view`], stopping when `deadline` passes.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] once `deadline` has passed.
+    pub fn module_view_within(&self, deadline: &Deadline) -> Result<Value, TimeBudgetExceeded> {
         let mut resources = Map::new();
         let mut variables = Map::new();
         let mut data = Map::new();
@@ -212,7 +232,8 @@ impl TfModule {
             };
             map.insert(key.clone(), block.config.clone());
         }
-        json!({"resources": resources, "variables": variables, "data": data})
+        let index = index::build(self.blocks.iter().chain(&self.data_sources), deadline)?;
+        Ok(json!({"resources": resources, "variables": variables, "data": data, "index": index}))
     }
 
     /// One policy input per block: `{"block": B, "file": file, "module": M}`.

@@ -13,12 +13,15 @@ mod text;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
 use svbench_scan::external::{crosscheck, CrossCheck};
 use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
-use svbench_scan::scan::{AnalyzerInfo, FileReport, FileType, ScanOptions, Scanner, ToolSelection};
+use svbench_scan::scan::{
+    AnalyzerInfo, FileReport, FileType, ScanOptions, Scanner, ToolSelection, DEFAULT_TIME_BUDGET,
+};
 use svbench_scan::Tool;
 
 use super::GlobalArgs;
@@ -67,6 +70,10 @@ pub struct ScanArgs {
     /// then follows the patched file (3 if the patch did not apply).
     #[arg(long, value_name = "FILE")]
     pub patch: Option<PathBuf>,
+    /// Total time budget of each file's scan, in seconds (0: none); a file
+    /// that runs past it is an error with no findings (exit code 3).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIME_BUDGET.as_secs_f64())]
+    pub time_budget: f64,
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
     pub format: String,
@@ -130,6 +137,16 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let mut scanner = Scanner::new(&options).map_err(|e| exit::usage(e.to_string()))?;
     if args.list_checks {
         print!("{}", text::render_checks(&scanner));
+        time_budget: match Duration::try_from_secs_f64(args.time_budget) {
+            Ok(budget) if budget.is_zero() => None,
+            Ok(budget) => Some(budget),
+            Err(_) => {
+                return Err(exit::usage(format!(
+                    "--time-budget {}: expected a number of seconds ≥ 0",
+                    args.time_budget
+                )))
+            }
+        },
         return Ok(exit::OK);
     }
 

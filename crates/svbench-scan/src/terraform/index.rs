@@ -1,0 +1,160 @@
+//! The module view's `index` (project extension): the lookups the policies
+//! would otherwise do by scanning every block, computed once per file.
+//!
+//! Policies run once per block, and a lookup that walks `input.module` from
+//! each block costs blocks × resources: TF_001–TF_003 looked for each
+//! bucket's companions (`aws_s3_bucket_versioning` … whose `bucket` names it)
+//! that way, and 2,000 buckets took five minutes. Here each relation is one
+//! pass over the file, and a policy reads it by key:
+//!
+//! - `ref_targets`: `{ref: [address, …]}` — for every reference string found
+//!   in a `refs` list anywhere in a resource, variable or data config, the
+//!   addresses (of resources, variables and data sources) it refers to, as
+//!   `tf.refers_to` defines it: the ref is the address or continues it with
+//!   `.` or `[` (`aws_s3_bucket.b.id` → `aws_s3_bucket.b`);
+//! - `bucket_referrers`: `{address: [resource address, …]}` — the resources
+//!   whose `bucket` argument refers to the block at `address`;
+//! - `bucket_names`: `{name: [resource address, …]}` — the resources whose
+//!   `bucket` argument is the literal string `name`.
+//!
+//! Lists are sorted by address (the order `input.module.resources` iterates
+//! in) and hold each address once.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use super::{TfBlock, TfBlockType};
+use crate::{Deadline, TimeBudgetExceeded};
+
+/// Builds the index of `blocks` (resources, variables and data sources).
+pub(super) fn build<'a>(
+    blocks: impl Iterator<Item = &'a TfBlock> + Clone,
+    deadline: &Deadline,
+) -> Result<Value, TimeBudgetExceeded> {
+    let targets = Targets::new(blocks.clone().map(|b| b.address.as_str()));
+    let mut ref_targets: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut bucket_referrers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut bucket_names: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut stack: Vec<&Value> = Vec::new();
+    for block in blocks {
+        deadline.check()?;
+        // Every `refs` list of the config, at any depth.
+        stack.clear();
+        stack.push(&block.config);
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    for r in refs_of(map) {
+                        if !ref_targets.contains_key(r) {
+                            deadline.check()?;
+                            ref_targets.insert(r, targets.of(r));
+                        }
+                    }
+                    stack.extend(map.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        if block.block_type != TfBlockType::Resource {
+            continue;
+        }
+        match block.config.get("bucket") {
+            Some(Value::String(name)) => {
+                bucket_names.entry(name).or_default().insert(&block.address);
+            }
+            Some(Value::Object(map)) => {
+                for r in refs_of(map) {
+                    for target in ref_targets.get(r).into_iter().flatten() {
+                        bucket_referrers
+                            .entry(target)
+                            .or_default()
+                            .insert(&block.address);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(json!({
+        "ref_targets": to_json(ref_targets),
+        "bucket_referrers": to_json(bucket_referrers),
+        "bucket_names": to_json(bucket_names),
+    }))
+}
+
+/// The strings of an object's `refs` list (a non-literal, or a literal
+/// object that happens to have the same shape: `tf.refers_to` reads both).
+fn refs_of(map: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    map.get("refs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
+fn to_json(map: BTreeMap<&str, BTreeSet<&str>>) -> Value {
+    Value::Object(
+        map.into_iter()
+            .map(|(k, v)| (k.to_owned(), Value::from(v.into_iter().collect::<Vec<_>>())))
+            .collect(),
+    )
+}
+
+/// The known addresses, for finding which of them a reference names.
+struct Targets<'a> {
+    addresses: HashSet<&'a str>,
+    /// Distinct address lengths: a prefix is only looked up (hashed) when an
+    /// address of its length exists, so a long reference with many dots
+    /// costs one comparison per dot, not one hash of its prefix per dot.
+    lengths: HashSet<usize>,
+}
+
+impl<'a> Targets<'a> {
+    fn new(addresses: impl Iterator<Item = &'a str>) -> Self {
+        let addresses: HashSet<&str> = addresses.collect();
+        let lengths = addresses.iter().map(|a| a.len()).collect();
+        Targets { addresses, lengths }
+    }
+
+    /// The addresses `r` refers to: `r` itself, or any prefix of it followed
+    /// by `.` or `[` (the same test as `tf.refers_exactly`).
+    fn of(&self, r: &str) -> BTreeSet<&'a str> {
+        let ends = r
+            .bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'.' || b == b'[')
+            .map(|(i, _)| i)
+            .chain(std::iter::once(r.len()));
+        let mut found = BTreeSet::new();
+        for end in ends {
+            if !self.lengths.contains(&end) {
+                continue;
+            }
+            // `.` and `[` are ASCII, so `end` is a character boundary.
+            if let Some(address) = r.get(..end).and_then(|p| self.addresses.get(p)) {
+                found.insert(*address);
+            }
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reference_names_the_address_it_starts_with_at_a_boundary() {
+        let targets = Targets::new(["aws_s3_bucket.b", "aws_s3_bucket.bb", "var.x"].into_iter());
+        let of = |r| targets.of(r).into_iter().collect::<Vec<_>>();
+        assert_eq!(of("aws_s3_bucket.b.id"), ["aws_s3_bucket.b"]);
+        assert_eq!(of("aws_s3_bucket.b[0].id"), ["aws_s3_bucket.b"]);
+        assert_eq!(of("aws_s3_bucket.b"), ["aws_s3_bucket.b"]);
+        assert_eq!(of("aws_s3_bucket.bb.arn"), ["aws_s3_bucket.bb"]);
+        assert!(of("aws_s3_bucket.bc.id").is_empty());
+        assert!(of("aws_s3_bucket").is_empty());
+        assert_eq!(of("var.x"), ["var.x"]);
+    }
+}
