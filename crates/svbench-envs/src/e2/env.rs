@@ -782,6 +782,11 @@ impl E2Env {
             Err(f) if f.status == PatchStatus::None => {
                 return record("none", Some(f.reason), UpstreamPatch::NotApplied)
             }
+            // A size bound of the applier (not upstream's, which had only
+            // the machine's): scored as a failed patch, recorded apart.
+            Err(f) if f.status == PatchStatus::TooLarge => {
+                return record("too_large", Some(f.reason), UpstreamPatch::NotApplied)
+            }
             Err(f) => return record("failed", Some(f.reason), UpstreamPatch::NotApplied),
         };
         let after = match item.lang {
@@ -1050,7 +1055,8 @@ pub struct E2Score {
 /// upstream-parsed answer's patch (`parsed.upstream_patch`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamPatchRecord {
-    /// `none` (no or empty patch), `applied`, `failed` (did not apply) or
+    /// `none` (no or empty patch), `applied`, `failed` (did not apply),
+    /// `too_large` (refused by a size bound of the applier) or
     /// `adapter_error` (applied, but no valid object was left).
     pub status: &'static str,
     /// Why it failed or raised; `None` otherwise.

@@ -81,47 +81,60 @@ pub fn apply(workspace_name: &str, original: &str, patch: &str) -> Result<String
     let hunks = parse(workspace_name, patch)?;
     let lines = split_lines(original);
     let default_eol = dominant_eol(&lines);
-    let mut out: Vec<(String, String)> = Vec::with_capacity(lines.len());
+    // Written straight into the result (no per-line copies): the output is
+    // the original's lines plus the patch's added lines, so it is bounded
+    // by their sizes together.
+    let mut out = Output {
+        text: String::with_capacity(original.len() + 64),
+        default_eol,
+        unterminated: false,
+    };
     let mut next = 0usize; // first original line not yet copied
     let mut budget = SEARCH_BUDGET;
     for hunk in &hunks {
         let at = locate(hunk, &lines, next, &mut budget)?;
         for l in &lines[next..at] {
-            out.push((l.content.to_owned(), l.eol.to_owned()));
+            out.line(l.content, l.eol);
         }
         let mut pos = at;
         for (line, nonl) in &hunk.body {
             match line {
                 BodyLine::Context(_) => {
                     let l = &lines[pos];
-                    let eol = if *nonl { "" } else { l.eol };
-                    out.push((l.content.to_owned(), eol.to_owned()));
+                    out.line(l.content, if *nonl { "" } else { l.eol });
                     pos += 1;
                 }
                 BodyLine::Remove(_) => pos += 1,
-                BodyLine::Add(s) => {
-                    let eol = if *nonl { "" } else { default_eol };
-                    out.push((s.clone(), eol.to_owned()));
-                }
+                BodyLine::Add(s) => out.line(s, if *nonl { "" } else { default_eol }),
             }
         }
         next = pos;
     }
     for l in &lines[next..] {
-        out.push((l.content.to_owned(), l.eol.to_owned()));
+        out.line(l.content, l.eol);
     }
-    // A line that lost its place as the last one gets a terminator again.
-    let n = out.len();
-    let mut text = String::with_capacity(original.len() + 64);
-    for (i, (content, eol)) in out.iter().enumerate() {
-        text.push_str(content);
-        if eol.is_empty() && i + 1 < n {
-            text.push_str(default_eol);
-        } else {
-            text.push_str(eol);
+    Ok(out.text)
+}
+
+/// The patched text being written.
+struct Output {
+    text: String,
+    default_eol: &'static str,
+    /// The last line written has no terminator (yet).
+    unterminated: bool,
+}
+
+impl Output {
+    fn line(&mut self, content: &str, eol: &str) {
+        // A line that lost its place as the last one gets a terminator
+        // again.
+        if self.unterminated {
+            self.text.push_str(self.default_eol);
         }
+        self.text.push_str(content);
+        self.text.push_str(eol);
+        self.unterminated = eol.is_empty();
     }
-    Ok(text)
 }
 
 /// Finds where a hunk's old block starts: the stated line if it matches

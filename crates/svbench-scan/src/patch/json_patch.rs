@@ -5,10 +5,22 @@
 //! and a leading `/0` is read as the selector when the document has no key
 //! `"0"`. All six operations; the patch is atomic. The result is re-emitted
 //! by [`super::yaml_emit`] (comments and null documents are dropped).
+//!
+//! **Size bounds.** Every operation is charged, before its result is built,
+//! for the bytes the value it places will emit at its place (indentation
+//! included) and for its JSON nodes, less what it replaces; the running
+//! totals may not pass [`super::max_patched_bytes`] of the original's
+//! emitted size, twice its nodes plus [`super::GROWTH_NODES`], nor place
+//! values deeper than the YAML reader's depth limit; at most
+//! [`super::MAX_OPS`] operations. Past a bound the patch is `too_large` and
+//! nothing is applied: a `copy` of a parent into its own child, repeated,
+//! stops after a few doublings instead of exhausting memory.
 
 use serde_json::{Map, Value};
 
-use super::{yaml_emit, PatchFailure, PatchStatus};
+use super::{
+    max_patched_bytes, yaml_emit, PatchFailure, PatchStatus, GROWTH_NODES, MAX_OPS, WORK_FACTOR,
+};
 use crate::scan::FileType;
 use crate::{parse_documents, Limits};
 
@@ -180,14 +192,28 @@ pub fn apply(
             "JSON Patch applies to Kubernetes YAML only; use a unified diff for Terraform",
         ));
     }
+    if raw.len() > MAX_OPS {
+        return Err(PatchFailure::new(
+            PatchStatus::TooLarge,
+            format!(
+                "the patch has {} operations, more than the limit of {MAX_OPS}",
+                raw.len()
+            ),
+        ));
+    }
     let ops = parse_ops(raw)?;
     let mut docs = read_documents(original)?;
+    let mut budget = Budget::for_original(&docs);
     for (i, op) in ops.iter().enumerate() {
-        apply_op(&mut docs, op).map_err(|e| {
+        apply_op(&mut docs, op, &mut budget).map_err(|e| {
+            let (status, why) = match e {
+                OpError::Failed(why) => (PatchStatus::ApplyFailed, why),
+                OpError::TooLarge(why) => (PatchStatus::TooLarge, why),
+            };
             PatchFailure::new(
-                PatchStatus::ApplyFailed,
+                status,
                 format!(
-                    "operation {i} ({}): {e}; no operation was applied",
+                    "operation {i} ({}): {why}; no operation was applied",
                     op.describe()
                 ),
             )
@@ -195,6 +221,174 @@ pub fn apply(
     }
     let kept: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     Ok(yaml_emit::emit_documents(&kept))
+}
+
+/// Why an operation did not apply.
+enum OpError {
+    /// RFC 6902 failure: missing target, bad index, failed `test`, …
+    Failed(String),
+    /// A size bound would be passed (module docs).
+    TooLarge(String),
+}
+
+impl From<String> for OpError {
+    fn from(why: String) -> Self {
+        OpError::Failed(why)
+    }
+}
+
+/// The running size of the documents and the bounds on it (module docs).
+#[derive(Debug)]
+struct Budget {
+    /// Emitted bytes of the documents as they stand (an estimate exact up
+    /// to a few bytes per operation: an emptied or filled collection
+    /// switches between `{}` and block form).
+    bytes: usize,
+    max_bytes: usize,
+    /// JSON values in the documents.
+    nodes: usize,
+    max_nodes: usize,
+    /// Bytes placed by the operations so far.
+    work: usize,
+    max_work: usize,
+}
+
+impl Budget {
+    fn for_original(docs: &[Value]) -> Budget {
+        let bytes = yaml_emit::documents_len(docs);
+        let nodes = docs
+            .iter()
+            .fold(0usize, |n, d| n.saturating_add(shape(d).nodes));
+        let max_bytes = max_patched_bytes(bytes);
+        Budget {
+            bytes,
+            max_bytes,
+            nodes,
+            max_nodes: nodes.saturating_mul(2).saturating_add(GROWTH_NODES),
+            work: 0,
+            max_work: max_bytes.saturating_mul(WORK_FACTOR),
+        }
+    }
+
+    /// Charges placing a value of `placed` bytes and `added` shape at
+    /// `depth` (pointer tokens to it), in place of `freed` bytes and
+    /// `freed_nodes` nodes; refuses, changing nothing, past a bound.
+    fn charge(
+        &mut self,
+        placed: usize,
+        added: Shape,
+        depth: usize,
+        freed: usize,
+        freed_nodes: usize,
+    ) -> Result<(), OpError> {
+        let max_depth = Limits::default().max_depth;
+        let deepest = depth.saturating_add(added.depth);
+        if deepest > max_depth {
+            return Err(OpError::TooLarge(format!(
+                "the value would nest {deepest} levels deep, more than the limit of {max_depth}"
+            )));
+        }
+        let bytes = self.bytes.saturating_add(placed).saturating_sub(freed);
+        if bytes > self.max_bytes {
+            return Err(OpError::TooLarge(format!(
+                "the patched file would be about {bytes} bytes, more than the limit of {} (twice the original plus 1 MiB)",
+                self.max_bytes
+            )));
+        }
+        let nodes = self
+            .nodes
+            .saturating_add(added.nodes)
+            .saturating_sub(freed_nodes);
+        if nodes > self.max_nodes {
+            return Err(OpError::TooLarge(format!(
+                "the patched file would hold {nodes} values, more than the limit of {}",
+                self.max_nodes
+            )));
+        }
+        let work = self.work.saturating_add(placed);
+        if work > self.max_work {
+            return Err(OpError::TooLarge(format!(
+                "the operations would place {work} bytes in all, more than the limit of {}",
+                self.max_work
+            )));
+        }
+        self.bytes = bytes;
+        self.nodes = nodes;
+        self.work = work;
+        Ok(())
+    }
+
+    /// Credits a removal of `bytes` and `nodes` (never refused).
+    fn free(&mut self, bytes: usize, nodes: usize) {
+        self.bytes = self.bytes.saturating_sub(bytes);
+        self.nodes = self.nodes.saturating_sub(nodes);
+    }
+}
+
+/// A value's node count and nesting depth (a scalar is 1 node, depth 0).
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    nodes: usize,
+    depth: usize,
+}
+
+fn shape(v: &Value) -> Shape {
+    fn fold<'a>(children: impl Iterator<Item = &'a Value>) -> Shape {
+        children.fold(Shape { nodes: 1, depth: 1 }, |acc, c| {
+            let s = shape(c);
+            Shape {
+                nodes: acc.nodes.saturating_add(s.nodes),
+                depth: acc.depth.max(s.depth + 1),
+            }
+        })
+    }
+    match v {
+        Value::Array(a) => fold(a.iter()),
+        Value::Object(m) => fold(m.values()),
+        _ => Shape { nodes: 1, depth: 0 },
+    }
+}
+
+/// The bytes `value` emits when placed at `tokens` in `doc`: a document,
+/// an object member or an array item, indented two spaces per level.
+/// `None` when the parent does not exist (the operation fails anyway).
+fn placed_len(doc: &Value, tokens: &[String], value: &Value) -> Option<usize> {
+    let Some((last, parent_path)) = tokens.split_last() else {
+        return Some(yaml_emit::block_len(value, 0));
+    };
+    let indent = 2 * parent_path.len();
+    match get(doc, parent_path).ok()? {
+        Value::Object(_) => Some(yaml_emit::entry_len(last, value, indent)),
+        Value::Array(_) => Some(yaml_emit::item_len(value, indent)),
+        _ => None,
+    }
+}
+
+/// What an `add` (or `move`/`copy`) at `tokens` replaces: the document,
+/// or an existing object member, with its emitted bytes there and nodes.
+fn displaced(doc: &Value, tokens: &[String]) -> (usize, usize) {
+    let existing = match tokens.split_last() {
+        None => Some(doc),
+        Some((last, parent_path)) => match get(doc, parent_path) {
+            Ok(Value::Object(m)) => m.get(last),
+            _ => None,
+        },
+    };
+    existing.map_or((0, 0), |v| {
+        (placed_len(doc, tokens, v).unwrap_or(0), shape(v).nodes)
+    })
+}
+
+/// Charges placing `value` at `tokens` of `doc` (module docs).
+fn charge_place(
+    budget: &mut Budget,
+    doc: &Value,
+    tokens: &[String],
+    value: &Value,
+) -> Result<(), OpError> {
+    let placed = placed_len(doc, tokens, value).unwrap_or(0);
+    let (freed, freed_nodes) = displaced(doc, tokens);
+    budget.charge(placed, shape(value), tokens.len(), freed, freed_nodes)
 }
 
 /// The file's documents as JSON values, in `doc_index` order.
@@ -386,18 +580,27 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn apply_op(docs: &mut [Value], op: &Op) -> Result<(), String> {
+fn apply_op(docs: &mut [Value], op: &Op, budget: &mut Budget) -> Result<(), OpError> {
     match op {
         Op::Add { path, value } => {
             let t = resolve(docs, path)?;
-            add(&mut docs[t.doc], &t.tokens, value.clone())
+            charge_place(budget, &docs[t.doc], &t.tokens, value)?;
+            Ok(add(&mut docs[t.doc], &t.tokens, value.clone())?)
         }
         Op::Remove { path } => {
             let t = resolve(docs, path)?;
-            remove(&mut docs[t.doc], &t.tokens).map(drop)
+            let doc = &mut docs[t.doc];
+            let (bytes, nodes) = displaced_any(doc, &t.tokens);
+            remove(doc, &t.tokens)?;
+            budget.free(bytes, nodes);
+            Ok(())
         }
         Op::Replace { path, value } => {
             let t = resolve(docs, path)?;
+            get(&docs[t.doc], &t.tokens)?;
+            let (freed, freed_nodes) = displaced_any(&docs[t.doc], &t.tokens);
+            let placed = placed_len(&docs[t.doc], &t.tokens, value).unwrap_or(0);
+            budget.charge(placed, shape(value), t.tokens.len(), freed, freed_nodes)?;
             let target = get_mut(&mut docs[t.doc], &t.tokens)?;
             *target = value.clone();
             Ok(())
@@ -407,20 +610,33 @@ fn apply_op(docs: &mut [Value], op: &Op) -> Result<(), String> {
             let t = resolve(docs, path)?;
             same_document(&f, &t)?;
             if f.tokens == t.tokens {
-                return get(&docs[f.doc], &f.tokens).map(drop);
+                return Ok(get(&docs[f.doc], &f.tokens).map(drop)?);
             }
             if t.tokens.len() > f.tokens.len() && t.tokens.starts_with(&f.tokens) {
-                return Err("cannot move a value into one of its own children".to_owned());
+                return Err(OpError::Failed(
+                    "cannot move a value into one of its own children".to_owned(),
+                ));
             }
-            let value = remove(&mut docs[f.doc], &f.tokens)?;
-            add(&mut docs[t.doc], &t.tokens, value)
+            // Moving changes the value's indentation, so it is charged at
+            // its new place and credited at its old one.
+            let doc = &mut docs[f.doc];
+            let (old_bytes, nodes) = displaced_any(doc, &f.tokens);
+            let value = remove(doc, &f.tokens)?;
+            budget.free(old_bytes, nodes);
+            charge_place(budget, doc, &t.tokens, &value)?;
+            Ok(add(doc, &t.tokens, value)?)
         }
         Op::Copy { from, path } => {
             let f = resolve(docs, from)?;
             let t = resolve(docs, path)?;
             same_document(&f, &t)?;
-            let value = get(&docs[f.doc], &f.tokens)?.clone();
-            add(&mut docs[t.doc], &t.tokens, value)
+            let doc = &mut docs[f.doc];
+            let source = get(doc, &f.tokens)?;
+            // Charged before the clone: the copy is the one operation that
+            // can double a document.
+            charge_place(budget, doc, &t.tokens, source)?;
+            let value = source.clone();
+            Ok(add(doc, &t.tokens, value)?)
         }
         Op::Test { path, value } => {
             let t = resolve(docs, path)?;
@@ -428,14 +644,23 @@ fn apply_op(docs: &mut [Value], op: &Op) -> Result<(), String> {
             if json_equal(actual, value) {
                 Ok(())
             } else {
-                Err(format!(
+                Err(OpError::Failed(format!(
                     "test failed: {} is {}, not {}",
                     display(&t.tokens),
                     short_json(actual),
                     short_json(value)
-                ))
+                )))
             }
         }
+    }
+}
+
+/// The emitted bytes and nodes of the value at `tokens` (an object member,
+/// an array item or the document), `(0, 0)` when there is none.
+fn displaced_any(doc: &Value, tokens: &[String]) -> (usize, usize) {
+    match get(doc, tokens) {
+        Ok(v) => (placed_len(doc, tokens, v).unwrap_or(0), shape(v).nodes),
+        Err(_) => (0, 0),
     }
 }
 

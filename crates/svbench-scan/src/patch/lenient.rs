@@ -44,6 +44,16 @@
 //! result is serialised as pretty JSON (2-space indent, key order kept,
 //! final newline). An empty list `[]` applies as a no-op.
 //!
+//! **Bounds** (not upstream's: GNU `patch` and Python had only the
+//! machine's limits): at most [`super::MAX_OPS`] JSON ops; no op may place a
+//! value deeper than [`MAX_JSON_DEPTH`] (a path of many missing keys
+//! creates that many nested objects, whose pretty-printed indentation grows
+//! with the square of the depth); the serialised result may not pass
+//! [`super::max_patched_bytes`] of the original and is written through a
+//! writer that stops there; and the diff sections together may not copy
+//! more than [`super::WORK_FACTOR`] times that bound (each section re-reads
+//! the whole file). Past a bound the patch fails with status `too_large`.
+//!
 //! **Fences**: one Markdown fence around the whole text is removed first
 //! ([`strip_fence`], as the v1 path does). For a diff this is what GNU's
 //! garbage skipping did anyway; for a fenced JSON op list it is slightly
@@ -53,12 +63,19 @@
 use serde_json::{Map, Value};
 
 use super::diff::{parse_hunk, preview, BodyLine, CountRule, Hunk};
-use super::{strip_fence, PatchFailure, PatchStatus, MAX_PATCH_BYTES};
+use super::{
+    max_patched_bytes, strip_fence, PatchFailure, PatchStatus, MAX_OPS, MAX_PATCH_BYTES,
+    WORK_FACTOR,
+};
 
 /// GNU `patch`'s default maximum fuzz.
 pub const MAX_FUZZ: usize = 2;
 /// Most line comparisons spent locating the hunks of one patch.
 const SEARCH_BUDGET: usize = 50_000_000;
+/// Deepest nesting a JSON op may create: serde_json's own reading limit,
+/// so the result still reads back as JSON, and recursion over it (drop,
+/// serialisation) stays far from the stack's end.
+pub const MAX_JSON_DEPTH: usize = 128;
 
 fn fail(status: PatchStatus, reason: impl Into<String>) -> PatchFailure {
     PatchFailure::new(status, reason)
@@ -90,9 +107,21 @@ pub fn apply_upstream(original: &str, patch: &str) -> Result<String, PatchFailur
         return apply_json_ops(original, text.trim());
     }
     let mut budget = SEARCH_BUDGET;
+    let max_work = max_patched_bytes(original.len()).saturating_mul(WORK_FACTOR);
+    let mut work = 0usize;
     let mut current = original.to_owned();
-    for section in parse_sections(text)? {
-        current = apply_section(&current, &section, &mut budget)?;
+    for (i, section) in parse_sections(text)?.iter().enumerate() {
+        work = work.saturating_add(current.len());
+        if work > max_work {
+            return Err(fail(
+                PatchStatus::TooLarge,
+                format!(
+                    "file section {}: applying the sections would copy more than {max_work} bytes of text in all (each section re-reads the whole file)",
+                    i + 1
+                ),
+            ));
+        }
+        current = apply_section(&current, section, &mut budget)?;
     }
     Ok(current)
 }
@@ -393,6 +422,15 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
             format!("text starting with `[` is not a JSON array: {e}"),
         )
     })?;
+    if ops.len() > MAX_OPS {
+        return Err(fail(
+            PatchStatus::TooLarge,
+            format!(
+                "the op list has {} ops, more than the limit of {MAX_OPS}",
+                ops.len()
+            ),
+        ));
+    }
     for (i, op) in ops.iter().enumerate() {
         let Some(op) = op.as_object() else {
             return Err(fail(
@@ -416,6 +454,15 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
                         format!("op {i} ({kind} {path:?}) has no `value`"),
                     ));
                 };
+                // Checked before `set` builds anything: missing keys on the
+                // path become nested objects.
+                let depth = tokens.len().saturating_add(json_depth(value));
+                if depth > MAX_JSON_DEPTH {
+                    return Err(fail(
+                        PatchStatus::TooLarge,
+                        format!("op {i} ({kind}): the value would nest {depth} levels deep, more than the limit of {MAX_JSON_DEPTH}"),
+                    ));
+                }
                 set(&mut doc, &tokens, value.clone(), kind == "add").map_err(|why| {
                     fail(
                         PatchStatus::ApplyFailed,
@@ -439,10 +486,57 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
             }
         }
     }
-    let mut out = serde_json::to_string_pretty(&doc)
+    let max_bytes = max_patched_bytes(original.len());
+    let mut out = Bounded {
+        bytes: Vec::new(),
+        max: max_bytes,
+        exceeded: false,
+    };
+    if let Err(e) = serde_json::to_writer_pretty(&mut out, &doc) {
+        return Err(if out.exceeded {
+            fail(
+                PatchStatus::TooLarge,
+                format!("the patched file would be more than {max_bytes} bytes (twice the original plus 1 MiB)"),
+            )
+        } else {
+            fail(PatchStatus::ApplyFailed, format!("cannot serialise: {e}"))
+        });
+    }
+    let mut out = String::from_utf8(out.bytes)
         .map_err(|e| fail(PatchStatus::ApplyFailed, format!("cannot serialise: {e}")))?;
     out.push('\n');
     Ok(out)
+}
+
+/// A buffer that refuses to grow past `max` bytes.
+struct Bounded {
+    bytes: Vec<u8>,
+    max: usize,
+    exceeded: bool,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.max {
+            self.exceeded = true;
+            return Err(std::io::Error::other("size bound reached"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Nesting depth of a value: 0 for a scalar, 1 for a flat collection.
+fn json_depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(json_depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(json_depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 /// `/a/b~1c` → `["a", "b/c"]`; the leading `/` is optional; `""` is the
@@ -909,5 +1003,63 @@ mod tests {
             assert_eq!(f.status, PatchStatus::Unsupported);
             assert!(f.reason.contains("not JSON"), "{}", f.reason);
         }
+    }
+
+    #[test]
+    fn json_ops_cannot_nest_without_bound() {
+        // Issue 13: a path of many missing keys built that many nested
+        // objects; 4,000 levels overflowed the stack, and the pretty
+        // printed size grew with the square of the depth.
+        let deep = format!(
+            r#"[{{"op": "add", "path": "{}", "value": 1}}]"#,
+            "/a".repeat(4_000)
+        );
+        let f = failed("{}", &deep);
+        assert_eq!(f.status, PatchStatus::TooLarge, "{}", f.reason);
+        assert!(f.reason.contains("levels deep"), "{}", f.reason);
+        // The limit counts the value's own depth too.
+        let value = (0..100).fold("1".to_owned(), |v, _| format!("[{v}]"));
+        let nested = format!(
+            r#"[{{"op": "add", "path": "{}", "value": {value}}}]"#,
+            "/a".repeat(40)
+        );
+        assert_eq!(failed("{}", &nested).status, PatchStatus::TooLarge);
+        // Up to the limit it applies.
+        let ok = format!(
+            r#"[{{"op": "add", "path": "{}", "value": 1}}]"#,
+            "/a".repeat(MAX_JSON_DEPTH)
+        );
+        assert!(applied("{}", &ok).contains("\"a\""));
+    }
+
+    #[test]
+    fn json_op_output_and_count_are_bounded() {
+        // 120 levels deep, each value line indented ~240 spaces: 5,000
+        // small items emit over 1 MiB from a 10 KB patch.
+        let items = vec!["0"; 5_000].join(",");
+        let wide = format!(
+            r#"[{{"op": "add", "path": "{}", "value": [{items}]}}]"#,
+            "/a".repeat(120)
+        );
+        let f = failed("{}", &wide);
+        assert_eq!(f.status, PatchStatus::TooLarge, "{}", f.reason);
+        assert!(f.reason.contains("bytes"), "{}", f.reason);
+        let ops = vec![r#"{"op": "remove", "path": "/x"}"#; MAX_OPS + 1].join(",");
+        let f = failed("{}", &format!("[{ops}]"));
+        assert_eq!(f.status, PatchStatus::TooLarge, "{}", f.reason);
+    }
+
+    #[test]
+    fn many_sections_cannot_copy_the_file_without_bound() {
+        // Each section (hunks separated by anything) re-reads the whole
+        // file: 40,000 one-line insertions separated by blank lines over a
+        // 100 KB file would copy 4 GB.
+        let file = numbered(10_000);
+        let patch = "@@ -0,0 +1 @@\n+x\n\n".repeat(40_000);
+        let f = failed(&file, &patch);
+        assert_eq!(f.status, PatchStatus::TooLarge, "{}", f.reason);
+        // A handful of sections apply as GNU applies them.
+        let out = applied(&file, &"@@ -0,0 +1 @@\n+x\n\n".repeat(5));
+        assert!(out.starts_with("x\nx\nx\nx\nx\nline1\n"));
     }
 }

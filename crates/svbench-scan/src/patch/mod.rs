@@ -34,6 +34,40 @@ use crate::scan::FileType;
 /// Largest patch text accepted, in bytes (after fence removal).
 pub const MAX_PATCH_BYTES: usize = 1 << 20;
 
+/// Most operations one JSON Patch (or upstream JSON op list) may hold. A
+/// real fix is a handful of operations; a thousand is far beyond any, and
+/// with the size bounds below it caps the work one patch can ask for.
+pub const MAX_OPS: usize = 1_000;
+
+/// What a patched file may grow by, beyond twice the original, in bytes.
+/// The bound is `2 × original + 1 MiB` (the original measured as the
+/// appliers emit it): a fix adds a few lines, so this never refuses one,
+/// while a patch that duplicates content (JSON Patch `copy` of a parent
+/// into its child, repeated, doubles the document each time) is stopped
+/// after a few operations instead of exhausting memory.
+pub const GROWTH_BYTES: usize = 1 << 20;
+
+/// What a patched file's documents may grow by, beyond twice the
+/// original's, in JSON values (nodes). Held in memory each node costs
+/// about a hundred bytes, far more than its emitted text, so nodes are
+/// bounded on their own: 65,536 extra nodes are a few megabytes.
+pub const GROWTH_NODES: usize = 1 << 16;
+
+/// How many times the size bound the operations of one patch may place in
+/// total (bytes of the values they add, copy, move or replace), so that a
+/// patch that copies a large value and removes it again, over and over,
+/// cannot make the applier work without bound either.
+pub const WORK_FACTOR: usize = 16;
+
+/// The most bytes a patched file may have, for an original of
+/// `original_bytes` (see [`GROWTH_BYTES`]).
+#[must_use]
+pub fn max_patched_bytes(original_bytes: usize) -> usize {
+    original_bytes
+        .saturating_mul(2)
+        .saturating_add(GROWTH_BYTES)
+}
+
 /// What happened to a patch (spec E2 §4 outcome statuses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -57,8 +91,15 @@ pub enum PatchStatus {
     /// The patched file no longer parses (YAML syntax, HCL syntax).
     ReparseFailed,
     /// The patched file parses but changes what it means beyond a fix
-    /// (objects, containers, images, suppressions, Terraform blocks).
+    /// (objects, containers, images, suppressions, semantic cores,
+    /// Terraform blocks).
     PreservationFailed,
+    /// Applying the patch would exceed a size bound: more than [`MAX_OPS`]
+    /// operations, a result larger than [`max_patched_bytes`] or with too
+    /// many nodes, or nested deeper than the YAML reader accepts. Checked
+    /// before each operation's result is built, so nothing large is ever
+    /// allocated.
+    TooLarge,
     /// Applied and verified: [`PatchOutcome::patched`] holds the new text.
     Applied,
 }

@@ -18,12 +18,12 @@ const MAX_IMPLICIT_KEY: usize = 1000;
 /// newline; an empty slice gives the empty string.
 #[must_use]
 pub fn emit_documents(docs: &[Value]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(documents_len(docs));
     for (i, doc) in docs.iter().enumerate() {
         if i > 0 {
-            out.push_str("---\n");
+            out.push_str(SEPARATOR);
         }
-        out.push_str(&emit_document(doc));
+        emit_block(doc, 0, false, &mut out);
     }
     out
 }
@@ -31,9 +31,22 @@ pub fn emit_documents(docs: &[Value]) -> String {
 /// Emits one document (no separator), ending with a newline.
 #[must_use]
 pub fn emit_document(value: &Value) -> String {
-    let mut out = String::new();
-    emit_block(value, 0, &mut out);
+    let mut out = String::with_capacity(block_len(value, 0));
+    emit_block(value, 0, false, &mut out);
     out
+}
+
+/// The line between two documents.
+const SEPARATOR: &str = "---\n";
+
+/// The exact length in bytes of [`emit_documents`]`(docs)`, computed
+/// without building it (the JSON Patch size bound, spec E2 §4.2, uses it to
+/// refuse an operation before its result exists).
+#[must_use]
+pub fn documents_len(docs: &[Value]) -> usize {
+    let separators = docs.len().saturating_sub(1) * SEPARATOR.len();
+    docs.iter()
+        .fold(separators, |n, d| n.saturating_add(block_len(d, 0)))
 }
 
 /// Whether `v` is written on its own line(s) after its key or dash, as
@@ -47,38 +60,50 @@ fn is_block(v: &Value) -> bool {
 }
 
 /// Writes `v` at `indent` spaces; inline values get a line of their own.
-fn emit_block(v: &Value, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
+/// With `after_dash`, the first line's indentation was already written
+/// (the compact `- key: value` form of a sequence item), so it is skipped:
+/// writing in place instead of into a temporary string keeps emission
+/// linear in the output, whatever the nesting.
+fn emit_block(v: &Value, indent: usize, after_dash: bool, out: &mut String) {
+    let pad = |first: bool, out: &mut String| {
+        if !(first && after_dash) {
+            out.extend(std::iter::repeat_n(' ', indent));
+        }
+    };
     match v {
         Value::Object(map) if !map.is_empty() => {
-            for (k, val) in map {
+            for (i, (k, val)) in map.iter().enumerate() {
+                pad(i == 0, out);
                 let key = scalar_string(k);
                 if key.chars().count() > MAX_IMPLICIT_KEY {
-                    out.push_str(&format!("{pad}? {key}\n{pad}:"));
+                    out.push_str("? ");
+                    out.push_str(&key);
+                    out.push('\n');
+                    out.extend(std::iter::repeat_n(' ', indent));
+                    out.push(':');
                 } else {
-                    out.push_str(&format!("{pad}{key}:"));
+                    out.push_str(&key);
+                    out.push(':');
                 }
                 emit_value_after_indicator(val, indent, out);
             }
         }
         Value::Array(items) if !items.is_empty() => {
-            for item in items {
+            for (i, item) in items.iter().enumerate() {
+                pad(i == 0, out);
                 if is_block(item) {
                     // Compact form: the item's first line shares the dash
                     // line (`- name: x`), the rest stays two spaces deeper.
-                    let mut nested = String::new();
-                    emit_block(item, indent + 2, &mut nested);
-                    out.push_str(&pad);
                     out.push_str("- ");
-                    out.push_str(&nested[indent + 2..]);
+                    emit_block(item, indent + 2, true, out);
                 } else {
-                    out.push_str(&format!("{pad}-"));
+                    out.push('-');
                     emit_value_after_indicator(item, indent, out);
                 }
             }
         }
         _ => {
-            out.push_str(&pad);
+            pad(true, out);
             out.push_str(&inline(v));
             out.push('\n');
         }
@@ -90,11 +115,80 @@ fn emit_block(v: &Value, indent: usize, out: &mut String) {
 fn emit_value_after_indicator(v: &Value, indent: usize, out: &mut String) {
     if is_block(v) {
         out.push('\n');
-        emit_block(v, indent + 2, out);
+        emit_block(v, indent + 2, false, out);
     } else {
         out.push(' ');
         out.push_str(&inline(v));
         out.push('\n');
+    }
+}
+
+/// The length of [`emit_block`]`(v, indent, false)`. Saturating: a value
+/// too large to count is `usize::MAX`, which every bound refuses.
+#[must_use]
+pub fn block_len(v: &Value, indent: usize) -> usize {
+    match v {
+        Value::Object(map) if !map.is_empty() => map.iter().fold(0usize, |n, (k, val)| {
+            n.saturating_add(entry_len(k, val, indent))
+        }),
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .fold(0usize, |n, item| n.saturating_add(item_len(item, indent))),
+        _ => indent + inline_len(v) + 1,
+    }
+}
+
+/// The length of one mapping entry `key: value` written at `indent`.
+#[must_use]
+pub fn entry_len(key: &str, v: &Value, indent: usize) -> usize {
+    let key_len = scalar_len(key);
+    // The written key is ASCII (plain scalars are, escapes are), so its
+    // length in bytes is its length in characters.
+    let head = if key_len > MAX_IMPLICIT_KEY {
+        // `{pad}? {key}\n{pad}:`
+        indent + 2 + key_len + 1 + indent + 1
+    } else {
+        indent + key_len + 1
+    };
+    head.saturating_add(after_indicator_len(v, indent))
+}
+
+/// The length of one sequence item written at `indent` (dash included).
+#[must_use]
+pub fn item_len(v: &Value, indent: usize) -> usize {
+    if is_block(v) {
+        // `{pad}- ` replaces the first line's own `indent + 2` spaces.
+        block_len(v, indent + 2)
+    } else {
+        indent + 1 + after_indicator_len(v, indent)
+    }
+}
+
+fn after_indicator_len(v: &Value, indent: usize) -> usize {
+    if is_block(v) {
+        block_len(v, indent + 2).saturating_add(1)
+    } else {
+        1 + inline_len(v) + 1
+    }
+}
+
+fn inline_len(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number(n).len(),
+        Value::String(s) => scalar_len(s),
+        Value::Array(_) | Value::Object(_) => 2,
+    }
+}
+
+/// The length of [`scalar_string`]`(s)`.
+fn scalar_len(s: &str) -> usize {
+    if plain_safe(s) {
+        s.len()
+    } else {
+        2 + s.chars().map(escaped_len).sum::<usize>()
     }
 }
 
@@ -152,6 +246,16 @@ fn plain_safe(s: &str) -> bool {
         return false;
     }
     resolve_plain(s) == ScalarValue::String
+}
+
+/// The length of `c` inside [`double_quoted`].
+fn escaped_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\t' | '\r' => 2,
+        ' '..='~' => 1,
+        c if u32::from(c) <= 0xFFFF => 6,
+        _ => 10,
+    }
 }
 
 /// A double-quoted scalar with every character outside printable ASCII

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use svbench_scan::patch::yaml_emit::{emit_document, emit_documents};
+use svbench_scan::patch::yaml_emit::{documents_len, emit_document, emit_documents};
 use svbench_scan::patch::{apply_patch, PatchKind, PatchOutcome, PatchStatus};
 use svbench_scan::scan::FileType;
 use svbench_scan::{parse_documents, Limits};
@@ -386,6 +386,8 @@ proptest! {
     fn emit_round_trips_value_exactly(docs_in in prop::collection::vec(arb_json(), 1..4)) {
         let kept: Vec<Value> = docs_in.into_iter().filter(|d| !d.is_null()).collect();
         let text = emit_documents(&kept);
+        // The size bound of JSON Patch relies on this length being exact.
+        prop_assert_eq!(documents_len(&kept), text.len());
         let back: Vec<Value> = parse_documents(&text, &Limits::default())
             .into_iter()
             .map(|d| d.result.map_err(|e| e.to_string()).and_then(|n| n.to_json().map_err(|e| e.to_string())))
@@ -393,4 +395,111 @@ proptest! {
             .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(back, kept, "emitted:\n{}", text);
     }
+}
+
+/// `copy` of a parent into a new child of its own, `n` times: each copy
+/// doubles the document (issue 13, item 1: 20 ops reached 2 GB, 22 aborted
+/// the process).
+fn copy_doubling(n: usize) -> Value {
+    Value::Array(
+        (0..n)
+            .map(|i| json!({"op": "copy", "from": "/1/metadata", "path": format!("/1/metadata/k{i}")}))
+            .collect(),
+    )
+}
+
+#[test]
+fn copy_doubling_is_refused_as_too_large_before_it_grows() {
+    let o = run(TWO, &copy_doubling(22));
+    failed(&o, PatchStatus::TooLarge, "more than the limit");
+    assert!(o.patched.is_none());
+    // A few doublings stay far under the bound and apply as before.
+    let o = run(TWO, &copy_doubling(3));
+    assert_eq!(o.status, PatchStatus::Applied, "{o:?}");
+    // Where it stops: the operation whose result would pass 2 × original
+    // + 1 MiB, not a later one (each op is checked before it is built).
+    let o = run(TWO, &copy_doubling(40));
+    let reason = o.reason.unwrap_or_default();
+    let at: usize = reason
+        .strip_prefix("operation ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no operation index in {reason:?}"));
+    assert!(
+        (10..22).contains(&at),
+        "stopped at operation {at}: {reason}"
+    );
+}
+
+#[test]
+fn every_growing_op_is_bounded() {
+    // `add` and `replace` of large values, `move` deeper, `copy` into an
+    // array: each refused once the result would pass the bound.
+    // The bound is on the emitted size: each `é` (2 bytes in the patch) is
+    // written `\u00E9` (6 bytes), so one 400 KB value emits 1.2 MB.
+    let escaped = Value::String("é".repeat(200_000));
+    let add = json!([{"op": "add", "path": "/0/data/b", "value": escaped}]);
+    failed(&run(TWO, &add), PatchStatus::TooLarge, "bytes");
+    let replace = json!([{"op": "replace", "path": "/0/data/a", "value": escaped}]);
+    failed(&run(TWO, &replace), PatchStatus::TooLarge, "bytes");
+    // Copying onto the same member again and again does not accumulate:
+    // what a member held is credited when it is replaced.
+    let mut same = vec![json!({"op": "add", "path": "/0/data/a", "value": "y".repeat(300_000)})];
+    same.extend((0..20).map(|_| json!({"op": "copy", "from": "/0/data/a", "path": "/0/data/b"})));
+    assert_eq!(run(TWO, &Value::Array(same)).status, PatchStatus::Applied);
+    // A move is charged at its new indentation.
+    let moved = json!([
+        {"op": "add", "path": "/0/metadata/labels", "value": {"app": "y"}},
+        {"op": "move", "from": "/0/metadata/labels", "path": "/0/metadata/annotations"}
+    ]);
+    assert_eq!(run(TWO, &moved).status, PatchStatus::Applied);
+    // Copies into an array (items, not members) double as well.
+    let mut items = vec![json!({"op": "add", "path": "/1/spec/containers/0/args", "value": ["a"]})];
+    items.extend((0..30).map(|_| json!({"op": "copy", "from": "/1/spec/containers/0", "path": "/1/spec/containers/0/args/-"})));
+    failed(
+        &run(TWO, &Value::Array(items)),
+        PatchStatus::TooLarge,
+        "limit",
+    );
+}
+
+#[test]
+fn nodes_and_depth_are_bounded_too() {
+    // Many tiny values: few bytes each, but each a JSON node in memory.
+    let many = Value::Array(vec![Value::Null; 80_000]);
+    let o = run(
+        TWO,
+        &json!([{"op": "add", "path": "/0/data/b", "value": many}]),
+    );
+    failed(&o, PatchStatus::TooLarge, "values");
+    // Copying a value into its own deepest child nests it ever deeper.
+    let deep = (0..60).fold(json!(1), |v, _| json!({"d": v}));
+    let mut ops = vec![json!({"op": "add", "path": "/0/data/x", "value": deep})];
+    let mut path = "/0/data/x".to_owned();
+    for _ in 0..12 {
+        let target = format!("{path}{}", "/d".repeat(60));
+        ops.push(json!({"op": "copy", "from": "/0/data/x", "path": target}));
+        path = target;
+    }
+    failed(
+        &run(TWO, &Value::Array(ops)),
+        PatchStatus::TooLarge,
+        "levels deep",
+    );
+}
+
+#[test]
+fn too_many_operations() {
+    let ops: Vec<Value> = (0..1001)
+        .map(|_| json!({"op": "test", "path": "/0/kind", "value": "ConfigMap"}))
+        .collect();
+    failed(
+        &run(TWO, &Value::Array(ops)),
+        PatchStatus::TooLarge,
+        "1001 operations",
+    );
+    let ops: Vec<Value> = (0..1000)
+        .map(|_| json!({"op": "test", "path": "/0/kind", "value": "ConfigMap"}))
+        .collect();
+    assert_eq!(run(TWO, &Value::Array(ops)).status, PatchStatus::Applied);
 }

@@ -35,7 +35,8 @@ pub enum PatchEvaluation {
     /// The patch did not reach `applied`.
     Failed {
         /// The §4 status: `malformed`, `target_mismatch`, `apply_failed`,
-        /// `unsupported`, `reparse_failed` or `preservation_failed`.
+        /// `unsupported`, `reparse_failed`, `preservation_failed` or
+        /// `too_large`.
         status: String,
     },
     /// Applied, re-parsed and preserving; both texts scanned natively with
@@ -76,6 +77,7 @@ impl PatchEvaluation {
             (PatchStatus::Unsupported, _) => failed("unsupported"),
             (PatchStatus::ReparseFailed, _) => failed("reparse_failed"),
             (PatchStatus::PreservationFailed, _) => failed("preservation_failed"),
+            (PatchStatus::TooLarge, _) => failed("too_large"),
         }
     }
 
