@@ -200,14 +200,14 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
     // report.html reads the transcripts (the summary's reader skips them)
     // and inlines the summary, report.md and the plots.
     run.records.release_records();
-    let html = html::render_html(
+    let html_path = out.join(html::HTML_FILE);
+    let html_sha256 = html::write_html(
         run_dir,
         built.summary.as_ref(),
         &built.report_md,
         &built.plots,
+        &html_path,
     )?;
-    let html_path = out.join(html::HTML_FILE);
-    write::write_atomic(&html_path, html.as_bytes())?;
 
     let mut written = Vec::new();
     if let (Some(p), Some(json)) = (&summary_path, &built.summary_json) {
@@ -225,7 +225,7 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
     written.push(manifest::WrittenFile {
         role: "report_html",
         path: html_path.clone(),
-        sha256: sha256_hex(html.as_bytes()),
+        sha256: html_sha256,
     });
     for (p, path) in built.plots.iter().zip(&plot_paths) {
         written.push(manifest::WrittenFile {

@@ -8,6 +8,15 @@ use crate::error::ReportError;
 
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// Writes what `fill` produces to `path` atomically, streamed through a
+/// buffer (the content is never held whole in memory).
+pub fn write_atomic_with(
+    path: &Path,
+    fill: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
     let err = |source| ReportError::Write {
         path: path.to_path_buf(),
         source,
@@ -22,8 +31,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

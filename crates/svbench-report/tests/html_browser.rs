@@ -526,3 +526,107 @@ fn html_generation_100k() {
         html.len() as f64 / 1e6
     );
 }
+
+/// The `svb-details` JSON embedded in the page.
+fn embedded_details(html: &str) -> Value {
+    let tag = "id=\"svb-details\">";
+    let start = html.find(tag).expect("details script") + tag.len();
+    let end = start + html[start..].find("</script>").expect("end");
+    serde_json::from_str(&html[start..end]).expect("json")
+}
+
+#[test]
+fn oversized_transcripts_are_cut_with_a_visible_marker() {
+    use svbench_report::html::{TEXT_CAP, TOTAL_BUDGET};
+    let tmp = tempfile::tempdir().expect("tmp");
+    // 80 samples whose completion and user message are ~200 KB each: cut at
+    // 64 KiB each, so the page stays a fraction of the text.
+    let big = "x".repeat(150_000);
+    let records: Vec<Value> = (0..80)
+        .map(|i| {
+            let mut r = e1_record(i, "Benign", "Benign", Some(0.7), "iot23", "v1");
+            // A two-byte character straddles the cap.
+            r["completion"] = json!(format!("{}é{big}", "x".repeat(TEXT_CAP - 1)));
+            r["prompt"] =
+                json!([{"role": "system", "content": "s"}, {"role": "user", "content": big}]);
+            r
+        })
+        .collect();
+    let dir = write_run(tmp.path(), "big", &metadata("v1"), &records);
+    let html = render(&dir);
+    let marker = "…[svbench: cut at ";
+    let details = embedded_details(&html);
+    let list = details["details"].as_array().expect("details");
+    assert_eq!(list.len(), 80);
+    let completion = list[0]["completion"].as_str().expect("completion");
+    assert!(completion.len() < TEXT_CAP + 200, "{}", completion.len());
+    assert!(!completion.contains('é'));
+    assert!(
+        completion.contains(&format!(
+            "{marker}{} of {} bytes",
+            TEXT_CAP - 1,
+            TEXT_CAP + 150_001
+        )),
+        "cut at a character boundary, marked: {}",
+        &completion[completion.len() - 120..]
+    );
+    // The user message (interned prompt) is cut too.
+    let messages = details["messages"].as_array().expect("messages");
+    assert!(messages
+        .iter()
+        .any(|m| m["content"].as_str().is_some_and(|c| c.contains(marker))));
+    // The page says so, and stays within its budget.
+    assert!(html.contains("are cut there"), "warning about cut texts");
+    assert!(
+        (html.len() as u64) < TOTAL_BUDGET + (1 << 20),
+        "{}",
+        html.len()
+    );
+    // Small texts are untouched.
+    let small = list[0]["answer"].as_str().expect("answer");
+    assert_eq!(small, "Benign");
+}
+
+#[test]
+fn the_list_and_transcripts_stay_within_the_limits() {
+    use svbench_report::html::{render_into, Limits};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let records: Vec<Value> = (0..30)
+        .map(|i| {
+            let label = if i % 3 == 0 { "Malicious" } else { "Benign" };
+            e1_record(i, "Benign", label, Some(0.7), "iot23", "v1")
+        })
+        .collect();
+    let dir = write_run(tmp.path(), "limits", &metadata("v1"), &records);
+    let built = build_report(&dir, &opts()).expect("report");
+    let limits = Limits {
+        max_rows: 12,
+        max_transcripts: 5,
+        ..Limits::default()
+    };
+    let mut out = Vec::new();
+    render_into(
+        &dir,
+        built.summary.as_ref(),
+        &built.report_md,
+        &[],
+        limits,
+        &mut out,
+    )
+    .expect("html");
+    let html = String::from_utf8(out).expect("utf8");
+    let rows = embedded_rows(&html);
+    assert_eq!(rows.len(), 12);
+    // The ten wrong samples come first, then correct ones, in run order.
+    let wrong = rows.iter().filter(|r| r[4] == 1).count();
+    assert_eq!(wrong, 10);
+    let with_transcript = rows.iter().filter(|r| r[8] == 1).count();
+    assert_eq!(with_transcript, 5);
+    let indices: Vec<u64> = rows.iter().filter_map(|r| r[1].as_u64()).collect();
+    let mut sorted = indices.clone();
+    sorted.sort_unstable();
+    assert_eq!(indices, sorted, "listed in run order");
+    assert!(html.contains("the list holds 12 of them"));
+    let details = embedded_details(&html);
+    assert_eq!(details["details"].as_array().expect("details").len(), 12);
+}

@@ -1,17 +1,21 @@
 //! Assembles the HTML document: summary, plots, embedded sample data, and
 //! the inline stylesheet and script.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
+use std::io::Write;
 
 use serde_json::Value;
 use svbench_core::summary::Summary;
 
-use super::samples::{Grading, Outcome, Samples};
+use super::samples::{read_back, row_of, transcript_of, Entry, Grading, Outcome, SampleIndex};
 use crate::plots::Plot;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
+
+/// Rows read back from the file per batch.
+const ROW_BATCH: usize = 4096;
 
 /// What the page is built from.
 pub(super) struct Inputs<'a> {
@@ -20,66 +24,145 @@ pub(super) struct Inputs<'a> {
     pub summary: Option<&'a Summary>,
     pub report_md: &'a str,
     pub plots: &'a [Plot],
-    pub samples: &'a Samples,
-    pub max_transcripts: usize,
+    pub samples: &'a SampleIndex,
+    pub limits: super::Limits,
 }
 
-/// The document.
-pub(super) fn render(inp: &Inputs) -> String {
-    let samples = &inp.samples.samples;
-    let with_detail = transcript_set(inp);
-    let capacity = 64 * 1024
-        + samples.len() * 160
-        + inp.samples.messages.iter().map(String::len).sum::<usize>()
-        + with_detail
+/// Which samples are listed and which carry their transcript.
+struct Selection {
+    /// Positions in the index of the listed samples, in run order.
+    listed: Vec<usize>,
+    /// Per listed sample: its transcript is embedded.
+    with_detail: Vec<bool>,
+    /// Samples whose transcript was left out for the per-sample or total budget.
+    over_budget: usize,
+    /// Texts cut at the per-text cap in the embedded transcripts.
+    cut_texts: u64,
+}
+
+/// Writes the document to `out`, reading rows and transcripts back from
+/// `results` (the file indexed in `inp.samples`).
+pub(super) fn render(
+    inp: &Inputs,
+    results: Option<&mut std::fs::File>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let sel = select(inp);
+    let mut results = results;
+    // Transcripts: read in file order (prompt messages are numbered in the
+    // order first seen), kept until written (bounded by the page budget).
+    let mut messages: Vec<String> = Vec::new();
+    let mut transcripts: HashMap<usize, (Vec<u32>, String)> = HashMap::new();
+    if let Some(file) = results.as_deref_mut() {
+        let mut wanted: Vec<usize> = sel
+            .listed
             .iter()
-            .zip(samples)
-            .filter(|(d, _)| **d)
-            .map(|(_, s)| s.detail.len() + 32)
-            .sum::<usize>()
-        + inp.plots.iter().map(|p| p.svg.len()).sum::<usize>()
-        + inp.report_md.len();
-    let mut out = String::with_capacity(capacity);
+            .zip(&sel.with_detail)
+            .filter(|(_, d)| **d)
+            .map(|(i, _)| *i)
+            .collect();
+        wanted.sort_by_key(|&i| inp.samples.entries[i].offset_key());
+        let entries: Vec<&Entry> = wanted.iter().map(|&i| &inp.samples.entries[i]).collect();
+        let read = read_back(file, &entries, transcript_of)?;
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        for (i, t) in wanted.into_iter().zip(read) {
+            let t = t.map_err(changed)?;
+            let prompt = t
+                .prompt
+                .into_iter()
+                .map(|m| match ids.get(&m) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(messages.len()).unwrap_or(u32::MAX);
+                        messages.push(m.clone());
+                        ids.insert(m, id);
+                        id
+                    }
+                })
+                .collect();
+            transcripts.insert(i, (prompt, t.detail));
+        }
+    }
+
+    let mut head = String::with_capacity(64 * 1024 + inp.report_md.len());
     let run_id = inp.summary.map(|s| s.run_id.as_str()).unwrap_or("");
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    head.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    head.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(
-        out,
+        head,
         "<title>svbench report · {} · {}</title>",
         esc(inp.environment),
         esc(run_id)
     );
-    out.push_str("<style>\n");
-    out.push_str(CSS);
-    out.push_str("</style>\n</head>\n<body>\n");
-    summary_section(&mut out, inp);
-    plots_section(&mut out, inp.plots);
-    samples_section(&mut out, inp, &with_detail);
-    data_scripts(&mut out, inp, &with_detail);
-    out.push_str("<script>\n");
-    out.push_str(JS);
-    out.push_str("</script>\n</body>\n</html>\n");
-    out
+    head.push_str("<style>\n");
+    head.push_str(CSS);
+    head.push_str("</style>\n</head>\n<body>\n");
+    summary_section(&mut head, inp, &sel);
+    out.write_all(head.as_bytes())?;
+    drop(head);
+    let mut s = String::new();
+    plots_section(&mut s, inp.plots);
+    samples_section(&mut s, inp, &sel);
+    out.write_all(s.as_bytes())?;
+    drop(s);
+    data_scripts(out, inp, &sel, results, &messages, &transcripts)?;
+    out.write_all(b"<script>\n")?;
+    out.write_all(JS.as_bytes())?;
+    out.write_all(b"</script>\n</body>\n</html>\n")?;
+    Ok(())
 }
 
-/// Which samples carry a transcript: all of them up to the cap, else the
-/// cap filled by outcome priority (errors first, correct last), run order
-/// within an outcome.
-fn transcript_set(inp: &Inputs) -> Vec<bool> {
-    let samples = &inp.samples.samples;
-    if samples.len() <= inp.max_transcripts {
-        return vec![true; samples.len()];
-    }
-    let mut order: Vec<usize> = (0..samples.len()).collect();
-    order.sort_by_key(|&i| (samples[i].outcome, i));
-    let mut keep = vec![false; samples.len()];
-    for &i in order.iter().take(inp.max_transcripts) {
-        keep[i] = true;
-    }
-    keep
+fn changed(message: String) -> std::io::Error {
+    std::io::Error::other(format!(
+        "results.jsonl changed while report.html was written: {message}"
+    ))
 }
 
-fn summary_section(out: &mut String, inp: &Inputs) {
+/// The listed samples (all up to [`super::Limits::max_rows`], else that many
+/// by outcome priority: errors first, correct last, run order within an
+/// outcome) and, among them, those carrying a transcript: by the same
+/// priority, at most [`super::Limits::max_transcripts`], each within the
+/// per-sample budget and all within the total budget.
+fn select(inp: &Inputs) -> Selection {
+    let entries = &inp.samples.entries;
+    let lim = inp.limits;
+    let by_priority = |idx: &mut Vec<usize>| idx.sort_by_key(|&i| (entries[i].outcome, i));
+    let listed: Vec<usize> = if entries.len() <= lim.max_rows {
+        (0..entries.len()).collect()
+    } else {
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        by_priority(&mut order);
+        order.truncate(lim.max_rows);
+        order.sort_unstable();
+        order
+    };
+    let mut order: Vec<usize> = (0..listed.len()).collect();
+    order.sort_by_key(|&k| (entries[listed[k]].outcome, listed[k]));
+    let mut with_detail = vec![false; listed.len()];
+    let (mut taken, mut bytes, mut over_budget, mut cut_texts) = (0usize, 0u64, 0usize, 0u64);
+    for k in order {
+        if taken >= lim.max_transcripts {
+            break;
+        }
+        let e = &entries[listed[k]];
+        if e.detail_bytes() > lim.sample_budget || bytes + e.detail_bytes() > lim.total_budget {
+            over_budget += 1;
+            continue;
+        }
+        bytes += e.detail_bytes();
+        cut_texts += u64::from(e.cut_texts());
+        with_detail[k] = true;
+        taken += 1;
+    }
+    Selection {
+        listed,
+        with_detail,
+        over_budget,
+        cut_texts,
+    }
+}
+
+fn summary_section(out: &mut String, inp: &Inputs, sel: &Selection) {
     out.push_str("<header>\n<h1>svbench report</h1>\n");
     let s = inp.summary;
     let _ = writeln!(
@@ -90,7 +173,7 @@ fn summary_section(out: &mut String, inp: &Inputs) {
         esc(s.map(|s| s.run_id.as_str()).unwrap_or(""))
     );
     out.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n");
-    let warnings = warnings(inp);
+    let warnings = warnings(inp, sel);
     if !warnings.is_empty() {
         out.push_str("<ul class=\"warnings\" id=\"svb-warnings\">\n");
         for w in &warnings {
@@ -116,9 +199,10 @@ fn summary_section(out: &mut String, inp: &Inputs) {
 }
 
 /// Plain-language warnings: the summary's, the reader's, and what the
-/// samples themselves show (zero samples, errors, mixed profiles).
-fn warnings(inp: &Inputs) -> Vec<String> {
-    let samples = &inp.samples.samples;
+/// samples themselves show (zero samples, errors, mixed profiles, what the
+/// page left out or cut).
+fn warnings(inp: &Inputs, sel: &Selection) -> Vec<String> {
+    let samples = &inp.samples.entries;
     let mut list: Vec<String> = Vec::new();
     if samples.is_empty() {
         list.push("Zero samples: results.jsonl holds no record.".to_string());
@@ -139,7 +223,7 @@ fn warnings(inp: &Inputs) -> Vec<String> {
     }
     let profiles: BTreeSet<&str> = samples
         .iter()
-        .map(|s| s.reward_profile.as_str())
+        .map(|s| inp.samples.profile(s))
         .filter(|p| !p.is_empty())
         .collect();
     if profiles.len() > 1 {
@@ -148,17 +232,53 @@ fn warnings(inp: &Inputs) -> Vec<String> {
             profiles.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
-    if samples.len() > inp.max_transcripts {
+    if sel.listed.len() < samples.len() {
+        list.push(format!(
+            "{} samples: the list holds {} of them (errors, invalid, wrong, abstain, then \
+             correct, in run order); every sample is in results.jsonl.",
+            samples.len(),
+            sel.listed.len()
+        ));
+    }
+    let transcripts = sel.with_detail.iter().filter(|d| **d).count();
+    if transcripts < samples.len() {
         list.push(format!(
             "{} samples: full transcripts are embedded for {} of them (errors, invalid, wrong, \
              abstain, then correct, in run order); the others are listed without transcript.",
             samples.len(),
-            inp.max_transcripts
+            transcripts
+        ));
+    }
+    if sel.over_budget > 0 {
+        let lim = inp.limits;
+        list.push(format!(
+            "{} transcript(s) were left out to keep the page small (at most {} per sample and \
+             {} in all).",
+            sel.over_budget,
+            bytes(lim.sample_budget),
+            bytes(lim.total_budget)
+        ));
+    }
+    if sel.cut_texts > 0 {
+        list.push(format!(
+            "{} text(s) in the embedded transcripts are longer than {} and are cut there, \
+             marked “[svbench: cut …]”; the full texts are in results.jsonl.",
+            sel.cut_texts,
+            bytes(super::TEXT_CAP as u64)
         ));
     }
     let mut seen = BTreeSet::new();
     list.retain(|w| seen.insert(w.clone()));
     list
+}
+
+/// A byte size in KiB or MiB.
+fn bytes(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{} KiB", n >> 10)
+    }
 }
 
 fn summary_tables(out: &mut String, s: &Summary) {
@@ -288,8 +408,9 @@ fn plots_section(out: &mut String, plots: &[Plot]) {
     out.push_str("</div>\n</section>\n");
 }
 
-fn samples_section(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
-    let samples = &inp.samples.samples;
+fn samples_section(out: &mut String, inp: &Inputs, sel: &Selection) {
+    let samples = &inp.samples.entries;
+    let with_detail = &sel.with_detail;
     out.push_str("<section id=\"samples\">\n<h2>Samples</h2>\n");
     out.push_str("<div class=\"controls\" id=\"svb-controls\">\n");
     out.push_str("<div class=\"outcomes\" id=\"svb-outcomes\">");
@@ -316,10 +437,20 @@ fn samples_section(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
          aria-label=\"search\">\n</div>\n",
     );
     let transcripts = with_detail.iter().filter(|d| **d).count();
+    let listed = sel.listed.len();
     let _ = writeln!(
         out,
-        "<p class=\"legend\">{}{}</p>",
+        "<p class=\"legend\">{}{}{}</p>",
         legend(inp.grading),
+        if listed < samples.len() {
+            format!(
+                " The list holds {listed} of {} samples (errors, invalid, wrong, abstain, then \
+                 correct first); the counts above are of all samples.",
+                samples.len()
+            )
+        } else {
+            String::new()
+        },
         if transcripts < samples.len() {
             format!(
                 " Transcripts embedded for {transcripts} of {} samples; search covers id and \
@@ -332,15 +463,14 @@ fn samples_section(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
     );
     let _ = writeln!(
         out,
-        "<p class=\"status\" id=\"svb-status\">{} samples</p>",
-        samples.len()
+        "<p class=\"status\" id=\"svb-status\">{listed} samples</p>"
     );
     let _ = writeln!(
         out,
         "<table class=\"list\" id=\"svb-list\" data-visible-count=\"{}\">\n<thead><tr><th>#</th>\
          <th>example id</th><th>outcome</th><th>reward</th><th>preview</th></tr></thead>\n\
          <tbody id=\"svb-rows\"></tbody>\n</table>",
-        samples.len()
+        listed
     );
     out.push_str(
         "<div class=\"pager\" id=\"svb-pager\"><button type=\"button\" id=\"svb-prev\">← prev</button> \
@@ -376,87 +506,119 @@ fn legend(grading: Grading) -> &'static str {
     }
 }
 
-fn data_scripts(out: &mut String, inp: &Inputs, with_detail: &[bool]) {
-    let samples = &inp.samples.samples;
+fn data_scripts(
+    out: &mut dyn Write,
+    inp: &Inputs,
+    sel: &Selection,
+    mut results: Option<&mut std::fs::File>,
+    messages: &[String],
+    transcripts: &HashMap<usize, (Vec<u32>, String)>,
+) -> std::io::Result<()> {
+    let entries = &inp.samples.entries;
     let grading = match inp.grading {
         Grading::E1 => "e1",
         Grading::E2 => "e2",
         Grading::Other => "other",
     };
-    out.push_str("<script type=\"application/json\" id=\"svb-data\">{\"grading\":");
-    push_json_str(out, grading);
-    out.push_str(",\"outcomes\":[");
+    let mut buf = String::new();
+    buf.push_str("<script type=\"application/json\" id=\"svb-data\">{\"grading\":");
+    push_json_str(&mut buf, grading);
+    buf.push_str(",\"outcomes\":[");
     for (i, o) in Outcome::ALL.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            buf.push(',');
         }
-        push_json_str(out, o.as_str());
+        push_json_str(&mut buf, o.as_str());
     }
     // rows: [example_id, index, rollout_index, split, outcome, reward,
     //        reward_profile, preview, has_transcript]
-    out.push_str("],\"rows\":[");
-    for (i, s) in samples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(",\n");
-        }
-        out.push('[');
-        push_json_str(out, &s.example_id);
-        out.push(',');
-        match s.index {
-            Some(n) => {
-                let _ = write!(out, "{n}");
+    buf.push_str("],\"rows\":[");
+    for (b, batch) in sel.listed.chunks(ROW_BATCH).enumerate() {
+        let rows = match results.as_deref_mut() {
+            Some(file) => {
+                let list: Vec<&Entry> = batch.iter().map(|&i| &entries[i]).collect();
+                read_back(file, &list, |l| row_of(l, inp.grading))?
             }
-            None => out.push_str("null"),
+            None => Vec::new(),
+        };
+        for (k, (&i, row)) in batch.iter().zip(rows).enumerate() {
+            let s = row.map_err(changed)?;
+            let pos = b * ROW_BATCH + k;
+            if pos > 0 {
+                buf.push_str(",\n");
+            }
+            buf.push('[');
+            push_json_str(&mut buf, &s.example_id);
+            buf.push(',');
+            match s.index {
+                Some(n) => {
+                    let _ = write!(buf, "{n}");
+                }
+                None => buf.push_str("null"),
+            }
+            let _ = write!(buf, ",{},", s.rollout_index);
+            push_json_str(&mut buf, &s.split);
+            let o = Outcome::ALL
+                .iter()
+                .position(|x| *x == entries[i].outcome)
+                .unwrap_or(0);
+            let _ = write!(buf, ",{o},");
+            match s.reward.filter(|r| r.is_finite()) {
+                Some(r) => {
+                    buf.push_str(&serde_json::to_string(&r).unwrap_or_else(|_| "null".into()))
+                }
+                None => buf.push_str("null"),
+            }
+            buf.push(',');
+            push_json_str(&mut buf, &s.reward_profile);
+            buf.push(',');
+            push_json_str(&mut buf, &s.preview);
+            buf.push_str(if sel.with_detail[pos] { ",1]" } else { ",0]" });
         }
-        let _ = write!(out, ",{},", s.rollout_index);
-        push_json_str(out, &s.split);
-        let o = Outcome::ALL
-            .iter()
-            .position(|x| *x == s.outcome)
-            .unwrap_or(0);
-        let _ = write!(out, ",{o},");
-        match s.reward.filter(|r| r.is_finite()) {
-            Some(r) => out.push_str(&serde_json::to_string(&r).unwrap_or_else(|_| "null".into())),
-            None => out.push_str("null"),
-        }
-        out.push(',');
-        push_json_str(out, &s.reward_profile);
-        out.push(',');
-        push_json_str(out, &s.preview);
-        out.push_str(if with_detail[i] { ",1]" } else { ",0]" });
+        out.write_all(buf.as_bytes())?;
+        buf.clear();
     }
-    out.push_str("]}</script>\n");
-    out.push_str("<script type=\"application/json\" id=\"svb-details\">{\"messages\":[");
-    for (i, m) in inp.samples.messages.iter().enumerate() {
+    buf.push_str("]}</script>\n");
+    buf.push_str("<script type=\"application/json\" id=\"svb-details\">{\"messages\":[");
+    for (i, m) in messages.iter().enumerate() {
         if i > 0 {
-            out.push_str(",\n");
+            buf.push_str(",\n");
         }
-        push_raw(out, m);
+        push_raw(&mut buf, m);
+        if buf.len() > 1 << 20 {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
+        }
     }
-    out.push_str("],\n\"details\":[");
-    for (i, s) in samples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(",\n");
+    buf.push_str("],\n\"details\":[");
+    for (pos, &i) in sel.listed.iter().enumerate() {
+        if pos > 0 {
+            buf.push_str(",\n");
         }
-        if !with_detail[i] {
-            out.push('0');
+        let Some((prompt, detail)) = transcripts.get(&i).filter(|_| sel.with_detail[pos]) else {
+            buf.push('0');
             continue;
-        }
-        out.push_str("{\"prompt\":[");
-        for (k, id) in s.prompt.iter().enumerate() {
+        };
+        buf.push_str("{\"prompt\":[");
+        for (k, id) in prompt.iter().enumerate() {
             if k > 0 {
-                out.push(',');
+                buf.push(',');
             }
-            let _ = write!(out, "{id}");
+            let _ = write!(buf, "{id}");
         }
-        out.push(']');
-        let rest = &s.detail[1..];
+        buf.push(']');
+        let rest = &detail[1..];
         if rest != "}" {
-            out.push(',');
+            buf.push(',');
         }
-        push_raw(out, rest);
+        push_raw(&mut buf, rest);
+        if buf.len() > 1 << 20 {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
+        }
     }
-    out.push_str("]}</script>\n");
+    buf.push_str("]}</script>\n");
+    out.write_all(buf.as_bytes())
 }
 
 /// A JSON string literal, safe inside a `<script>` element.

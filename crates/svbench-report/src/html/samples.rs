@@ -1,15 +1,17 @@
 //! `results.jsonl`, read for the transcript browser of `report.html`.
 //!
-//! Unlike the lean reader of [`crate::read`], this one keeps what a person
+//! Unlike the lean reader of [`crate::read`], this one shows what a person
 //! reads: prompt, every turn, tool calls and results, parsed answer, reward
-//! components and errors. Fields are taken as raw JSON text (never
-//! re-serialised) and copied into the page with `<` escaped, so the cost per
-//! record is one validating parse plus a copy. Lines are parsed on all cores
-//! in chunks; prompt messages repeated across samples (system prompts) are
-//! stored once.
+//! components and errors. Memory does not grow with the transcripts: a
+//! first pass keeps, per sample, where its line is, how it is filed and how
+//! large its transcript is ([`Entry`], ~80 bytes); the page then reads the
+//! listed rows and the embedded transcripts back from the file by offset.
+//! Fields are taken as raw JSON text (never re-serialised unless a text in
+//! them is cut at [`super::TEXT_CAP`]) and copied into the page with `<`
+//! escaped. Lines are parsed on all cores in chunks.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::Path;
 
@@ -75,9 +77,100 @@ pub enum Grading {
     Other,
 }
 
-/// One sample of the browser.
+/// One sample as the index pass keeps it: where its line is, how it sorts,
+/// how it is filed and how large its transcript is (~80 bytes).
 #[derive(Debug, Clone)]
-pub struct Sample {
+pub struct Entry {
+    /// Byte offset of the line in `results.jsonl`.
+    offset: u64,
+    /// Line length in bytes.
+    len: u64,
+    /// 1-based line number.
+    line: u32,
+    /// `index`, `u64::MAX` when absent.
+    index: u64,
+    /// Rollout number.
+    rollout: u32,
+    /// Fingerprint of the example id.
+    id: [u64; 2],
+    /// The example id is not empty.
+    has_id: bool,
+    /// How it is filed.
+    pub outcome: Outcome,
+    /// Interned reward profile.
+    profile: u32,
+    /// Bytes the transcript adds to the page (after the per-text cap).
+    detail_bytes: u64,
+    /// Texts of the transcript cut at [`super::TEXT_CAP`].
+    cut_texts: u32,
+}
+
+impl Entry {
+    /// Position in the file (reads in this order are sequential).
+    pub(super) fn offset_key(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes the transcript adds to the page.
+    pub fn detail_bytes(&self) -> u64 {
+        self.detail_bytes
+    }
+
+    /// Texts of the transcript cut at [`super::TEXT_CAP`].
+    pub fn cut_texts(&self) -> u32 {
+        self.cut_texts
+    }
+}
+
+impl crate::read::records::Keyed for Entry {
+    type Id = [u64; 2];
+    fn id_key(&self) -> Option<[u64; 2]> {
+        self.has_id.then_some(self.id)
+    }
+    fn index(&self) -> Option<usize> {
+        (self.index != u64::MAX).then_some(self.index as usize)
+    }
+    fn rollout(&self) -> usize {
+        self.rollout as usize
+    }
+    fn line(&self) -> usize {
+        self.line as usize
+    }
+}
+
+/// The samples of a run, indexed (transcripts stay in the file).
+#[derive(Debug, Clone, Default)]
+pub struct SampleIndex {
+    /// Sorted by `(index, rollout_index)`; for a repeated key the last line wins.
+    pub entries: Vec<Entry>,
+    /// Interned reward profiles.
+    pub profiles: Vec<String>,
+    /// Reading notes (torn last line, superseded lines).
+    pub warnings: Vec<String>,
+}
+
+impl SampleIndex {
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there is no sample.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reward profile of an entry (empty when unrecorded).
+    pub fn profile(&self, e: &Entry) -> &str {
+        self.profiles
+            .get(e.profile as usize)
+            .map_or("", String::as_str)
+    }
+}
+
+/// One listed row of the browser, read back from the file.
+#[derive(Debug, Clone)]
+pub struct Row {
     /// Example id.
     pub example_id: String,
     /// Position in the selection.
@@ -86,30 +179,23 @@ pub struct Sample {
     pub rollout_index: usize,
     /// Split.
     pub split: String,
-    /// How it is filed.
-    pub outcome: Outcome,
     /// Total reward.
     pub reward: Option<f64>,
     /// Reward profile that scored it.
     pub reward_profile: String,
     /// One line shown in the list (prediction, or start of the completion).
     pub preview: String,
-    /// Prompt messages: indices into [`Samples::messages`].
-    pub prompt: Vec<u32>,
-    /// The rest of the transcript as a JSON object (raw fields, `<` not yet
-    /// escaped).
-    pub detail: String,
 }
 
-/// The samples of a run.
-#[derive(Debug, Clone, Default)]
-pub struct Samples {
-    /// Sorted by `(index, rollout_index)`; for a repeated key the last line wins.
-    pub samples: Vec<Sample>,
-    /// Distinct prompt messages (raw JSON).
-    pub messages: Vec<String>,
-    /// Reading notes (torn last line, superseded lines).
-    pub warnings: Vec<String>,
+/// One transcript, read back from the file: the prompt messages (raw JSON,
+/// texts capped) and the rest as a JSON object (raw fields, `<` not yet
+/// escaped).
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    /// Prompt messages.
+    pub prompt: Vec<String>,
+    /// The other fields.
+    pub detail: String,
 }
 
 /// Raw view of a line: every field the browser shows, unparsed.
@@ -161,24 +247,24 @@ struct LineView<'a> {
     turns: Option<&'a RawValue>,
 }
 
-/// A parsed line before prompt interning: prompt messages are borrowed
-/// from the read buffer, with a hash computed on the parsing thread.
-struct Parsed<'a> {
-    sample: Sample,
-    prompt: Vec<(u64, &'a str)>,
+/// What the index pass reads from one line.
+struct Indexed {
+    entry: Entry,
+    profile: String,
 }
 
-/// Reads `results.jsonl` for the browser. A missing file is an empty run;
-/// a torn or unparseable last line is skipped with a warning; any other
+/// Reads `results.jsonl` into an index of its samples (one streaming pass;
+/// transcripts are measured, not kept). A missing file is an empty run; a
+/// torn or unparseable last line is skipped with a warning; any other
 /// unparseable line is an error naming it (as [`crate::read`]).
-pub fn read_samples(path: &Path, grading: Grading) -> Result<Samples, ReportError> {
+pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, ReportError> {
     let read_err = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
     };
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Samples::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SampleIndex::default()),
         Err(e) => return Err(read_err(e)),
     };
     let threads = std::thread::available_parallelism()
@@ -186,11 +272,12 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<Samples, ReportErro
         .unwrap_or(1)
         .clamp(1, 8);
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + CHUNK / 4);
+    // File offset of buf[0].
+    let mut base = 0u64;
     let mut next_line = 1usize;
-    let mut kept: Vec<(usize, Sample, Vec<u32>)> = Vec::new();
-    // Message hash → ids of the distinct messages with that hash.
-    let mut interned: HashMap<u64, Vec<u32>> = HashMap::new();
-    let mut messages: Vec<String> = Vec::new();
+    let mut kept: Vec<Entry> = Vec::new();
+    let mut profiles: Vec<String> = Vec::new();
+    let mut profile_ids: HashMap<String, u32> = HashMap::new();
     let mut failed: Option<(usize, String)> = None;
     let mut eof = false;
     while !eof {
@@ -208,7 +295,12 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<Samples, ReportErro
             }
         };
         let lines = split_lines(&buf[..end], &mut next_line);
-        for (line, result) in parse_lines(&lines, grading, threads) {
+        let origin = buf.as_ptr() as usize;
+        let parsed = map_lines(&lines, threads, |l| {
+            let offset = base + (l.as_ptr() as usize - origin) as u64;
+            index_line(l, offset, grading)
+        });
+        for (line, result) in parsed {
             if let Some((bad, message)) = failed.take() {
                 return Err(ReportError::ResultsLine {
                     path: path.to_path_buf(),
@@ -217,29 +309,24 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<Samples, ReportErro
                 });
             }
             match result {
-                Ok(p) => {
-                    let ids = p
-                        .prompt
-                        .into_iter()
-                        .map(|(hash, m)| {
-                            let bucket = interned.entry(hash).or_default();
-                            match bucket.iter().find(|&&id| messages[id as usize] == m) {
-                                Some(&id) => id,
-                                None => {
-                                    let id = u32::try_from(messages.len()).unwrap_or(u32::MAX);
-                                    bucket.push(id);
-                                    messages.push(m.to_string());
-                                    id
-                                }
-                            }
-                        })
-                        .collect();
-                    kept.push((line, p.sample, ids));
+                Ok(mut p) => {
+                    p.entry.line = u32::try_from(line).unwrap_or(u32::MAX);
+                    p.entry.profile = match profile_ids.get(&p.profile) {
+                        Some(&id) => id,
+                        None => {
+                            let id = u32::try_from(profiles.len()).unwrap_or(u32::MAX);
+                            profiles.push(p.profile.clone());
+                            profile_ids.insert(p.profile, id);
+                            id
+                        }
+                    };
+                    kept.push(p.entry);
                 }
                 Err(message) => failed = Some((line, message)),
             }
         }
         buf.drain(..end);
+        base += end as u64;
     }
     let mut warnings = Vec::new();
     if let Some((line, message)) = failed {
@@ -247,15 +334,15 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<Samples, ReportErro
             "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
         ));
     }
-    let (samples, superseded) = dedupe_and_sort(kept);
+    let (entries, superseded) = crate::read::records::dedupe_and_sort_in_place(kept);
     if superseded > 0 {
         warnings.push(format!(
             "{superseded} line(s) of results.jsonl were superseded by a later line with the same key"
         ));
     }
-    Ok(Samples {
-        samples,
-        messages,
+    Ok(SampleIndex {
+        entries,
+        profiles,
         warnings,
     })
 }
@@ -275,58 +362,116 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     Ok(n)
 }
 
-type LineResult<'a> = (usize, Result<Parsed<'a>, String>);
-
-fn parse_lines<'a>(
-    lines: &[(usize, &'a [u8])],
-    grading: Grading,
-    threads: usize,
-) -> Vec<LineResult<'a>> {
-    map_lines(lines, threads, |l| parse_line(l, grading))
+fn index_line(line: &[u8], offset: u64, grading: Grading) -> Result<Indexed, String> {
+    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let outcome = outcome(&v, grading);
+    let (prompt, detail, cut) = transcript_parts(&v);
+    let id = text(v.example_id);
+    Ok(Indexed {
+        entry: Entry {
+            offset,
+            len: line.len() as u64,
+            line: 0,
+            index: typed::<usize>(v.index).map_or(u64::MAX, |i| i as u64),
+            rollout: typed::<usize>(v.rollout_index)
+                .map_or(0, |r| u32::try_from(r).unwrap_or(u32::MAX)),
+            id: crate::read::lean::fingerprint(&id),
+            has_id: !id.is_empty(),
+            outcome,
+            profile: 0,
+            detail_bytes: (prompt.iter().map(|m| m.len() + 1).sum::<usize>() + detail.len() + 32)
+                as u64,
+            cut_texts: cut,
+        },
+        profile: text(v.reward_profile),
+    })
 }
 
-/// `Some(value)` for a present, non-null raw field.
-fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
-    raw.filter(|r| r.get() != "null")
+/// Reads the lines of `entries` back from `file` (one seek and read each)
+/// and maps them with `f` on all cores, in the order given.
+pub(super) fn read_back<R: Send>(
+    file: &mut std::fs::File,
+    entries: &[&Entry],
+    f: impl Fn(&[u8]) -> Result<R, String> + Sync,
+) -> std::io::Result<Vec<Result<R, String>>> {
+    use std::io::{Seek, SeekFrom};
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let total: u64 = entries.iter().map(|e| e.len).sum();
+    let mut buf = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut spans = Vec::with_capacity(entries.len());
+    let mut pos: Option<u64> = None;
+    for e in entries {
+        if pos != Some(e.offset) {
+            file.seek(SeekFrom::Start(e.offset))?;
+        }
+        let start = buf.len();
+        let len = usize::try_from(e.len).unwrap_or(usize::MAX);
+        buf.resize(start + len, 0);
+        file.read_exact(&mut buf[start..])?;
+        spans.push(start..start + len);
+        pos = Some(e.offset + e.len);
+    }
+    let lines: Vec<(usize, &[u8])> = spans
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, &buf[r.clone()]))
+        .collect();
+    Ok(map_lines(&lines, threads, f)
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect())
 }
 
-fn typed<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
-    serde_json::from_str(present(raw)?.get()).ok()
+/// The listed row of a line.
+pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, String> {
+    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let parsed: Option<Value> = typed(v.parsed);
+    let completion = text(v.completion);
+    Ok(Row {
+        example_id: text(v.example_id),
+        index: typed(v.index),
+        rollout_index: typed(v.rollout_index).unwrap_or(0),
+        split: text(v.split),
+        reward: typed(v.reward),
+        reward_profile: text(v.reward_profile),
+        preview: preview(&v, parsed.as_ref(), grading, &completion),
+    })
 }
 
-/// A raw field as text: strings unquoted, other values as their JSON.
-fn text(raw: Option<&RawValue>) -> String {
-    match present(raw) {
-        None => String::new(),
-        Some(r) => serde_json::from_str::<String>(r.get()).unwrap_or_else(|_| r.get().to_string()),
+/// The transcript of a line.
+pub(super) fn transcript_of(line: &[u8]) -> Result<Transcript, String> {
+    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let (prompt, detail, _) = transcript_parts(&v);
+    Ok(Transcript {
+        prompt: prompt.into_iter().map(Cow::into_owned).collect(),
+        detail,
+    })
+}
+
+/// How a line is filed.
+fn outcome(v: &LineView, grading: Grading) -> Outcome {
+    let errored = present(v.error).is_some() || present(v.completion_error).is_some();
+    if errored {
+        Outcome::Error
+    } else {
+        let parsed: Option<Value> = typed(v.parsed);
+        grade(v, parsed.as_ref(), grading)
     }
 }
 
-fn parse_line(line: &[u8], grading: Grading) -> Result<Parsed<'_>, String> {
-    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
-    let errored = present(v.error).is_some() || present(v.completion_error).is_some();
-    let parsed: Option<Value> = typed(v.parsed);
-    let outcome = if errored {
-        Outcome::Error
-    } else {
-        grade(&v, parsed.as_ref(), grading)
-    };
-    let reward: Option<f64> = typed(v.reward);
-    let completion = text(v.completion);
-    let preview = preview(&v, parsed.as_ref(), grading, &completion);
-    let prompt: Vec<(u64, &str)> = present(v.prompt)
+/// The prompt messages (each an element of a `prompt` array) and the rest
+/// of the transcript as a JSON object, every text capped at
+/// [`super::TEXT_CAP`]; with the number of texts cut.
+fn transcript_parts<'a>(v: &LineView<'a>) -> (Vec<Cow<'a, str>>, String, u32) {
+    let mut cut = 0u32;
+    let prompt: Vec<Cow<'a, str>> = present(v.prompt)
         .and_then(|p| serde_json::from_str::<Vec<&RawValue>>(p.get()).ok())
-        .map(|msgs| {
-            msgs.iter()
-                .map(|m| {
-                    let mut h = std::hash::DefaultHasher::new();
-                    m.get().hash(&mut h);
-                    (h.finish(), m.get())
-                })
-                .collect()
-        })
+        .map(|msgs| msgs.iter().map(|m| cap_texts(m.get(), &mut cut)).collect())
         .unwrap_or_default();
-    let mut detail = String::with_capacity(line.len() / 2);
+    let mut detail = String::new();
     detail.push('{');
     let fields: [(&str, Option<&RawValue>); 16] = [
         ("question", v.question),
@@ -359,24 +504,66 @@ fn parse_line(line: &[u8], grading: Grading) -> Result<Parsed<'_>, String> {
         detail.push('"');
         detail.push_str(key);
         detail.push_str("\":");
-        detail.push_str(raw.get());
+        detail.push_str(&cap_texts(raw.get(), &mut cut));
     }
     detail.push('}');
-    Ok(Parsed {
-        sample: Sample {
-            example_id: text(v.example_id),
-            index: typed(v.index),
-            rollout_index: typed(v.rollout_index).unwrap_or(0),
-            split: text(v.split),
-            outcome,
-            reward,
-            reward_profile: text(v.reward_profile),
-            preview,
-            prompt: Vec::new(),
-            detail,
-        },
-        prompt,
-    })
+    (prompt, detail, cut)
+}
+
+/// Raw JSON with every string longer than [`super::TEXT_CAP`] bytes cut
+/// to that size (at a character boundary) and ended by a visible marker;
+/// borrowed unchanged when no string can be that long.
+pub fn cap_texts<'a>(raw: &'a str, cut: &mut u32) -> Cow<'a, str> {
+    if raw.len() <= super::TEXT_CAP {
+        return Cow::Borrowed(raw);
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(raw) else {
+        return Cow::Borrowed(raw);
+    };
+    let before = *cut;
+    cap_value(&mut value, cut);
+    if *cut == before {
+        return Cow::Borrowed(raw);
+    }
+    match serde_json::to_string(&value) {
+        Ok(text) => Cow::Owned(text),
+        Err(_) => Cow::Borrowed(raw),
+    }
+}
+
+fn cap_value(v: &mut Value, cut: &mut u32) {
+    match v {
+        Value::String(s) if s.len() > super::TEXT_CAP => {
+            let mut end = super::TEXT_CAP;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            let total = s.len();
+            s.truncate(end);
+            s.push_str(&super::truncation_marker(end, total));
+            *cut = cut.saturating_add(1);
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| cap_value(x, cut)),
+        Value::Object(map) => map.values_mut().for_each(|x| cap_value(x, cut)),
+        _ => {}
+    }
+}
+
+/// `Some(value)` for a present, non-null raw field.
+fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
+    raw.filter(|r| r.get() != "null")
+}
+
+fn typed<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
+    serde_json::from_str(present(raw)?.get()).ok()
+}
+
+/// A raw field as text: strings unquoted, other values as their JSON.
+fn text(raw: Option<&RawValue>) -> String {
+    match present(raw) {
+        None => String::new(),
+        Some(r) => serde_json::from_str::<String>(r.get()).unwrap_or_else(|_| r.get().to_string()),
+    }
 }
 
 /// The outcome of a non-errored sample.
@@ -489,52 +676,4 @@ fn preview(v: &LineView, parsed: Option<&Value>, grading: Grading, completion: &
         Some((i, _)) => format!("{}…", &collapsed[..i]),
         None => collapsed,
     }
-}
-
-#[derive(PartialEq, Eq, Hash)]
-enum Key {
-    Id(String, usize),
-    Index(usize, usize),
-    Line(usize),
-}
-
-/// Last line per `(example_id, rollout_index)` wins; sorted by
-/// `(index, rollout_index)`, file order breaking ties (as [`crate::read`]).
-fn dedupe_and_sort(lines: Vec<(usize, Sample, Vec<u32>)>) -> (Vec<Sample>, usize) {
-    let mut slot: HashMap<Key, usize> = HashMap::with_capacity(lines.len());
-    let mut alive = vec![true; lines.len()];
-    let mut superseded = 0;
-    for (pos, (line, s, _)) in lines.iter().enumerate() {
-        let key = if !s.example_id.is_empty() {
-            Key::Id(s.example_id.clone(), s.rollout_index)
-        } else if let Some(i) = s.index {
-            Key::Index(i, s.rollout_index)
-        } else {
-            Key::Line(*line)
-        };
-        if let Some(old) = slot.insert(key, pos) {
-            alive[old] = false;
-            superseded += 1;
-        }
-    }
-    let mut order: Vec<(usize, usize, usize, usize)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(pos, _)| alive[*pos])
-        .map(|(pos, (line, s, _))| (s.index.unwrap_or(pos), s.rollout_index, *line, pos))
-        .collect();
-    order.sort_unstable();
-    let mut slots: Vec<Option<(Sample, Vec<u32>)>> = lines
-        .into_iter()
-        .map(|(_, s, ids)| Some((s, ids)))
-        .collect();
-    let samples = order
-        .iter()
-        .filter_map(|&(_, _, _, pos)| slots[pos].take())
-        .map(|(mut s, ids)| {
-            s.prompt = ids;
-            s
-        })
-        .collect();
-    (samples, superseded)
 }

@@ -223,7 +223,7 @@ struct Parsed {
 
 /// A 128-bit fingerprint of an example id (two SipHash passes with
 /// different prefixes; collisions are not a practical concern).
-fn fingerprint(id: &str) -> [u64; 2] {
+pub(crate) fn fingerprint(id: &str) -> [u64; 2] {
     let mut out = [0u64; 2];
     for (salt, slot) in out.iter_mut().enumerate() {
         let mut h = std::hash::DefaultHasher::new();
