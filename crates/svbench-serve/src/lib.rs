@@ -6,6 +6,7 @@
 //! the live-episode count and the episode-work hold hook.
 
 pub mod body;
+pub mod conn;
 pub mod episodes;
 pub mod error;
 pub mod metrics;
@@ -23,8 +24,10 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
 use svbench_api::envs::{EnvId, ALL};
+use svbench_api::FsAccess;
 use tokio::net::TcpListener;
 
+pub use conn::{ConnLimits, ConnStats};
 pub use error::HttpError;
 pub use state::AppState;
 
@@ -47,6 +50,12 @@ pub struct ServeConfig {
     pub auth_token: Option<String>,
     /// How often idle episodes are swept (10 s; tests go faster).
     pub sweep_interval: Duration,
+    /// Header-read and idle timeouts, connection cap.
+    pub connections: ConnLimits,
+    /// Which server paths requests' environment arguments may name
+    /// (`policy_dirs`, `semgrep_config`): none by default, or those inside
+    /// the directories of `--allow-policy-dir`.
+    pub fs_access: FsAccess,
 }
 
 impl Default for ServeConfig {
@@ -60,6 +69,8 @@ impl Default for ServeConfig {
             shutdown_grace: Duration::from_secs(30),
             auth_token: None,
             sweep_interval: Duration::from_secs(10),
+            fs_access: FsAccess::default(),
+            connections: ConnLimits::default(),
         }
     }
 }
@@ -169,8 +180,9 @@ impl Server {
         Arc::clone(&self.state)
     }
 
-    /// Serves until `shutdown` resolves, then stops accepting, waits up to
-    /// the shutdown grace for in-flight requests, and drops every episode.
+    /// Serves until `shutdown` resolves, then stops accepting, closes every
+    /// connection with no request in flight, waits up to the shutdown grace
+    /// for the requests in flight, and drops every episode.
     ///
     /// # Errors
     /// [`ServeError::Serve`], [`ServeError::Task`], [`ServeError::Load`].
@@ -181,12 +193,16 @@ impl Server {
             tokio::task::spawn_blocking(move || st.load())
         };
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&state)));
-        let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let app = router(Arc::clone(&state));
-        let served = axum::serve(self.listener, app).with_graceful_shutdown(async move {
-            let _ = stop_rx.wait_for(|stop| *stop).await;
-        });
-        let mut server = tokio::spawn(async move { served.await });
+        let served = conn::serve(
+            self.listener,
+            app,
+            state.config.connections,
+            Arc::clone(&state.connections),
+            stop_rx,
+        );
+        let mut server = tokio::spawn(served);
         let mut loader = Some(loader);
         let outcome = tokio::select! {
             r = &mut server => Some(r),

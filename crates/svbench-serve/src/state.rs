@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use crate::episodes::Episodes;
 use crate::error::HttpError;
 use crate::metrics::Metrics;
-use crate::ServeConfig;
+use crate::{ConnStats, ServeConfig};
 
 /// Shared server state.
 #[derive(Debug)]
@@ -25,6 +25,8 @@ pub struct AppState {
     pub episodes: Episodes,
     /// Metrics.
     pub metrics: Metrics,
+    /// Open, refused and timed-out connections.
+    pub connections: Arc<ConnStats>,
     ready: AtomicBool,
     catalog: OnceLock<Result<Vec<Value>, ApiError>>,
     // Scoring jobs on blocking threads at once: one per core. More only
@@ -39,9 +41,10 @@ impl AppState {
     #[must_use]
     pub fn new(config: ServeConfig) -> Self {
         Self {
-            service: Arc::new(Service::new()),
+            service: Arc::new(Service::with_fs_access(config.fs_access.clone())),
             episodes: Episodes::new(config.max_episodes, config.episode_ttl),
             metrics: Metrics::default(),
+            connections: Arc::new(ConnStats::default()),
             ready: AtomicBool::new(false),
             catalog: OnceLock::new(),
             gate: watch::Sender::new(true),

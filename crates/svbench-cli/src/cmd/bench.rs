@@ -53,6 +53,13 @@ pub struct BenchArgs {
     /// serve: seconds per scenario at most.
     #[arg(long, default_value_t = 20.0)]
     pub max_seconds: f64,
+    /// serve: slow-loris clients held while /healthz is timed (0 skips).
+    #[arg(long, default_value_t = 1_000)]
+    pub slow_clients: usize,
+    /// serve: connections opened with half a request head and dropped
+    /// before the server's RSS is read again (0 skips).
+    #[arg(long, default_value_t = 20_000)]
+    pub dropped_connections: usize,
 }
 
 /// A mix of answer shapes seen in practice, valid and not.
@@ -84,6 +91,8 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             requests: args.requests,
             connections: args.connections,
             max_seconds: args.max_seconds,
+            slow_clients: args.slow_clients,
+            dropped_connections: args.dropped_connections,
         });
     }
     if args.env == "scan" {

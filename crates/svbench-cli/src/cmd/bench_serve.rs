@@ -27,6 +27,12 @@ pub struct Limits {
     pub connections: usize,
     /// Seconds per scenario at most.
     pub max_seconds: f64,
+    /// Slow-loris clients held open while health checks are timed (0 skips
+    /// the scenario).
+    pub slow_clients: usize,
+    /// Connections opened with half a request head and dropped, in batches,
+    /// before the server's resident memory is read again (0 skips).
+    pub dropped_connections: usize,
 }
 
 /// Kills the server when the benchmark ends, however it ends.
@@ -70,7 +76,17 @@ pub fn run(limits: Limits) -> anyhow::Result<u8> {
         .enable_all()
         .build()
         .context("starting the client runtime")?;
-    let outcome = runtime.block_on(drive(&addr, limits));
+    let pid = server.0.id();
+    let outcome = runtime.block_on(async {
+        drive(&addr, limits).await?;
+        if limits.slow_clients > 0 {
+            slow_loris(&addr, pid, limits).await?;
+        }
+        if limits.dropped_connections > 0 {
+            dropped(&addr, pid, limits.dropped_connections).await?;
+        }
+        anyhow::Ok(())
+    });
     drop(server);
     outcome?;
     Ok(exit::OK)
@@ -143,6 +159,155 @@ async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
             r.errors
         );
     }
+    Ok(())
+}
+
+/// Resident memory of a process in MB (Linux `/proc`; `NaN` elsewhere).
+fn rss_mb(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// `limits.slow_clients` connections send a request head one byte per
+/// second (reconnecting when the server closes them) while `/healthz` is
+/// timed, on one keep-alive connection and on a fresh connection each time.
+async fn slow_loris(addr: &str, pid: u32, limits: Limits) -> anyhow::Result<()> {
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let closed = Arc::new(AtomicUsize::new(0));
+    let open = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::with_capacity(limits.slow_clients);
+    for i in 0..limits.slow_clients {
+        let (stop, closed, open, addr) = (
+            Arc::clone(&stop),
+            Arc::clone(&closed),
+            Arc::clone(&open),
+            addr.to_string(),
+        );
+        tasks.push(tokio::spawn(async move {
+            // Spread the starts over a second.
+            tokio::time::sleep(Duration::from_millis((i % 1000) as u64)).await;
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(mut c) = TcpStream::connect(&addr).await else {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                };
+                open.fetch_add(1, Ordering::Relaxed);
+                let mut ok = c
+                    .write_all(b"POST /v1/envs/e1/score HTTP/1.1\r\nhost: bench\r\nx-slow: ")
+                    .await
+                    .is_ok();
+                while ok && !stop.load(Ordering::Relaxed) {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    ok = c.write_all(b"a").await.is_ok();
+                }
+                open.fetch_sub(1, Ordering::Relaxed);
+                if !ok {
+                    closed.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    // Let every slow client connect.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let started = Instant::now();
+    let until = started + Duration::from_secs_f64(limits.max_seconds);
+    let mut kept = Conn::connect(addr).await?;
+    let (mut warm, mut fresh, mut errors) = (Vec::new(), Vec::new(), 0usize);
+    let health = b"GET /healthz HTTP/1.1\r\nhost: bench\r\n\r\n";
+    let mut n = 0u64;
+    while Instant::now() < until {
+        let t = Instant::now();
+        match kept.request(health).await {
+            Ok((200, _)) => warm.push(t.elapsed().as_secs_f64() * 1e3),
+            _ => {
+                errors += 1;
+                kept = Conn::connect(addr).await?;
+            }
+        }
+        if n.is_multiple_of(10) {
+            let t = Instant::now();
+            match Conn::connect(addr).await {
+                Ok(mut c) => match c.request(health).await {
+                    Ok((200, _)) => fresh.push(t.elapsed().as_secs_f64() * 1e3),
+                    _ => errors += 1,
+                },
+                Err(_) => errors += 1,
+            }
+        }
+        n += 1;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let held = open.load(Ordering::Relaxed);
+    let rss = rss_mb(pid);
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        t.abort();
+    }
+    warm.sort_by(f64::total_cmp);
+    fresh.sort_by(f64::total_cmp);
+    println!(
+        "serve healthz under {} slow-loris clients ({held} connected at the end, {} closed by the server in {:.0} s): \
+         keep-alive p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} requests); new connection p50 {:.3} ms, p99 {:.3} ms ({}); errors {errors}; server RSS {rss:.1} MB",
+        limits.slow_clients,
+        closed.load(Ordering::Relaxed),
+        started.elapsed().as_secs_f64() + 2.0,
+        percentile(&warm, 0.50),
+        percentile(&warm, 0.99),
+        warm.last().copied().unwrap_or(f64::NAN),
+        warm.len(),
+        percentile(&fresh, 0.50),
+        percentile(&fresh, 0.99),
+        fresh.len(),
+    );
+    Ok(())
+}
+
+/// Opens `total` connections in batches of 1,000 held at once, each with
+/// half a request head, drops them, and reads the server's RSS before,
+/// at the peak and after.
+async fn dropped(addr: &str, pid: u32, total: usize) -> anyhow::Result<()> {
+    // The slow clients' connections are gone once the server notices.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let before = rss_mb(pid);
+    let mut peak = before;
+    let mut done = 0usize;
+    let mut refused = 0usize;
+    while done < total {
+        let batch = (total - done).min(1000);
+        let mut held = Vec::with_capacity(batch);
+        for _ in 0..batch {
+            match TcpStream::connect(addr).await {
+                Ok(mut c) => {
+                    if c.write_all(b"GET /healthz HTTP/1.1\r\nhost: bench\r\nx-half: ")
+                        .await
+                        .is_err()
+                    {
+                        refused += 1;
+                    }
+                    held.push(c);
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        peak = peak.max(rss_mb(pid));
+        drop(held);
+        done += batch;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = rss_mb(pid);
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let settled = rss_mb(pid);
+    println!(
+        "serve RSS around {total} dropped connections (batches of 1,000 held, half a head each; {refused} failed to connect or write): \
+         before {before:.1} MB, peak {peak:.1} MB, 2 s after {after:.1} MB, 12 s after {settled:.1} MB"
+    );
     Ok(())
 }
 

@@ -1,12 +1,14 @@
 //! `svbench serve`: flags to a [`svbench_serve::ServeConfig`], then serve
 //! until SIGINT/SIGTERM.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
 use svbench_api::envs::{EnvId, ALL};
-use svbench_serve::{ServeConfig, Server};
+use svbench_api::FsAccess;
+use svbench_serve::{ConnLimits, ServeConfig, Server};
 
 use super::GlobalArgs;
 use crate::exit;
@@ -40,6 +42,23 @@ pub struct ServeArgs {
     /// every route but /healthz and /readyz.
     #[arg(long, value_name = "VAR")]
     pub auth_token_env: Option<String>,
+    /// Seconds a client has to send a complete request head, counted from
+    /// when the server starts waiting for it (a new connection, or the end
+    /// of the previous response); then the connection is closed.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub header_read_timeout: f64,
+    /// Seconds a connection may sit with no request in flight and no byte
+    /// moving either way (an idle keep-alive connection) before it is closed.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub idle_timeout: f64,
+    /// Open connections at most; one more is answered 503 and closed.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub max_connections: usize,
+    /// A directory whose files requests may name in path-valued environment
+    /// arguments (E2's policy_dirs, semgrep_config); repeatable. Without it
+    /// such arguments are refused: they would read the server's disk.
+    #[arg(long, value_name = "DIR")]
+    pub allow_policy_dir: Vec<PathBuf>,
     /// Worker threads of the async runtime [default: one per core].
     #[arg(long, hide = true)]
     pub threads: Option<usize>,
@@ -50,6 +69,30 @@ fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| exit::usage(format!("--{flag} must be a positive number of seconds")))
+}
+
+/// The bearer token held by `var` (its value, `None` when unset): refused
+/// when unset, empty, whitespace only, or with surrounding whitespace (a
+/// client's header value loses it, so such a token could never match).
+fn auth_token(var: &str, value: Option<String>) -> anyhow::Result<String> {
+    match value {
+        Some(t) if !t.is_empty() && t.trim() == t => Ok(t),
+        Some(t) if !t.trim().is_empty() => Err(exit::with_hint(
+            exit::USAGE,
+            format!("--auth-token-env {var}: the token starts or ends with whitespace"),
+            format!("export {var}=<token> with no surrounding spaces or newlines"),
+        )),
+        Some(t) if !t.is_empty() => Err(exit::with_hint(
+            exit::USAGE,
+            format!("--auth-token-env {var}: the token is only whitespace"),
+            format!("export {var}=<token> before starting the server"),
+        )),
+        _ => Err(exit::with_hint(
+            exit::USAGE,
+            format!("--auth-token-env {var}: the variable is unset or empty"),
+            format!("export {var}=<token> before starting the server"),
+        )),
+    }
 }
 
 /// The server configuration the flags ask for.
@@ -72,22 +115,20 @@ pub fn config(args: &ServeArgs) -> anyhow::Result<ServeConfig> {
     };
     let auth_token = match &args.auth_token_env {
         None => None,
-        Some(var) => match std::env::var(var) {
-            Ok(t) if !t.is_empty() => Some(t),
-            _ => {
-                return Err(exit::with_hint(
-                    exit::USAGE,
-                    format!("--auth-token-env {var}: the variable is unset or empty"),
-                    format!("export {var}=<token> before starting the server"),
-                ))
-            }
-        },
+        Some(var) => Some(auth_token(var, std::env::var(var).ok())?),
     };
-    if args.max_episodes == 0 || args.max_body == 0 {
+    let fs_access = FsAccess::within(&args.allow_policy_dir)
+        .map_err(|e| exit::usage(format!("--allow-policy-dir: {e}")))?;
+    if args.max_episodes == 0 || args.max_body == 0 || args.max_connections == 0 {
         return Err(exit::usage(
-            "--max-episodes and --max-body must be positive",
+            "--max-episodes, --max-body and --max-connections must be positive",
         ));
     }
+    let connections = ConnLimits {
+        header_read_timeout: seconds("header-read-timeout", args.header_read_timeout)?,
+        idle_timeout: seconds("idle-timeout", args.idle_timeout)?,
+        max_connections: args.max_connections,
+    };
     Ok(ServeConfig {
         envs,
         max_episodes: args.max_episodes,
@@ -98,6 +139,8 @@ pub fn config(args: &ServeArgs) -> anyhow::Result<ServeConfig> {
             exit::usage("--shutdown-grace must be a non-negative number of seconds")
         })?,
         auth_token,
+        fs_access,
+        connections,
         ..ServeConfig::default()
     })
 }
@@ -126,4 +169,28 @@ pub fn run(args: ServeArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     runtime.shutdown_timeout(Duration::from_secs(1));
     served?;
     Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auth_token;
+
+    #[test]
+    fn whitespace_tokens_are_refused_at_start_up() {
+        for bad in [
+            None,
+            Some(""),
+            Some("   "),
+            Some("\t\n"),
+            Some(" tok"),
+            Some("tok\n"),
+        ] {
+            let err = auth_token("T", bad.map(str::to_owned)).expect_err("refused");
+            assert!(err.to_string().contains("--auth-token-env T"), "{err}");
+        }
+        assert_eq!(
+            auth_token("T", Some("s3cret t".into())).expect("ok"),
+            "s3cret t"
+        );
+    }
 }

@@ -2,7 +2,9 @@
 //! in-process server on 127.0.0.1:0 per test, driven over loopback HTTP.
 
 mod common;
+mod connections;
 mod episodes;
 mod errors;
+mod fs_access;
 mod parity;
 mod routes;
