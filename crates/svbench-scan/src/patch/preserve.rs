@@ -6,11 +6,46 @@
 //! multiset of (kind, namespace, name) is unchanged, except that absent
 //! namespaces may all be set to one value; per pod-bearing object the
 //! (list, name) containers are unchanged and images change only by pinning;
-//! no suppression annotation or `nosemgrep` comment is added. Terraform: the
+//! no suppression annotation or `nosemgrep` comment is added; each
+//! object's semantic core (below) is kept. Terraform: the
 //! file still parses, every original block (type + labels) still exists,
 //! and no `count`/`for_each` is added or changed on an existing block.
 
-use std::collections::BTreeMap;
+//!
+//! **Semantic core** (an extension of §4.3 in its spirit: a patch may fix
+//! what an object says, not delete what was audited). For each object the
+//! parts below, when present and non-empty (not null, `""`, `{}` or `[]`)
+//! before the patch, must still be present and non-empty after it. Values
+//! may change (a port restricted, a verb removed, a selector corrected, a
+//! role reference narrowed); they may not be deleted or emptied wholesale:
+//!
+//! - every kind: `spec`;
+//! - Service: `spec.ports` (each port keeps its `port`), `spec.selector`,
+//!   `spec.externalName`;
+//! - Ingress: `spec.rules` (and one of rules / default backend);
+//! - Role, ClusterRole: `rules`, each rule keeping `verbs` and `resources`
+//!   or `nonResourceURLs`; a ClusterRole's `aggregationRule`;
+//! - RoleBinding, ClusterRoleBinding: `roleRef.kind`, `roleRef.name`,
+//!   `subjects` (each keeping its `name`);
+//! - NetworkPolicy: `spec.policyTypes` (removing it changes which
+//!   directions are isolated);
+//! - PodDisruptionBudget: `spec.selector` and one of `minAvailable` /
+//!   `maxUnavailable`;
+//! - HorizontalPodAutoscaler: `spec.maxReplicas`, and the target
+//!   (`spec.scaleTargetRef` kind and name) unchanged — retargeting is not a
+//!   fix; KEDA ScaledObject: target name unchanged, `spec.triggers`;
+//! - ServiceMonitor: `spec.selector`, `spec.endpoints`;
+//! - Secret, ConfigMap: no key of `data`/`stringData` (`binaryData`)
+//!   removed; values may change, a key may move between the two maps.
+//!
+//! Workloads keep their containers and images by the rules above;
+//! SecurityContextConstraints have no core beyond their identity (every
+//! field defaults to the restrictive value, so removing one only
+//! tightens). Emptying a list item by item is the same as deleting it:
+//! removing some RBAC rules, ports or subjects is a fix, removing all of
+//! them is not.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use hcl_edit::structure::Body;
 
@@ -134,6 +169,7 @@ fn check_k8s(original: &str, patched: &str) -> Result<(), PatchFailure> {
     for (o, n) in &pairs {
         check_containers(o, n)?;
         check_annotations(o, n)?;
+        check_core(o, n)?;
     }
     check_nosemgrep(original, patched)
 }
@@ -437,6 +473,175 @@ fn check_annotations(old: &K8sObject, new: &K8sObject) -> Result<(), PatchFailur
             "{}: suppression annotation {key:?} {verb}",
             describe(&identity(old, old.metadata.namespace.as_deref()))
         )));
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------ semantic core
+
+/// One requirement of an object's semantic core (module docs); paths are
+/// keys from the object's own mapping.
+enum Core {
+    /// Present and non-empty before → present and non-empty after.
+    Kept(&'static [&'static str]),
+    /// If one of them was present and non-empty, one still is.
+    OneOf(&'static [&'static [&'static str]]),
+    /// Present before → the same value after.
+    Same(&'static [&'static str]),
+    /// If the list was non-empty, every item after the patch keeps one of
+    /// the fields non-empty.
+    EachItem(&'static [&'static str], &'static [&'static str]),
+    /// No key of these mappings (taken together) is removed.
+    Keys(&'static [&'static [&'static str]]),
+}
+
+const EVERY_KIND: &[Core] = &[Core::Kept(&["spec"])];
+
+const RULES: &[Core] = &[
+    Core::Kept(&["rules"]),
+    Core::EachItem(&["rules"], &["verbs"]),
+    Core::EachItem(&["rules"], &["resources", "nonResourceURLs"]),
+];
+
+const CLUSTER_ROLE: &[Core] = &[
+    Core::Kept(&["rules"]),
+    Core::EachItem(&["rules"], &["verbs"]),
+    Core::EachItem(&["rules"], &["resources", "nonResourceURLs"]),
+    Core::Kept(&["aggregationRule"]),
+];
+
+/// The kind-specific part of the semantic core (module docs).
+fn kind_core(kind: &str) -> &'static [Core] {
+    use Core::{EachItem, Kept, Keys, OneOf, Same};
+    match kind {
+        "Service" => &[
+            Kept(&["spec", "ports"]),
+            EachItem(&["spec", "ports"], &["port"]),
+            Kept(&["spec", "selector"]),
+            Kept(&["spec", "externalName"]),
+        ],
+        "Ingress" => &[
+            Kept(&["spec", "rules"]),
+            OneOf(&[
+                &["spec", "rules"],
+                &["spec", "defaultBackend"],
+                &["spec", "backend"],
+            ]),
+        ],
+        "Role" => RULES,
+        "ClusterRole" => CLUSTER_ROLE,
+        "RoleBinding" | "ClusterRoleBinding" => &[
+            Kept(&["roleRef", "kind"]),
+            Kept(&["roleRef", "name"]),
+            Kept(&["subjects"]),
+            EachItem(&["subjects"], &["name"]),
+        ],
+        "NetworkPolicy" => &[Kept(&["spec", "policyTypes"])],
+        "PodDisruptionBudget" => &[
+            Kept(&["spec", "selector"]),
+            OneOf(&[&["spec", "minAvailable"], &["spec", "maxUnavailable"]]),
+        ],
+        "HorizontalPodAutoscaler" => &[
+            Same(&["spec", "scaleTargetRef", "kind"]),
+            Same(&["spec", "scaleTargetRef", "name"]),
+            Kept(&["spec", "maxReplicas"]),
+        ],
+        "ScaledObject" => &[
+            Same(&["spec", "scaleTargetRef", "name"]),
+            Kept(&["spec", "triggers"]),
+        ],
+        "ServiceMonitor" => &[Kept(&["spec", "selector"]), Kept(&["spec", "endpoints"])],
+        "Secret" => &[Keys(&[&["data"], &["stringData"]])],
+        "ConfigMap" => &[Keys(&[&["data"], &["binaryData"]])],
+        _ => &[],
+    }
+}
+
+fn at<'n>(node: &'n Node, path: &[&str]) -> Option<&'n Node> {
+    path.iter().try_fold(node, |n, k| n.get(k))
+}
+
+/// Present and not null, `""`, `{}` or `[]`.
+fn filled(node: Option<&Node>) -> bool {
+    let Some(n) = node else {
+        return false;
+    };
+    if let Some(m) = n.as_mapping() {
+        return !m.is_empty();
+    }
+    if let Some(items) = n.as_sequence() {
+        return !items.is_empty();
+    }
+    !n.is_null() && n.as_str() != Some("")
+}
+
+fn dotted(path: &[&str]) -> String {
+    path.join(".")
+}
+
+fn keys_of<'n>(node: &'n Node, maps: &[&[&str]]) -> BTreeSet<&'n str> {
+    maps.iter()
+        .filter_map(|p| at(node, p)?.as_mapping())
+        .flatten()
+        .filter_map(|(k, _)| k.as_scalar().map(|s| s.text.as_str()))
+        .collect()
+}
+
+/// Why `new` lost part of `old`'s semantic core, if it did.
+fn core_violation(old: &Node, new: &Node, req: &Core) -> Option<String> {
+    match req {
+        Core::Kept(p) => (filled(at(old, p)) && !filled(at(new, p)))
+            .then(|| format!("`{}` was removed or emptied", dotted(p))),
+        Core::OneOf(ps) => (ps.iter().any(|p| filled(at(old, p)))
+            && !ps.iter().any(|p| filled(at(new, p))))
+        .then(|| {
+            let names: Vec<String> = ps.iter().map(|p| format!("`{}`", dotted(p))).collect();
+            format!("none of {} is left", names.join(", "))
+        }),
+        Core::Same(p) => {
+            let before = at(old, p)?.to_json().ok();
+            let after = at(new, p).and_then(|n| n.to_json().ok());
+            (before != after).then(|| {
+                format!(
+                    "`{}` changed (it names what the object is about)",
+                    dotted(p)
+                )
+            })
+        }
+        Core::EachItem(list, fields) => {
+            if !filled(at(old, list)) {
+                return None;
+            }
+            let items = at(new, list)?.as_sequence()?;
+            items.iter().enumerate().find_map(|(i, item)| {
+                (!fields.iter().any(|f| filled(item.get(f)))).then(|| {
+                    let names: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+                    format!("`{}[{i}]` has no {}", dotted(list), names.join(" or "))
+                })
+            })
+        }
+        Core::Keys(maps) => {
+            let after = keys_of(new, maps);
+            let lost: Vec<&str> = keys_of(old, maps)
+                .into_iter()
+                .filter(|k| !after.contains(k))
+                .collect();
+            let names: Vec<String> = maps.iter().map(|p| format!("`{}`", dotted(p))).collect();
+            (!lost.is_empty()).then(|| format!("key(s) {lost:?} removed from {}", names.join("/")))
+        }
+    }
+}
+
+/// The object's semantic core (module docs) is kept.
+fn check_core(old: &K8sObject, new: &K8sObject) -> Result<(), PatchFailure> {
+    let kind = old.gvk.kind.as_str();
+    for req in EVERY_KIND.iter().chain(kind_core(kind)) {
+        if let Some(why) = core_violation(&old.node, &new.node, req) {
+            return Err(broken(format!(
+                "{}: {why}; a patch may change the content being audited, not delete it",
+                describe(&identity(old, old.metadata.namespace.as_deref()))
+            )));
+        }
     }
     Ok(())
 }

@@ -322,3 +322,324 @@ proptest! {
         prop_assert!(o.status == PatchStatus::Applied || o.reason.is_some());
     }
 }
+
+// ---- semantic core per kind (issue 13, item 5) ----
+
+/// Applies a JSON Patch (a `serde_json::Value`) to a manifest.
+fn jp(orig: &str, patch: &serde_json::Value) -> PatchOutcome {
+    k8s(orig, &patch.to_string())
+}
+
+#[track_caller]
+fn core_lost(orig: &str, patch: &serde_json::Value, has: &str) {
+    failed(&jp(orig, patch), PatchStatus::PreservationFailed, has);
+}
+
+const SERVICE: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - name: http\n    port: 80\n    nodePort: 30080\n  - name: admin\n    port: 8080\n";
+
+#[test]
+fn service_core_is_kept_ports_may_be_restricted() {
+    // The exploit of the issue: the whole spec removed (was `applied`).
+    core_lost(
+        SERVICE,
+        &json!([{"op": "remove", "path": "/spec"}]),
+        "`spec`",
+    );
+    core_lost(
+        SERVICE,
+        &json!([{"op": "replace", "path": "/spec", "value": {}}]),
+        "`spec`",
+    );
+    core_lost(
+        SERVICE,
+        &json!([{"op": "remove", "path": "/spec/ports"}]),
+        "`spec.ports`",
+    );
+    core_lost(
+        SERVICE,
+        &json!([{"op": "replace", "path": "/spec/ports", "value": []}]),
+        "`spec.ports`",
+    );
+    core_lost(
+        SERVICE,
+        &json!([{"op": "remove", "path": "/spec/selector"}]),
+        "`spec.selector`",
+    );
+    core_lost(
+        SERVICE,
+        &json!([{"op": "remove", "path": "/spec/ports/1/port"}]),
+        "`spec.ports[1]` has no `port`",
+    );
+    // Tightening: ClusterIP instead of NodePort, one port dropped, a
+    // port number changed, the selector corrected.
+    applied(&jp(
+        SERVICE,
+        &json!([
+            {"op": "replace", "path": "/spec/type", "value": "ClusterIP"},
+            {"op": "remove", "path": "/spec/ports/0/nodePort"},
+            {"op": "remove", "path": "/spec/ports/1"},
+            {"op": "replace", "path": "/spec/ports/0/port", "value": 8443},
+            {"op": "replace", "path": "/spec/selector", "value": {"app": "web", "tier": "front"}}
+        ]),
+    ));
+}
+
+const INGRESS: &str = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\nspec:\n  rules:\n  - host: a.example\n    http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n          service:\n            name: web\n            port:\n              number: 80\n  - host: b.example\n";
+
+#[test]
+fn ingress_rules_are_kept() {
+    core_lost(
+        INGRESS,
+        &json!([{"op": "remove", "path": "/spec"}]),
+        "`spec`",
+    );
+    core_lost(
+        INGRESS,
+        &json!([{"op": "replace", "path": "/spec/rules", "value": []}]),
+        "`spec.rules`",
+    );
+    // Dropping one rule, adding TLS: a fix.
+    applied(&jp(
+        INGRESS,
+        &json!([
+            {"op": "remove", "path": "/spec/rules/1"},
+            {"op": "add", "path": "/spec/tls", "value": [{"hosts": ["a.example"], "secretName": "tls"}]}
+        ]),
+    ));
+}
+
+const ROLE: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n  namespace: apps\nrules:\n- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [get, list, \"*\"]\n- apiGroups: [\"\"]\n  resources: [pods]\n  verbs: [get]\n";
+
+#[test]
+fn role_rules_may_lose_permissions_not_vanish() {
+    core_lost(
+        ROLE,
+        &json!([{"op": "remove", "path": "/rules"}]),
+        "`rules`",
+    );
+    core_lost(
+        ROLE,
+        &json!([{"op": "replace", "path": "/rules", "value": []}]),
+        "`rules`",
+    );
+    core_lost(
+        ROLE,
+        &json!([{"op": "replace", "path": "/rules/0/verbs", "value": []}]),
+        "`rules[0]` has no `verbs`",
+    );
+    core_lost(
+        ROLE,
+        &json!([{"op": "remove", "path": "/rules/1/resources"}]),
+        "`resources` or `nonResourceURLs`",
+    );
+    // Removing the dangerous verb, or the whole secrets rule: fixes.
+    applied(&jp(
+        ROLE,
+        &json!([{"op": "remove", "path": "/rules/0/verbs/2"}]),
+    ));
+    applied(&jp(ROLE, &json!([{"op": "remove", "path": "/rules/0"}])));
+}
+
+#[test]
+fn cluster_role_rules_and_aggregation_are_kept() {
+    let cr = ROLE
+        .replace("kind: Role", "kind: ClusterRole")
+        .replace("  namespace: apps\n", "");
+    core_lost(&cr, &json!([{"op": "remove", "path": "/rules"}]), "`rules`");
+    applied(&jp(
+        &cr,
+        &json!([{"op": "replace", "path": "/rules/0/verbs", "value": ["get"]}]),
+    ));
+}
+
+const BINDING: &str = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: cluster-admin\nsubjects:\n- kind: ServiceAccount\n  name: default\n  namespace: apps\n- kind: ServiceAccount\n  name: ci\n  namespace: apps\n";
+
+#[test]
+fn bindings_keep_a_role_and_subjects() {
+    core_lost(
+        BINDING,
+        &json!([{"op": "remove", "path": "/roleRef"}]),
+        "`roleRef.kind`",
+    );
+    core_lost(
+        BINDING,
+        &json!([{"op": "replace", "path": "/roleRef/name", "value": ""}]),
+        "`roleRef.name`",
+    );
+    core_lost(
+        BINDING,
+        &json!([{"op": "remove", "path": "/subjects"}]),
+        "`subjects`",
+    );
+    core_lost(
+        BINDING,
+        &json!([{"op": "remove", "path": "/subjects/1/name"}]),
+        "`subjects[1]` has no `name`",
+    );
+    // Binding a narrower role and dropping the default account: a fix.
+    applied(&jp(
+        BINDING,
+        &json!([
+            {"op": "replace", "path": "/roleRef/name", "value": "view"},
+            {"op": "remove", "path": "/subjects/0"}
+        ]),
+    ));
+    let rb = BINDING
+        .replace("kind: ClusterRoleBinding", "kind: RoleBinding")
+        .replace("name: b\n", "name: b\n  namespace: apps\n");
+    core_lost(
+        &rb,
+        &json!([{"op": "replace", "path": "/subjects", "value": []}]),
+        "`subjects`",
+    );
+}
+
+const NETPOL: &str = "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: np\n  namespace: apps\nspec:\n  podSelector:\n    matchLabels:\n      app: web\n  policyTypes: [Ingress, Egress]\n  ingress:\n  - {}\n  egress:\n  - {}\n";
+
+#[test]
+fn network_policy_spec_is_kept_rules_may_tighten() {
+    core_lost(
+        NETPOL,
+        &json!([{"op": "remove", "path": "/spec"}]),
+        "`spec`",
+    );
+    core_lost(
+        NETPOL,
+        &json!([{"op": "remove", "path": "/spec/policyTypes"}]),
+        "`spec.policyTypes`",
+    );
+    // Denying all ingress instead of allowing all: a fix.
+    applied(&jp(
+        NETPOL,
+        &json!([{"op": "replace", "path": "/spec/ingress", "value": []}]),
+    ));
+}
+
+const PDB: &str = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: pdb\n  namespace: apps\nspec:\n  minAvailable: 100%\n  selector:\n    matchLabels:\n      app: web\n";
+
+#[test]
+fn pdb_keeps_a_budget_and_a_selector() {
+    core_lost(PDB, &json!([{"op": "remove", "path": "/spec"}]), "`spec`");
+    core_lost(
+        PDB,
+        &json!([{"op": "remove", "path": "/spec/minAvailable"}]),
+        "none of",
+    );
+    core_lost(
+        PDB,
+        &json!([{"op": "remove", "path": "/spec/selector"}]),
+        "`spec.selector`",
+    );
+    // Switching to maxUnavailable: a fix.
+    applied(&jp(
+        PDB,
+        &json!([
+            {"op": "remove", "path": "/spec/minAvailable"},
+            {"op": "add", "path": "/spec/maxUnavailable", "value": 1}
+        ]),
+    ));
+}
+
+const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: h\n  namespace: apps\nspec:\n  scaleTargetRef:\n    apiVersion: apps/v1\n    kind: Deployment\n    name: web\n  minReplicas: 1\n  maxReplicas: 10\n";
+
+#[test]
+fn hpa_keeps_its_target_and_bounds() {
+    core_lost(HPA, &json!([{"op": "remove", "path": "/spec"}]), "`spec`");
+    core_lost(
+        HPA,
+        &json!([{"op": "replace", "path": "/spec/scaleTargetRef/name", "value": "other"}]),
+        "`spec.scaleTargetRef.name` changed",
+    );
+    core_lost(
+        HPA,
+        &json!([{"op": "remove", "path": "/spec/maxReplicas"}]),
+        "`spec.maxReplicas`",
+    );
+    applied(&jp(
+        HPA,
+        &json!([{"op": "replace", "path": "/spec/minReplicas", "value": 3}]),
+    ));
+}
+
+#[test]
+fn scaled_object_and_service_monitor_cores() {
+    let so = "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: s\n  namespace: apps\nspec:\n  scaleTargetRef:\n    name: web\n  triggers:\n  - type: cpu\n    metadata:\n      value: \"50\"\n";
+    core_lost(
+        so,
+        &json!([{"op": "replace", "path": "/spec/triggers", "value": []}]),
+        "`spec.triggers`",
+    );
+    core_lost(
+        so,
+        &json!([{"op": "replace", "path": "/spec/scaleTargetRef/name", "value": "x"}]),
+        "changed",
+    );
+    let sm = "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: m\n  namespace: apps\nspec:\n  selector:\n    matchLabels:\n      app: web\n  namespaceSelector:\n    any: true\n  endpoints:\n  - port: http\n";
+    core_lost(
+        sm,
+        &json!([{"op": "remove", "path": "/spec/selector"}]),
+        "`spec.selector`",
+    );
+    core_lost(
+        sm,
+        &json!([{"op": "remove", "path": "/spec/endpoints"}]),
+        "`spec.endpoints`",
+    );
+    // Restricting the namespaces watched: a fix.
+    applied(&jp(
+        sm,
+        &json!([{"op": "replace", "path": "/spec/namespaceSelector", "value": {"matchNames": ["apps"]}}]),
+    ));
+}
+
+#[test]
+fn secret_and_config_map_keys_are_kept_values_may_change() {
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: apps\ntype: Opaque\nstringData:\n  password: hunter2\n  user: admin\n";
+    core_lost(
+        secret,
+        &json!([{"op": "remove", "path": "/stringData"}]),
+        "\"password\"",
+    );
+    core_lost(
+        secret,
+        &json!([{"op": "remove", "path": "/stringData/user"}]),
+        "\"user\"",
+    );
+    applied(&jp(
+        secret,
+        &json!([
+            {"op": "replace", "path": "/stringData/password", "value": "rotated"},
+            {"op": "move", "from": "/stringData/user", "path": "/data"}
+        ])
+        .to_string()
+        .replace("\"path\":\"/data\"", "\"path\":\"/stringData/user\"")
+        .parse::<serde_json::Value>()
+        .expect("json"),
+    ));
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: apps\ndata:\n  DB_PASSWORD: hunter2\n  MODE: prod\n";
+    core_lost(
+        cm,
+        &json!([{"op": "remove", "path": "/data"}]),
+        "\"DB_PASSWORD\"",
+    );
+    applied(&jp(
+        cm,
+        &json!([{"op": "replace", "path": "/data/DB_PASSWORD", "value": "from-secret"}]),
+    ));
+}
+
+#[test]
+fn workload_spec_is_kept_and_other_kinds_only_by_identity() {
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  namespace: apps\nspec:\n  selector:\n    matchLabels: {app: d}\n  template:\n    metadata:\n      labels: {app: d}\n    spec:\n      hostNetwork: true\n      containers:\n      - name: c\n        image: nginx:1.27.0\n";
+    core_lost(deploy, &json!([{"op": "remove", "path": "/spec"}]), "");
+    applied(&jp(
+        deploy,
+        &json!([{"op": "remove", "path": "/spec/template/spec/hostNetwork"}]),
+    ));
+    // SCC: removing a permission only tightens.
+    let scc = "apiVersion: security.openshift.io/v1\nkind: SecurityContextConstraints\nmetadata:\n  name: scc\nallowPrivilegedContainer: true\n";
+    applied(&jp(
+        scc,
+        &json!([{"op": "remove", "path": "/allowPrivilegedContainer"}]),
+    ));
+}
