@@ -641,3 +641,76 @@ fn envs_lists_both_environments_with_profiles_tools_and_budgets() {
     let unknown = sb.run(&["envs", "e9"]);
     assert_eq!(unknown.status.code(), Some(2));
 }
+
+/// Issue 13 item 4: under `--oracle live`, a config the analyzers cannot
+/// scan (a billion-laughs or too-deep manifest) is a recorded per-sample
+/// error, excluded from the metrics and counted — it used to be labelled
+/// clean, and `tool-only` scored 1.05 on it.
+#[test]
+fn live_oracle_records_an_unscannable_config_as_an_error_not_clean() {
+    let sb = Sandbox::new();
+    let mut laughs = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for i in 1..8 {
+        let p = i - 1;
+        laughs.push_str(&format!(
+            "  l{i}: &l{i} [*l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}, *l{p}]\n"
+        ));
+    }
+    let deep = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: deep\n  annotations:\n    a: {}{}\n",
+        "[".repeat(600),
+        "]".repeat(600)
+    );
+    let rows: String = [
+        ("row0", ROW0_YAML.to_owned()),
+        ("laughs", laughs),
+        ("deep", deep),
+    ]
+    .into_iter()
+    .map(|(id, q)| {
+        format!(
+            "{}\n",
+            json!({"id": id, "question": q,
+                       "info": {"violations": [], "patch": null}, "meta": {"lang": "k8s"}})
+        )
+    })
+    .collect();
+    let dataset = sb.write("live.jsonl", &rows);
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        "builtin:tool-only",
+        "--oracle",
+        "live",
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--max-consecutive-errors",
+        "0",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "stderr: {}", stderr(&out));
+    let dir = run_dir_of(&sb, &out);
+    let records = results(&dir);
+    assert_eq!(records.len(), 3);
+    for r in &records {
+        let id = r["example_id"].as_str().unwrap();
+        if id == "row0" {
+            assert!(r["error"].is_null(), "{r}");
+            approx(r["rewards"]["detection"].as_f64().unwrap(), 1.0, id);
+        } else {
+            let message = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("live oracle"), "{id}: {r}");
+            assert!(r["reward"].is_null(), "{id}: {r}");
+            assert!(r["info"]["info"]["oracle_error"].is_string(), "{id}: {r}");
+        }
+    }
+    let summary = read_json(&dir.join("summary.json"));
+    let text = summary.to_string();
+    assert!(
+        text.contains("\"errored\":2"),
+        "two errored samples counted: {summary:#}"
+    );
+}

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown, Role};
+pub use svbench_scan::{Deadline, TimeBudgetExceeded};
 
 /// One scored answer, ready to be recorded.
 #[derive(Debug, Clone)]
@@ -184,17 +185,83 @@ pub trait Environment: Send + Sync {
         Box::new(NoTools)
     }
     /// Parses and scores an answer. Fails only when the example's reference
-    /// answer is unusable (never because of the completion).
+    /// answer is unusable (never because of the completion), or when the
+    /// environment's own scoring time budget runs out.
     fn score(&self, example: &Example, completion: &Completion)
         -> Result<ScoredAnswer, ScoreError>;
+
+    /// [`Environment::score`] that stops by `deadline` (e.g. the end of an
+    /// HTTP request, or of a sample's time limit) — the work itself ends
+    /// then, with a [`ScoreErrorKind::TimeBudgetExceeded`] error, not only
+    /// the caller's wait. Environments whose scoring is cheap ignore the
+    /// deadline (the default); those that run analyzers override this.
+    ///
+    /// # Errors
+    /// As [`Environment::score`].
+    fn score_within(
+        &self,
+        example: &Example,
+        completion: &Completion,
+        deadline: Deadline,
+    ) -> Result<ScoredAnswer, ScoreError> {
+        let _ = deadline;
+        self.score(example, completion)
+    }
 }
 
-/// The reference answer of an example cannot be scored against.
+/// Why an example could not be scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ScoreErrorKind {
+    /// The example's reference cannot be scored against (unreadable labels,
+    /// or a live oracle that could not label the config).
+    #[default]
+    Reference,
+    /// Scoring ran past its time budget and was stopped.
+    TimeBudgetExceeded,
+}
+
+impl ScoreErrorKind {
+    /// `reference` or `time_budget_exceeded` (for records and error codes).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScoreErrorKind::Reference => "reference",
+            ScoreErrorKind::TimeBudgetExceeded => "time_budget_exceeded",
+        }
+    }
+}
+
+/// An example that could not be scored (a per-sample error, never a reward).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("example {example_id}: {message}")]
 pub struct ScoreError {
     /// Example id.
     pub example_id: String,
-    /// What is wrong with the reference.
+    /// What went wrong.
     pub message: String,
+    /// Why, as a category.
+    pub kind: ScoreErrorKind,
+}
+
+impl ScoreError {
+    /// The example's reference is unusable.
+    #[must_use]
+    pub fn reference(example_id: &str, message: impl Into<String>) -> Self {
+        ScoreError {
+            example_id: example_id.to_owned(),
+            message: message.into(),
+            kind: ScoreErrorKind::Reference,
+        }
+    }
+
+    /// Scoring `example_id` ran past its time budget.
+    #[must_use]
+    pub fn time_budget(example_id: &str, exceeded: TimeBudgetExceeded) -> Self {
+        ScoreError {
+            example_id: example_id.to_owned(),
+            message: format!("scoring stopped: {exceeded}"),
+            kind: ScoreErrorKind::TimeBudgetExceeded,
+        }
+    }
 }

@@ -767,8 +767,8 @@ fn prepare_e2(
         )
         .map_err(|e| exit::data(e.to_string()))?;
     if env.args().oracle == OracleMode::Live {
-        e2_dataset::relabel_live(&mut loaded.examples, &env)
-            .map_err(|e| exit::data(e.to_string()))?;
+        // Items the oracle cannot label become per-sample errors when scored.
+        e2_dataset::relabel_live(&mut loaded.examples, &env);
     }
     let rewards = env.rewards();
     // `{backend, version}` per namespace as the tools run it (external

@@ -145,12 +145,8 @@ impl crate::environment::Environment for E1Env {
         example: &svbench_core::Example,
         completion: &Completion,
     ) -> Result<crate::environment::ScoredAnswer, crate::environment::ScoreError> {
-        let gold = super::dataset::normalize_gold(&example.answer).map_err(|message| {
-            crate::environment::ScoreError {
-                example_id: example.id.clone(),
-                message,
-            }
-        })?;
+        let gold = super::dataset::normalize_gold(&example.answer)
+            .map_err(|message| crate::environment::ScoreError::reference(&example.id, message))?;
         let s = E1Env::score(self, completion, gold);
         Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),

@@ -27,8 +27,9 @@ use svbench_core::canonical::{sha256_hex, to_canonical_string, RowHasher};
 use svbench_core::example::{base_example_id, dedupe_ids, parse_jsonl, row_split, DatasetError};
 use svbench_core::Example;
 
-use super::env::{E2Env, E2EnvError, LangFilter};
+use super::env::{E2Env, LangFilter};
 use super::oracle::{oracle_from_row, row_lang};
+use svbench_scan::Deadline;
 use super::Lang;
 
 /// The splits of project corpora.
@@ -392,28 +393,31 @@ pub fn lang_filter(filter: LangFilter) -> impl Fn(&Example) -> bool {
 /// three; tf: opa). The environment in live mode computes the same oracle
 /// itself; relabelling makes the recorded `info` show it.
 ///
-/// # Errors
-/// An external run that failed ([`E2EnvError::LiveOracle`]): an item that
-/// cannot be labelled is never labelled clean.
-pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> Result<(), E2EnvError> {
+/// An item the oracle cannot label (an external run that failed, a scan
+/// error, the scoring time budget: [`super::tools::OracleError`]) is never
+/// labelled clean: its stored labels are removed, `info.oracle_error` says
+/// why, and scoring it is a per-sample error (the environment's own live
+/// oracle fails the same way). Returns how many items that was.
+pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> usize {
+    let mut unlabelled = 0;
     for example in examples {
         let mut row = example.info_value();
         let lang = row_lang(&row);
         let namespaces = E2Env::live_namespaces(lang);
-        let findings = env
+        let deadline = Deadline::after_opt(env.score_budget());
+        let labels = env
             .analyzers()
-            .oracle_findings(lang, &example.question, &namespaces)
-            .map_err(|source| E2EnvError::LiveOracle {
-                example_id: example.id.clone(),
-                source,
-            })?;
-        let violations: Vec<Value> = findings
-            .iter()
-            .map(|f| {
-                json!({"tool": f.tool.as_str(), "rule_id": f.rule_id,
-                       "severity": f.severity.as_str(), "msg": f.message, "loc": f.location()})
-            })
-            .collect();
+            .oracle_findings_within(lang, &example.question, &namespaces, &deadline)
+            .map(|findings| {
+                findings
+                    .iter()
+                    .map(|f| {
+                        json!({"tool": f.tool.as_str(), "rule_id": f.rule_id,
+                               "severity": f.severity.as_str(), "msg": f.message,
+                               "loc": f.location()})
+                    })
+                    .collect::<Vec<Value>>()
+            });
         let Value::Object(map) = &mut row else {
             continue;
         };
@@ -424,7 +428,16 @@ pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> Result<(), E2EnvEr
             *info = Value::Object(Map::new());
         }
         if let Value::Object(info) = info {
-            info.insert("violations".into(), Value::Array(violations));
+            match labels {
+                Ok(violations) => {
+                    info.insert("violations".into(), Value::Array(violations));
+                }
+                Err(e) => {
+                    unlabelled += 1;
+                    info.remove("violations");
+                    info.insert("oracle_error".into(), json!(e.to_string()));
+                }
+            }
             info.insert(
                 "labelled_namespaces".into(),
                 namespaces.iter().map(|t| json!(t.as_str())).collect(),
@@ -436,5 +449,5 @@ pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> Result<(), E2EnvEr
             example.info = raw;
         }
     }
-    Ok(())
+    unlabelled
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
-use svbench_scan::external::{ExternalBackends, ExternalError, ExternalTool, ProbeError};
+use svbench_scan::external::{ExternalBackends, ExternalTool, ProbeError};
 use svbench_scan::patch::lenient::apply_upstream;
 use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
@@ -34,15 +34,23 @@ use super::reward::{
     score_upstream, score_v1, Detection, E2Rewards, PatchEvaluation, Profile, UpstreamPatch,
     UpstreamScore, V1Answer, V1Params, V1Score,
 };
-use super::tools::{file_type, tool_specs, Analyzers, Backend, E2Episode};
+use super::tools::{file_type, tool_specs, Analyzers, Backend, E2Episode, OracleError};
 use super::{E2Parse, Lang, NormalizedId, Oracle, OracleViolation, Severity, Tool};
-use crate::environment::{Budgets, EnvKind, Environment, Episode, ScoreError, ScoredAnswer};
+use crate::environment::{
+    Budgets, Deadline, EnvKind, Environment, Episode, ScoreError, ScoredAnswer, TimeBudgetExceeded,
+};
 
 /// Default turn and tool limits (spec E2 §2.1; harness §1.1).
 pub const DEFAULT_BUDGETS: Budgets = Budgets {
     max_turns: 5,
     tool_budget: 3,
 };
+
+/// Default total time budget of one score: scoring re-scans the config (and
+/// the patched config), each scan also bounded by the scanner's per-file
+/// budget ([`svbench_scan::scan::DEFAULT_TIME_BUDGET`]). Real configs score in
+/// milliseconds; this bounds what a hostile config or patch can cost.
+pub const DEFAULT_SCORE_BUDGET: Duration = Duration::from_secs(60);
 
 /// Where an item's oracle comes from (`oracle` argument, spec E2 §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -204,14 +212,6 @@ pub enum E2EnvError {
          (registry rule sets need the network)"
     )]
     SemgrepConfigRequired(&'static str),
-    /// The live oracle could not label an item: an external run failed.
-    #[error("live oracle for {example_id}: {source}")]
-    LiveOracle {
-        /// The item.
-        example_id: String,
-        /// The failed run.
-        source: ExternalError,
-    },
     /// The reward profile or config is invalid.
     #[error(transparent)]
     Reward(#[from] RewardConfigError),
@@ -467,6 +467,8 @@ pub struct E2Env {
     enabled_rules: Vec<(Tool, Vec<(String, Severity)>)>,
     budgets: Budgets,
     system_prompt_override: Option<String>,
+    /// Total time budget of one score ([`DEFAULT_SCORE_BUDGET`]).
+    score_budget: Option<Duration>,
 }
 
 impl E2Env {
@@ -532,6 +534,7 @@ impl E2Env {
             enabled_rules,
             budgets: DEFAULT_BUDGETS,
             system_prompt_override: None,
+            score_budget: Some(DEFAULT_SCORE_BUDGET),
         })
     }
 
@@ -563,6 +566,19 @@ impl E2Env {
     /// `--tool-budget`); the runner enforces them.
     pub fn set_budgets(&mut self, budgets: Budgets) {
         self.budgets = budgets;
+    }
+
+    /// Sets the total time budget of one score (the live oracle's scan and
+    /// the patch re-scans together); `None` leaves only the per-file scan
+    /// budget and a caller's deadline ([`Environment::score_within`]).
+    pub fn set_score_budget(&mut self, budget: Option<Duration>) {
+        self.score_budget = budget;
+    }
+
+    /// The total time budget of one score.
+    #[must_use]
+    pub fn score_budget(&self) -> Option<Duration> {
+        self.score_budget
     }
 
     /// Replaces the system prompt of every item (`--system-prompt-file`).
@@ -604,12 +620,26 @@ impl E2Env {
     /// (`crosscheck` labels natively).
     ///
     /// # Errors
-    /// An external run that failed (the config cannot be labelled).
-    pub fn live_oracle(&self, lang: Lang, config: &str) -> Result<Oracle, ExternalError> {
+    /// The config cannot be labelled ([`OracleError`]: an external run that
+    /// failed, a scan error, the time budget): never "clean".
+    pub fn live_oracle(&self, lang: Lang, config: &str) -> Result<Oracle, OracleError> {
+        self.live_oracle_within(lang, config, &Deadline::NONE)
+    }
+
+    /// [`E2Env::live_oracle`] that stops by `deadline`.
+    ///
+    /// # Errors
+    /// As [`E2Env::live_oracle`].
+    pub fn live_oracle_within(
+        &self,
+        lang: Lang,
+        config: &str,
+        deadline: &Deadline,
+    ) -> Result<Oracle, OracleError> {
         let namespaces = Self::live_namespaces(lang);
         let violations = self
             .analyzers
-            .oracle_findings(lang, config, &namespaces)?
+            .oracle_findings_within(lang, config, &namespaces, deadline)?
             .iter()
             .map(|f| OracleViolation {
                 id: f.full_id(),
@@ -622,23 +652,45 @@ impl E2Env {
         })
     }
 
-    /// Reads an example: language, config and oracle (per the oracle mode).
+    /// Reads an example: language, config and oracle (per the oracle mode),
+    /// within the scoring time budget ([`E2Env::set_score_budget`]).
     ///
     /// # Errors
-    /// A dataset-mode row without a usable label list.
+    /// A dataset-mode row without a usable label list; in live mode, a
+    /// config the oracle could not label (a per-sample error, never clean).
     pub fn item(&self, example: &Example) -> Result<E2Item, ScoreError> {
+        self.item_within(example, &Deadline::after_opt(self.score_budget))
+    }
+
+    /// [`E2Env::item`] that stops by `deadline`.
+    ///
+    /// # Errors
+    /// As [`E2Env::item`]; [`crate::environment::ScoreErrorKind::TimeBudgetExceeded`] when the
+    /// live oracle's scan ran past `deadline`.
+    pub fn item_within(
+        &self,
+        example: &Example,
+        deadline: &Deadline,
+    ) -> Result<E2Item, ScoreError> {
         let row = row_of(example);
         let lang = row_lang(&row);
         let config = example.question.clone();
         let oracle = match self.args.oracle {
-            OracleMode::Dataset => oracle_from_row(&row).map_err(|e| ScoreError {
-                example_id: example.id.clone(),
-                message: format!("cannot read the oracle: {e}"),
+            OracleMode::Dataset => oracle_from_row(&row).map_err(|e| {
+                ScoreError::reference(&example.id, format!("cannot read the oracle: {e}"))
             })?,
-            OracleMode::Live => self.live_oracle(lang, &config).map_err(|e| ScoreError {
-                example_id: example.id.clone(),
-                message: format!("cannot compute the live oracle: {e}"),
-            })?,
+            OracleMode::Live => match self.live_oracle_within(lang, &config, deadline) {
+                Ok(oracle) => oracle,
+                Err(OracleError::TimeBudget(e)) => {
+                    return Err(ScoreError::time_budget(&example.id, e))
+                }
+                Err(e) => {
+                    return Err(ScoreError::reference(
+                        &example.id,
+                        format!("cannot compute the live oracle: {e}"),
+                    ))
+                }
+            },
         };
         Ok(E2Item {
             lang,
@@ -692,9 +744,18 @@ impl E2Env {
         }
     }
 
-    /// Scores one completion of an item: both parsers, both profiles.
-    #[must_use]
-    pub fn score_item(&self, item: &E2Item, completion: &Completion) -> E2Score {
+    /// Scores one completion of an item: both parsers, both profiles; the
+    /// re-scans of the patch paths stop by `deadline`.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when a re-scan ran past `deadline` (or the
+    /// scanner's own per-file budget).
+    pub fn score_item(
+        &self,
+        item: &E2Item,
+        completion: &Completion,
+        deadline: &Deadline,
+    ) -> Result<E2Score, TimeBudgetExceeded> {
         let no_answer = has_pending_tool_calls(completion);
         let (v1_parse, up_parse) = if no_answer {
             (E2Parse::NoAnswer, E2Parse::NoAnswer)
@@ -721,11 +782,25 @@ impl E2Env {
             )
         });
         let evaluation = match &outcome {
-            Some(outcome) => PatchEvaluation::from_outcome(
-                outcome,
-                self.analyzers.ids(item.lang, &item.config, namespaces),
-                |patched| self.analyzers.ids(item.lang, patched, namespaces),
-            ),
+            Some(outcome) => {
+                let before =
+                    self.analyzers
+                        .ids_within(item.lang, &item.config, namespaces, deadline)?;
+                let mut stopped = None;
+                let evaluation = PatchEvaluation::from_outcome(outcome, before, |patched| {
+                    self.analyzers
+                        .ids_within(item.lang, patched, namespaces, deadline)
+                        .unwrap_or_else(|e| {
+                            stopped = Some(e);
+                            BTreeSet::new()
+                        })
+                });
+                // A re-scan that did not finish is no evidence about the patch.
+                if let Some(e) = stopped {
+                    return Err(e);
+                }
+                evaluation
+            }
             None => PatchEvaluation::NotGiven,
         };
         let catalogue = &self.catalogue;
@@ -740,7 +815,7 @@ impl E2Env {
 
         // Upstream patch path: lenient apply, primary re-scan, no
         // preservation check.
-        let upstream_patch = self.upstream_patch(item, &up_parse);
+        let upstream_patch = self.upstream_patch(item, &up_parse, deadline)?;
         let upstream = score_upstream(
             item.lang,
             &item.oracle.violations,
@@ -749,7 +824,7 @@ impl E2Env {
             &tool_messages,
         );
 
-        E2Score {
+        Ok(E2Score {
             no_answer,
             v1_parse,
             up_parse,
@@ -759,20 +834,27 @@ impl E2Env {
             v1,
             upstream,
             upstream_patch,
-        }
+        })
     }
 
     /// The `upstream` profile's patch path (spec E2 §5.1) on the
     /// upstream-parsed answer's patch.
-    fn upstream_patch(&self, item: &E2Item, up_parse: &E2Parse) -> UpstreamPatchRecord {
+    fn upstream_patch(
+        &self,
+        item: &E2Item,
+        up_parse: &E2Parse,
+        deadline: &Deadline,
+    ) -> Result<UpstreamPatchRecord, TimeBudgetExceeded> {
         let text = match up_parse {
             E2Parse::Valid { answer, .. } => answer.patch.as_deref().unwrap_or(""),
             E2Parse::Invalid { .. } | E2Parse::NoAnswer => "",
         };
-        let record = |status, reason: Option<String>, patch| UpstreamPatchRecord {
-            status,
-            reason,
-            patch,
+        let record = |status, reason: Option<String>, patch| {
+            Ok(UpstreamPatchRecord {
+                status,
+                reason,
+                patch,
+            })
         };
         if text.trim().is_empty() {
             return record("none", None, UpstreamPatch::NotApplied);
@@ -806,8 +888,12 @@ impl E2Env {
                         UpstreamPatch::AdapterError,
                     );
                 }
-                self.analyzers
-                    .ids(Lang::K8s, &patched, &BTreeSet::from([Tool::KubeLinter]))
+                self.analyzers.ids_within(
+                    Lang::K8s,
+                    &patched,
+                    &BTreeSet::from([Tool::KubeLinter]),
+                    deadline,
+                )?
             }
             // The primary tool for Terraform is semgrep. Upstream re-scanned
             // a temporary file without a `.tf` suffix, on which semgrep
@@ -1208,13 +1294,29 @@ impl Environment for E2Env {
         ))
     }
 
+    /// Scores within the environment's scoring budget
+    /// ([`E2Env::set_score_budget`]).
     fn score(
         &self,
         example: &Example,
         completion: &Completion,
     ) -> Result<ScoredAnswer, ScoreError> {
-        let item = self.item(example)?;
-        let score = self.score_item(&item, completion);
+        self.score_within(example, completion, Deadline::NONE)
+    }
+
+    /// The live oracle's scan and the patch re-scans stop at the earlier of
+    /// `deadline` and the environment's own scoring budget.
+    fn score_within(
+        &self,
+        example: &Example,
+        completion: &Completion,
+        deadline: Deadline,
+    ) -> Result<ScoredAnswer, ScoreError> {
+        let deadline = deadline.min(Deadline::after_opt(self.score_budget));
+        let item = self.item_within(example, &deadline)?;
+        let score = self
+            .score_item(&item, completion, &deadline)
+            .map_err(|e| ScoreError::time_budget(&example.id, e))?;
         Ok(self.scored_answer(&item, completion, &score))
     }
 }

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use svbench_scan::external::{crosscheck, ExternalBackends, ExternalError};
 use svbench_scan::scan::{FileReport, FileType, Scanner};
-use svbench_scan::{Analysis, Finding};
+use svbench_scan::{Analysis, Deadline, Finding, ScanError, TimeBudgetExceeded};
 
 use super::{Lang, Tool};
 use crate::environment::{Episode, ToolResult};
@@ -174,13 +174,86 @@ impl Backend {
     }
 }
 
+/// Why the live oracle could not label a config. Such an item is a recorded
+/// per-sample error, never "clean": an empty finding list from a scan that
+/// did not run is not evidence of anything.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum OracleError {
+    /// An external run failed as a whole.
+    #[error(transparent)]
+    External(#[from] ExternalError),
+    /// Part of the config could not be analysed by a labelled namespace (a
+    /// document that does not parse or exceeds the YAML limits, an HCL
+    /// syntax error, a policy evaluation that failed or timed out).
+    #[error("the config could not be fully scanned: {}", describe(.errors))]
+    Unscannable {
+        /// The scan's errors for the labelled namespaces.
+        errors: Vec<ScanError>,
+    },
+    /// The scan ran past the time budget.
+    #[error("scanning the config: {0}")]
+    TimeBudget(#[from] TimeBudgetExceeded),
+}
+
+/// `doc N: tool: message; …` (the first few errors).
+fn describe(errors: &[ScanError]) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = errors
+        .iter()
+        .take(SHOWN)
+        .map(|e| {
+            let doc = e
+                .doc_index
+                .map(|i| format!("doc {i}: "))
+                .unwrap_or_default();
+            let tool = e
+                .tool
+                .map(|t| format!("{}: ", t.as_str()))
+                .unwrap_or_default();
+            format!("{doc}{tool}{}", e.message)
+        })
+        .collect();
+    if errors.len() > SHOWN {
+        parts.push(format!("and {} more", errors.len() - SHOWN));
+    }
+    parts.join("; ")
+}
+
+/// Native scanners ready for use. Scans of one environment run in parallel
+/// (serve scores on several threads): each takes an idle scanner, or a clone
+/// of the configured one (a clone shares the compiled policies), and puts
+/// it back after.
+#[derive(Debug)]
+struct ScannerPool {
+    template: Scanner,
+    idle: Mutex<Vec<Scanner>>,
+}
+
+impl ScannerPool {
+    fn with<T>(&self, f: impl FnOnce(&mut Scanner) -> T) -> T {
+        let taken = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut scanner = taken.unwrap_or_else(|| self.template.clone());
+        let out = f(&mut scanner);
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(scanner);
+        out
+    }
+}
+
 /// The analyzers of an environment, shared by its episodes and its scoring,
 /// with a result cache per (file type, content): the native scanner always
 /// (scoring re-scans are native, spec E2 §5.2), and the probed external
 /// binaries when `backend` is `external` or `crosscheck`.
 #[derive(Debug)]
 pub struct Analyzers {
-    scanner: Mutex<Scanner>,
+    scanners: ScannerPool,
     versions: HashMap<Tool, String>,
     cache: Mutex<ReportCache>,
     backend: Backend,
@@ -198,7 +271,10 @@ impl Analyzers {
             .filter_map(|(name, info)| Some((Tool::parse(name)?, info.version)))
             .collect();
         Self {
-            scanner: Mutex::new(scanner),
+            scanners: ScannerPool {
+                template: scanner,
+                idle: Mutex::new(Vec::new()),
+            },
             versions,
             cache: Mutex::new(HashMap::new()),
             backend: Backend::Native,
@@ -270,8 +346,31 @@ impl Analyzers {
     }
 
     /// The full scan of `text` as workspace file `lang.workspace_name()`
-    /// (every namespace that applies), cached.
+    /// (every namespace that applies), cached. A scan that ran past the
+    /// scanner's time budget is a report with that error and no findings.
     pub fn report(&self, lang: Lang, text: &str) -> Arc<FileReport> {
+        match self.report_within(lang, text, &Deadline::NONE) {
+            Ok(report) => report,
+            Err(e) => Arc::new(FileReport::unreadable(
+                lang.workspace_name(),
+                file_type(lang),
+                format!("scan stopped, no findings reported: {e}"),
+            )),
+        }
+    }
+
+    /// [`Analyzers::report`] that stops by `deadline` (or the scanner's own
+    /// per-file budget, whichever comes first). Only finished scans are
+    /// cached.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when the budget ran out first.
+    pub fn report_within(
+        &self,
+        lang: Lang,
+        text: &str,
+        deadline: &Deadline,
+    ) -> Result<Arc<FileReport>, TimeBudgetExceeded> {
         let file_type = file_type(lang);
         let key = (file_type, Sha256::digest(text.as_bytes()).into());
         if let Some(hit) = self
@@ -280,20 +379,17 @@ impl Analyzers {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
-            return Arc::clone(hit);
+            return Ok(Arc::clone(hit));
         }
-        let report = Arc::new(
-            self.scanner
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .scan(lang.workspace_name(), text.as_bytes(), file_type),
-        );
+        let report = Arc::new(self.scanners.with(|scanner| {
+            scanner.scan_within(lang.workspace_name(), text.as_bytes(), file_type, deadline)
+        })?);
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= CACHE_CAPACITY {
             cache.clear();
         }
         cache.insert(key, Arc::clone(&report));
-        report
+        Ok(report)
     }
 
     /// One external run of `tool` on `text` as workspace file
@@ -338,28 +434,72 @@ impl Analyzers {
     /// native scanner's. kube-linter does not run on Terraform.
     ///
     /// # Errors
-    /// An external run that failed: the config cannot be labelled (never
-    /// "clean").
+    /// The config cannot be labelled (never "clean", [`OracleError`]): an
+    /// external run that failed, a scan error of a labelled namespace (or of
+    /// the whole file), or the scanner's time budget ran out.
     pub fn oracle_findings(
         &self,
         lang: Lang,
         text: &str,
         namespaces: &BTreeSet<Tool>,
-    ) -> Result<Vec<Finding>, ExternalError> {
+    ) -> Result<Vec<Finding>, OracleError> {
+        self.oracle_findings_within(lang, text, namespaces, &Deadline::NONE)
+    }
+
+    /// [`Analyzers::oracle_findings`] that stops by `deadline`.
+    ///
+    /// # Errors
+    /// As [`Analyzers::oracle_findings`]; [`OracleError::TimeBudget`] when
+    /// `deadline` passes first.
+    pub fn oracle_findings_within(
+        &self,
+        lang: Lang,
+        text: &str,
+        namespaces: &BTreeSet<Tool>,
+        deadline: &Deadline,
+    ) -> Result<Vec<Finding>, OracleError> {
         let mut findings = Vec::new();
+        let mut errors = Vec::new();
         let mut native: Option<Arc<FileReport>> = None;
+        let mut native_tools = BTreeSet::new();
         for &tool in namespaces {
             if tool == Tool::KubeLinter && lang == Lang::Tf {
                 continue;
             }
             if self.runs_external(tool) {
+                deadline.check()?;
                 if let Some(run) = self.external_run(tool, lang, text) {
-                    findings.extend(run?.findings.iter().filter(|f| f.tool == tool).cloned());
+                    let run = run?;
+                    findings.extend(run.findings.iter().filter(|f| f.tool == tool).cloned());
+                    errors.extend(
+                        run.errors
+                            .iter()
+                            .filter(|e| e.tool.is_none_or(|t| t == tool))
+                            .cloned(),
+                    );
                 }
             } else {
-                let report = native.get_or_insert_with(|| self.report(lang, text));
+                let report = match &native {
+                    Some(report) => Arc::clone(report),
+                    None => Arc::clone(native.insert(self.report_within(lang, text, deadline)?)),
+                };
                 findings.extend(report.findings.iter().filter(|f| f.tool == tool).cloned());
+                native_tools.insert(tool);
             }
+        }
+        if let Some(report) = &native {
+            // File-level errors (no tool) once, and those of the namespaces
+            // labelled natively.
+            errors.extend(
+                report
+                    .errors
+                    .iter()
+                    .filter(|e| e.tool.is_none_or(|t| native_tools.contains(&t)))
+                    .cloned(),
+            );
+        }
+        if !errors.is_empty() {
+            return Err(OracleError::Unscannable { errors });
         }
         findings.sort_by(Finding::output_order);
         Ok(findings)
@@ -370,21 +510,30 @@ impl Analyzers {
     /// are "B = native scan of the original, Q = native scan of the patched
     /// text" (spec E2 §5.2).
     pub fn ids(&self, lang: Lang, text: &str, namespaces: &BTreeSet<Tool>) -> BTreeSet<String> {
-        self.report(lang, text)
-            .findings
-            .iter()
-            .filter(|f| namespaces.contains(&f.tool))
-            .map(svbench_scan::Finding::full_id)
-            .collect()
+        full_ids(&self.report(lang, text), namespaces)
+    }
+
+    /// [`Analyzers::ids`] that stops by `deadline`.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when `deadline` (or the scanner's own budget)
+    /// passes first.
+    pub fn ids_within(
+        &self,
+        lang: Lang,
+        text: &str,
+        namespaces: &BTreeSet<Tool>,
+        deadline: &Deadline,
+    ) -> Result<BTreeSet<String>, TimeBudgetExceeded> {
+        let report = self.report_within(lang, text, deadline)?;
+        Ok(full_ids(&report, namespaces))
     }
 
     /// How many Kubernetes objects kube-linter loads from `text`; 0 is its
     /// "no valid objects" case (not cached: decoding is cheap next to a scan).
     pub fn k8s_objects(&self, text: &str) -> usize {
-        self.scanner
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .k8s_objects(text.as_bytes())
+        self.scanners
+            .with(|scanner| scanner.k8s_objects(text.as_bytes()))
     }
 
     /// The §2.2 result of one tool call on `text`: findings and errors of
@@ -434,22 +583,34 @@ impl Analyzers {
                 None => (Vec::new(), Vec::new(), None),
             }
         } else {
-            let report = self.report(lang, text);
-            (
-                report
-                    .findings
-                    .iter()
-                    .filter(|f| f.tool == tool)
-                    .cloned()
-                    .collect(),
-                report
-                    .errors
-                    .iter()
-                    .filter(|e| e.tool.is_none_or(|t| t == tool))
-                    .cloned()
-                    .collect(),
-                None,
-            )
+            match self.report_within(lang, text, &Deadline::NONE) {
+                Ok(report) => (
+                    report
+                        .findings
+                        .iter()
+                        .filter(|f| f.tool == tool)
+                        .cloned()
+                        .collect(),
+                    report
+                        .errors
+                        .iter()
+                        .filter(|e| e.tool.is_none_or(|t| t == tool))
+                        .cloned()
+                        .collect(),
+                    None,
+                ),
+                // Like a failed external run: an error result, never clean.
+                Err(e) => (
+                    Vec::new(),
+                    vec![ScanError {
+                        file: lang.workspace_name().to_owned(),
+                        doc_index: None,
+                        tool: Some(tool),
+                        message: format!("scan stopped, no findings reported: {e}"),
+                    }],
+                    Some(format!("time_budget_exceeded: {e}")),
+                ),
+            }
         };
         let truncated = findings.len() > max_findings;
         result.insert(
@@ -472,7 +633,11 @@ impl Analyzers {
             Some(message) => ToolResult {
                 content: Value::Object(result).to_string(),
                 ok: false,
-                error: Some(format!("external_failed: {message}")),
+                error: Some(if external {
+                    format!("external_failed: {message}")
+                } else {
+                    message
+                }),
             },
         }
     }
@@ -512,6 +677,16 @@ impl Analyzers {
             Err(e) => json!({"backend": "external", "version": version, "error": e.to_string()}),
         })
     }
+}
+
+/// Distinct full ids `tool/rule` of a report's findings of `namespaces`.
+fn full_ids(report: &FileReport, namespaces: &BTreeSet<Tool>) -> BTreeSet<String> {
+    report
+        .findings
+        .iter()
+        .filter(|f| namespaces.contains(&f.tool))
+        .map(Finding::full_id)
+        .collect()
 }
 
 /// A successful call's result.
