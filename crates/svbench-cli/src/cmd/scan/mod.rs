@@ -105,10 +105,15 @@ struct FileOutput<'a> {
 /// Runs the command; returns the exit code.
 pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let patch_text = match &args.patch {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .map_err(|e| exit::usage(format!("--patch {}: {e}", path.display())))?,
-        ),
+        Some(path) => {
+            let meta = std::fs::metadata(path)
+                .map_err(|e| exit::usage(format!("--patch {}: {e}", path.display())))?;
+            inputs::refuse_non_regular(path, &meta, "--patch ")?;
+            Some(
+                std::fs::read_to_string(path)
+                    .map_err(|e| exit::usage(format!("--patch {}: {e}", path.display())))?,
+            )
+        }
         None => None,
     };
     if patch_text.is_some() && args.backend != "native" {
@@ -132,11 +137,6 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         include: args.include.clone(),
         exclude: args.exclude.clone(),
         policy_dirs: args.policy_dir.clone(),
-        ..ScanOptions::default()
-    };
-    let mut scanner = Scanner::new(&options).map_err(|e| exit::usage(e.to_string()))?;
-    if args.list_checks {
-        print!("{}", text::render_checks(&scanner));
         time_budget: match Duration::try_from_secs_f64(args.time_budget) {
             Ok(budget) if budget.is_zero() => None,
             Ok(budget) => Some(budget),
@@ -147,6 +147,11 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                 )))
             }
         },
+        ..ScanOptions::default()
+    };
+    let mut scanner = Scanner::new(&options).map_err(|e| exit::usage(e.to_string()))?;
+    if args.list_checks {
+        print!("{}", text::render_checks(&scanner));
         return Ok(exit::OK);
     }
 
@@ -277,7 +282,7 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             writeln!(out)?;
         }
         "sarif" => {
-            serde_json::to_writer_pretty(&mut out, &sarif::render(&reports, &analyzers))?;
+            sarif::write(&mut out, &reports, &analyzers)?;
             writeln!(out)?;
         }
         _ => {
