@@ -47,10 +47,22 @@ pub fn assert_span(text: &str, range: &std::ops::Range<usize>, what: &str) {
     );
 }
 
-/// The 1-based line count of `text` as line numbers can name them (a final
-/// line without newline counts, and one past the end is allowed for
-/// "at end of input" positions).
+/// The 1-based line count of `text` as line numbers can name them: `\n`,
+/// `\r\n` and a lone `\r` each end a line (YAML's line breaks), a final
+/// line without newline counts, and one past the end is allowed for "at end
+/// of input" positions.
 #[must_use]
 pub fn max_line(text: &str) -> usize {
-    text.bytes().filter(|b| *b == b'\n').count() + 2
+    max_line_bytes(text.as_bytes())
+}
+
+/// [`max_line`] of raw bytes.
+#[must_use]
+pub fn max_line_bytes(data: &[u8]) -> usize {
+    let lone_cr = data
+        .iter()
+        .enumerate()
+        .filter(|(i, b)| **b == b'\r' && data.get(i + 1) != Some(&b'\n'))
+        .count();
+    data.iter().filter(|b| **b == b'\n').count() + lone_cr + 2
 }

@@ -34,7 +34,7 @@ pub fn run(data: &[u8]) {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .scan(path, bytes, file_type);
-    let last_line = bytes.iter().filter(|b| **b == b'\n').count() + 2;
+    let last_line = crate::max_line_bytes(bytes);
     for f in &report.findings {
         assert_eq!(f.file, path, "finding names another file");
         if let Some(line) = f.line {
