@@ -543,3 +543,102 @@ fn timeouts_and_empty_replies_are_retried_then_recorded() {
     assert_eq!(summary["errors_by_kind"]["timeout"], 1);
     assert_eq!(summary["errors_by_kind"]["malformed_response"], 1);
 }
+
+/// `svbench eval e1` with `--base-url URL` (and the key variable set).
+fn eval_at(sb: &Sandbox, url: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "eval",
+        "e1",
+        "--model",
+        "fake-model",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "SVB_TEST_KEY",
+        "--no-progress",
+        "--no-cache",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args(&args)
+        .current_dir(sb.path())
+        .env("SVB_TEST_KEY", KEY)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// Every file under `dir`, recursively, as lossy text.
+fn all_text_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(all_text_under(&path));
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            out.push((path, text));
+        }
+    }
+    out
+}
+
+#[test]
+fn base_url_query_is_sent_after_the_path_and_its_secret_never_recorded() {
+    const QSECRET: &str = "q-s3cr3t-in-the-query";
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    let url = format!(
+        "{}?api-key={QSECRET}&api-version=2024-06-01",
+        server.base_url()
+    );
+    let out = eval_at(&sb, &url, &["-n", "3", "--run-id", "q"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(QSECRET) && !stdout(&out).contains(QSECRET));
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert_eq!(reqs[0].path, "/v1/chat/completions");
+    assert_eq!(
+        reqs[0].query.as_deref(),
+        Some(format!("api-key={QSECRET}&api-version=2024-06-01").as_str())
+    );
+    assert_eq!(
+        reqs[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let dir = run_dir(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(
+        meta["endpoint"]["base_url"],
+        format!(
+            "{}?api-key=REDACTED&api-version=2024-06-01",
+            server.base_url()
+        )
+    );
+    for (path, text) in all_text_under(&dir) {
+        assert!(
+            !text.contains(QSECRET),
+            "secret leaked into {}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn base_url_userinfo_is_refused_with_a_hint_and_never_echoed() {
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    let url = server
+        .base_url()
+        .replacen("http://", "http://alice:PW-s3cr3t@", 1);
+    let out = eval_at(&sb, &url, &["-n", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--api-key-env"), "{err}");
+    assert!(
+        !err.contains("PW-s3cr3t") && !err.contains("alice"),
+        "{err}"
+    );
+    assert_eq!(server.request_count(), 0);
+    assert!(!sb.path().join("outputs").exists());
+}

@@ -11,6 +11,8 @@ pub struct RecordedRequest {
     pub index: usize,
     /// Request path, e.g. `/v1/chat/completions`.
     pub path: String,
+    /// The query string (without `?`), if the URL had one.
+    pub query: Option<String>,
     /// Every header as sent (names lower-cased, values lossily decoded),
     /// including `authorization`.
     pub headers: Vec<(String, String)>,

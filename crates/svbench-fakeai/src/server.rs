@@ -327,6 +327,7 @@ async fn handle(
     }
 
     let path = path.to_owned();
+    let query = req.uri().query().map(str::to_owned);
     let (parts, mut body) = req.into_parts();
     let mut bytes = Vec::with_capacity(body.size_hint().exact().unwrap_or(0).min(1 << 20) as usize);
     while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
@@ -374,6 +375,7 @@ async fn handle(
         shared.recorded().push(RecordedRequest {
             index,
             path,
+            query,
             headers,
             body: parsed.unwrap_or(Value::Null),
             received_at,

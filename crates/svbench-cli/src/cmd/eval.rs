@@ -1061,7 +1061,10 @@ fn new_metadata(
             errored: 0,
             pending: planned,
         },
-        argv: std::env::args().collect(),
+        // Credentials in URLs (userinfo, `?api-key=…`) are never recorded.
+        argv: std::env::args()
+            .map(|a| svbench_runner::client::redact_urls_in(&a))
+            .collect(),
         notes: args.notes.clone(),
         budget_group: args.budget_group.clone(),
     }

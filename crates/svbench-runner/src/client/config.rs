@@ -436,10 +436,8 @@ fn build_profile(name: &str, rp: RawProfile, base: Option<Profile>) -> Result<Pr
         (None, None) => return Err(format!("{table} base_url is required")),
     };
     let base_url = base_url.trim_end_matches('/').to_string();
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-        return Err(format!(
-            "{table} base_url `{base_url}` must start with http:// or https://"
-        ));
+    if let Err(e) = super::url::EndpointUrl::parse(&base_url) {
+        return Err(format!("{table} base_url {e}"));
     }
     let api_key_env = match rp.api_key_env {
         Some(v) if v.is_empty() => None,

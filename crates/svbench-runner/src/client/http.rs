@@ -1,5 +1,5 @@
 //! The HTTP transport: one pooled reqwest client (rustls) per model client,
-//! posting prepared bodies to `{base_url}/chat/completions` with a
+//! posting prepared bodies to `{base_url}/chat/completions[?query]` with a
 //! per-attempt timeout. Headers (and so the key) are never logged or
 //! Debug-printed: the auth header value is marked sensitive.
 
@@ -40,7 +40,10 @@ pub enum AttemptError {
 /// Posts request bodies to one endpoint.
 pub struct Transport {
     client: reqwest::Client,
+    /// The request URL (its query may hold a secret: never printed).
     url: String,
+    /// The base URL as recorded (redacted).
+    shown_url: String,
     /// Header names sent (for Debug; values stay inside the client).
     header_names: Vec<String>,
 }
@@ -48,7 +51,7 @@ pub struct Transport {
 impl fmt::Debug for Transport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Transport")
-            .field("url", &self.url)
+            .field("base_url", &self.shown_url)
             .field("headers", &self.header_names)
             .finish_non_exhaustive()
     }
@@ -90,12 +93,14 @@ impl Transport {
             .map_err(|e| TransportError::Build(e.to_string()))?;
         Ok(Self {
             client,
-            url: format!("{}/chat/completions", route.base_url),
+            url: route.url.request_url("chat/completions"),
+            shown_url: route.base_url.clone(),
             header_names,
         })
     }
 
-    /// The URL posted to.
+    /// The URL posted to. May hold a secret query value: send it, never
+    /// record or print it.
     pub fn url(&self) -> &str {
         &self.url
     }

@@ -18,6 +18,7 @@ pub mod request;
 pub mod response;
 pub mod retry;
 pub mod routing;
+pub mod url;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -41,6 +42,7 @@ pub use request::{build_body, derive_seed, Sampling};
 pub use response::{parse_response, parse_response_value, MalformedResponse, ParsedResponse};
 pub use retry::{classify_status, parse_retry_after, FailureClass, RetryDecision, RetryPolicy};
 pub use routing::{route, ApiKey, Route, RouteError, RouteRule};
+pub use url::{redact_url, redact_urls_in, EndpointUrl, UrlError};
 
 /// Default `--request-timeout`.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -176,17 +178,21 @@ pub struct RetryEvent {
 /// Callback receiving [`RetryEvent`]s.
 pub type RetryObserver = Arc<dyn Fn(&RetryEvent) + Send + Sync>;
 
-/// Scrubs the key out of text that came from the server (error bodies may
-/// echo it).
+/// Scrubs the key, and the secret query values of the base URL, out of
+/// text that came from the server (error bodies may echo them).
 #[derive(Clone, Default)]
-struct Redactor(Option<ApiKey>);
+struct Redactor(Option<ApiKey>, Vec<String>);
 
 impl Redactor {
     fn scrub(&self, text: &str) -> String {
-        match &self.0 {
+        let mut out = match &self.0 {
             Some(k) if !k.expose().is_empty() => text.replace(k.expose(), "[REDACTED]"),
             _ => text.to_string(),
+        };
+        for secret in &self.1 {
+            out = out.replace(secret.as_str(), "[REDACTED]");
         }
+        out
     }
 }
 
@@ -239,6 +245,7 @@ impl ModelClient {
     ) -> Result<Self, ClientError> {
         let key = route.api_key()?;
         let transport = Transport::new(&route, key.as_ref())?;
+        let redactor = Redactor(key, route.url.secrets());
         let sampling = Sampling::new(
             &route,
             settings.max_tokens,
@@ -251,7 +258,7 @@ impl ModelClient {
             settings,
             policy: RetryPolicy::default(),
             transport,
-            redactor: Redactor(key),
+            redactor,
             limiter,
             cache: cache.filter(|_| settings.cache_mode != CacheMode::Off),
             counters: Counters::default(),

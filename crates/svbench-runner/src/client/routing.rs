@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use svbench_core::record::EndpointRecord;
 
 use super::config::{Config, Profile, ReasoningSetting, TokenParam};
+use super::url::{EndpointUrl, UrlError};
 use crate::limits::Limits;
 
 /// Prefix of builtin policies (routing rule 1).
@@ -45,9 +46,10 @@ pub enum RouteError {
          or pass --base-url"
     )]
     Unroutable(String),
-    /// `--base-url` is not an http(s) URL.
-    #[error("--base-url `{0}` must start with http:// or https://")]
-    BadBaseUrl(String),
+    /// `--base-url` (or a profile's `base_url`) is refused: not http(s),
+    /// no host, credentials in it, or a fragment. Never echoes a secret.
+    #[error("--base-url {0}")]
+    BadBaseUrl(#[from] UrlError),
     /// The key's environment variable is unset or empty.
     #[error("environment variable {var} is not set (model `{model}`)\nhint: set {var} or pass --api-key-env")]
     MissingApiKey {
@@ -102,8 +104,12 @@ pub struct Route {
     pub profile: String,
     /// Provider recorded in metadata: `openai`, `openrouter` or `openai-compatible`.
     pub provider: String,
-    /// Base URL without a trailing `/`.
+    /// Base URL without a trailing `/`, as recorded: secret-looking query
+    /// values redacted (see [`EndpointUrl::display`]). Requests use `url`.
     pub base_url: String,
+    /// The validated base URL requests are sent to (its query may hold a
+    /// secret; `Debug` redacts it).
+    pub url: EndpointUrl,
     /// Model id sent to the endpoint.
     pub model: String,
     /// Environment variable holding the key; `None` sends no auth header.
@@ -216,7 +222,7 @@ fn from_profile(
     profile_name: &str,
     profile: &Profile,
     spec: ModelSpec<'_>,
-) -> Route {
+) -> Result<Route, RouteError> {
     let ModelSpec {
         model,
         reasoning,
@@ -230,12 +236,14 @@ fn from_profile(
             extra_body.insert(k.clone(), v.clone());
         }
     }
-    Route {
+    let url = EndpointUrl::parse(&profile.base_url)?;
+    Ok(Route {
         model_ref: model_ref.to_string(),
         rule,
         profile: profile_name.to_string(),
         provider: provider_for(&profile.base_url).to_string(),
-        base_url: profile.base_url.clone(),
+        base_url: url.display(),
+        url,
         model: model.to_string(),
         api_key_env: profile.api_key_env.clone(),
         auth_header: profile.auth_header.clone(),
@@ -254,7 +262,7 @@ fn from_profile(
             max_concurrency: profile.max_concurrency,
         },
         request_timeout: profile.request_timeout_s.map(Duration::from_secs_f64),
-    }
+    })
 }
 
 /// Routes `model_ref` (harness §2.2, first match wins):
@@ -300,21 +308,19 @@ fn route_inner(
 ) -> Result<Route, RouteError> {
     let profile = |name: &str| config.profiles.get(name);
     if let Some(url) = base_url_override {
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(RouteError::BadBaseUrl(url.to_string()));
-        }
+        EndpointUrl::parse(url)?;
         let p = Profile {
-            base_url: url.trim_end_matches('/').to_string(),
+            base_url: url.to_string(),
             api_key_env: None,
             ..Config::builtin().profiles["openai"].clone()
         };
-        return Ok(from_profile(
+        return from_profile(
             model_ref,
             RouteRule::BaseUrl,
             AD_HOC_PROFILE,
             &p,
             ModelSpec::verbatim(model_ref),
-        ));
+        );
     }
     if let Some((name, pname)) = model_ref.rsplit_once('@') {
         let Some(p) = profile(pname) else {
@@ -332,13 +338,13 @@ fn route_inner(
         if name.is_empty() {
             return Err(RouteError::Empty);
         }
-        return Ok(from_profile(
+        return from_profile(
             model_ref,
             RouteRule::NameAtProfile,
             pname,
             p,
             ModelSpec::verbatim(name),
-        ));
+        );
     }
     if let Some(alias) = config.models.get(model_ref) {
         // Config loading checks alias profiles exist; a hand-built Config may not.
@@ -352,7 +358,7 @@ fn route_inner(
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-        return Ok(from_profile(
+        return from_profile(
             model_ref,
             RouteRule::Alias,
             &alias.profile,
@@ -363,7 +369,7 @@ fn route_inner(
                 token_param: alias.token_param,
                 extra_body: Some(&alias.extra_body),
             },
-        ));
+        );
     }
     let (rule, pname) = if is_openai_family_name(model_ref) {
         (RouteRule::OpenAiName, "openai")
@@ -373,13 +379,7 @@ fn route_inner(
         return Err(RouteError::Unroutable(model_ref.to_string()));
     };
     let p = profile(pname).ok_or_else(|| RouteError::Unroutable(model_ref.to_string()))?;
-    Ok(from_profile(
-        model_ref,
-        rule,
-        pname,
-        p,
-        ModelSpec::verbatim(model_ref),
-    ))
+    from_profile(model_ref, rule, pname, p, ModelSpec::verbatim(model_ref))
 }
 
 #[cfg(test)]
