@@ -347,3 +347,78 @@ fn several_models_run_one_after_another() {
         assert_eq!(results(&sb.path().join(d)).len(), 3);
     }
 }
+
+/// A finished 5-sample run whose results.jsonl is then rewritten by `edit`.
+fn run_with_edited_results(
+    sb: &Sandbox,
+    id: &str,
+    edit: impl Fn(Vec<String>) -> Vec<String>,
+) -> PathBuf {
+    let out = sb.run(&["eval", "e1", "-n", "5", "--run-id", id]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dir = sb.path().join(run_dir_of(&out));
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
+    let lines = edit(text.lines().map(str::to_string).collect());
+    std::fs::write(dir.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
+    dir
+}
+
+#[test]
+fn resume_and_report_refuse_foreign_duplicated_and_damaged_records() {
+    let sb = Sandbox::new();
+    let foreign = run_with_edited_results(&sb, "foreign", |mut lines| {
+        let mut rec: Value = serde_json::from_str(&lines[0]).unwrap();
+        rec["example_id"] = Value::from("not-in-the-selection");
+        lines.push(rec.to_string());
+        lines
+    });
+    let duplicate = run_with_edited_results(&sb, "dup", |mut lines| {
+        lines.push(lines[1].clone());
+        lines
+    });
+    let damaged = run_with_edited_results(&sb, "damaged", |mut lines| {
+        lines[2] = "{\"example_id\": oops".into();
+        lines
+    });
+    for (dir, needle) in [
+        (
+            &foreign,
+            "line 6: sample `not-in-the-selection` rollout 0 is not in this run's selection",
+        ),
+        (&duplicate, "line 6 records sample"),
+        (&damaged, "line 3 is not a valid result record"),
+    ] {
+        let before = std::fs::read(dir.join("results.jsonl")).unwrap();
+        let out = sb.run(&["eval", "e1", "--resume", dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{needle}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read(dir.join("results.jsonl")).unwrap(),
+            before,
+            "a refused resume leaves results.jsonl alone"
+        );
+        assert_eq!(
+            read_json(&dir.join("metadata.json"))["counts"]["completed"],
+            5
+        );
+    }
+    // The report refuses what the run directory alone proves wrong: a
+    // duplicate, a damaged line, more samples than planned.
+    for dir in [&foreign, &duplicate, &damaged] {
+        for check in [true, false] {
+            let mut args = vec!["report", dir.to_str().unwrap()];
+            if check {
+                args.insert(1, "--check");
+            }
+            let out = sb.run(&args);
+            assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        }
+    }
+    let out = sb.run(&["report", "--check", duplicate.to_str().unwrap()]);
+    assert!(
+        stderr(&out).contains("line 1 already recorded it without error")
+            || stderr(&out).contains("line 2 already recorded it without error"),
+        "{}",
+        stderr(&out)
+    );
+}

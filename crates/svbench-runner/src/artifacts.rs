@@ -27,6 +27,10 @@ pub enum ArtifactError {
     /// The run id has characters outside `[A-Za-z0-9._-]` or a bad length.
     #[error("invalid run id `{0}`: use 1–128 characters from A-Z a-z 0-9 . _ -")]
     BadRunId(String),
+    /// `results.jsonl` holds something that cannot belong to the run
+    /// (an input-data error: exit 3).
+    #[error(transparent)]
+    Integrity(#[from] crate::integrity::IntegrityError),
     /// JSON serialisation failed.
     #[error("cannot serialise {what}: {message}")]
     Serialize {

@@ -17,12 +17,14 @@ use svbench_envs::environment::{Budgets, Environment};
 use tokio::task::JoinSet;
 
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
+use crate::integrity::Selection;
 use crate::progress::Progress;
 use crate::results::{recover, ResultsWriter};
 use crate::rollout::{run_sample, Agent};
 
-/// How long samples in flight may take to finish after an interrupt.
-const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+/// How long samples in flight may take to finish after an interrupt or an
+/// abort (harness §1.1: 10 s); [`RunSettings::interrupt_grace`].
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// Settings of the loop itself (not of the run's identity).
 #[derive(Clone)]
@@ -123,7 +125,12 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     }
     let _lock = RunLock::acquire(&dir)?;
     let results_path = dir.join("results.jsonl");
-    let recovered = recover(&results_path)?;
+    let selection = Selection::new(
+        plan.examples.iter().map(|e| e.id.as_str()),
+        plan.settings.rollouts_per_example,
+    );
+    let recovered = recover(&results_path, Some(&selection))?;
+    drop(selection);
     let mut done: HashMap<(String, usize), bool> = recovered
         .records
         .iter()

@@ -5,6 +5,7 @@ pub mod artifacts;
 pub mod cache;
 pub mod client;
 pub mod eval;
+pub mod integrity;
 pub mod limits;
 pub mod model;
 pub mod progress;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use svbench_core::record::ResultRecord;
 
 use crate::artifacts::ArtifactError;
+use crate::integrity::{IntegrityError, KeyTracker, Selection};
 
 const FSYNC_EVERY: Duration = Duration::from_secs(5);
 
@@ -82,13 +83,17 @@ pub struct Recovered {
 
 /// Reads an existing results file for a resume. A trailing partial or
 /// unparseable line is truncated away (the file is rewritten to end at the
-/// last good line); an unparseable line before good ones is an error.
-pub fn recover(path: &Path) -> Result<Recovered, ArtifactError> {
+/// last good line); an unparseable line before good ones, a sample recorded
+/// again after a record without error, and (given `selection`) a record of
+/// a sample outside the run's selection are [`IntegrityError`]s, found
+/// before the file is touched.
+pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, ArtifactError> {
     let ioerr = |source| ArtifactError::Io {
         path: path.to_path_buf(),
         source,
     };
     let mut out = Recovered::default();
+    let mut keys = KeyTracker::default();
     if !path.exists() {
         return Ok(out);
     }
@@ -101,7 +106,7 @@ pub fn recover(path: &Path) -> Result<Recovered, ArtifactError> {
     file.read_to_end(&mut bytes).map_err(ioerr)?;
 
     let mut good_end = 0usize; // byte offset just after the last good line
-    let mut pending_bad: Option<usize> = None; // line number of a bad line seen
+    let mut pending_bad: Option<(usize, String)> = None; // first bad line seen, and why
     let mut start = 0usize;
     let mut line_no = 0usize;
     while start < bytes.len() {
@@ -120,24 +125,36 @@ pub fn recover(path: &Path) -> Result<Recovered, ArtifactError> {
             continue;
         }
         let parsed = if complete {
-            serde_json::from_slice::<ResultRecord>(line).ok()
+            serde_json::from_slice::<ResultRecord>(line).map_err(|e| e.to_string())
         } else {
-            None
+            Err("torn line (no newline)".to_string())
         };
         match parsed {
-            Some(rec) => {
-                if let Some(bad) = pending_bad {
-                    return Err(ArtifactError::Serialize {
-                        what: "results.jsonl",
-                        message: format!("{}: line {bad} is not a valid record", path.display()),
-                    });
+            Ok(rec) => {
+                if let Some((bad, message)) = pending_bad {
+                    return Err(IntegrityError::BadLine {
+                        path: path.to_path_buf(),
+                        line: bad,
+                        message,
+                    }
+                    .into());
                 }
+                if let Some(sel) = selection {
+                    sel.check(path, line_no, &rec.example_id, rec.rollout_index)?;
+                }
+                keys.observe(
+                    path,
+                    line_no,
+                    &rec.example_id,
+                    rec.rollout_index,
+                    rec.error.is_some(),
+                )?;
                 out.records
                     .insert((rec.example_id.clone(), rec.rollout_index), rec);
                 good_end = next;
             }
-            None => {
-                pending_bad.get_or_insert(line_no);
+            Err(message) => {
+                pending_bad.get_or_insert((line_no, message));
                 out.truncated_lines += 1;
             }
         }
@@ -175,7 +192,7 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"{\"example_id\":\"c\",\"rew").unwrap();
         drop(f);
-        let r = recover(&path).unwrap();
+        let r = recover(&path, None).unwrap();
         assert_eq!(r.records.len(), 2);
         assert_eq!(r.truncated_lines, 1);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -184,7 +201,7 @@ mod tests {
         // Appending after recovery yields a valid file.
         let mut w = ResultsWriter::open(&path).unwrap();
         w.append(&rec("c")).unwrap();
-        assert_eq!(recover(&path).unwrap().records.len(), 3);
+        assert_eq!(recover(&path, None).unwrap().records.len(), 3);
     }
 
     #[test]
@@ -193,19 +210,55 @@ mod tests {
         let path = dir.path().join("results.jsonl");
         let good = serde_json::to_string(&rec("a")).unwrap();
         std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
-        assert!(recover(&path).is_err());
+        assert!(recover(&path, None).is_err());
     }
 
     #[test]
-    fn last_record_per_key_wins() {
+    fn a_retry_after_an_error_wins_but_a_second_success_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let mut w = ResultsWriter::open(&path).unwrap();
+        let mut first = rec("a");
+        first.error = Some(svbench_core::record::SampleError {
+            kind: "timeout".into(),
+            message: "m".into(),
+            http_status: None,
+            attempts: 1,
+            retryable: true,
+        });
+        w.append(&first).unwrap();
+        let mut second = rec("a");
+        second.reward = Some(2.0);
+        w.append(&second).unwrap();
+        let r = recover(&path, None).unwrap();
+        assert_eq!(r.records[&("a".to_string(), 0)].reward, Some(2.0));
+        w.append(&rec("a")).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        assert!(matches!(
+            recover(&path, None),
+            Err(ArtifactError::Integrity(IntegrityError::Duplicate {
+                line: 3,
+                first_line: 2,
+                ..
+            }))
+        ));
+        assert_eq!(std::fs::read(&path).unwrap(), before, "left untouched");
+    }
+
+    #[test]
+    fn records_outside_the_selection_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.jsonl");
         let mut w = ResultsWriter::open(&path).unwrap();
         w.append(&rec("a")).unwrap();
-        let mut second = rec("a");
-        second.reward = Some(2.0);
-        w.append(&second).unwrap();
-        let r = recover(&path).unwrap();
-        assert_eq!(r.records[&("a".to_string(), 0)].reward, Some(2.0));
+        w.append(&rec("z")).unwrap();
+        let sel = Selection::new(["a", "b"], 1);
+        assert!(matches!(
+            recover(&path, Some(&sel)),
+            Err(ArtifactError::Integrity(IntegrityError::Foreign {
+                line: 2,
+                ..
+            }))
+        ));
     }
 }

@@ -935,8 +935,22 @@ fn run_one(
         svbench_runner::eval::EvalError::Artifact(
             svbench_runner::artifacts::ArtifactError::Locked(_),
         ) => exit::usage(e.to_string()),
+        svbench_runner::eval::EvalError::Artifact(
+            svbench_runner::artifacts::ArtifactError::Integrity(_),
+        ) => exit::with_hint(
+            exit::DATA,
+            format!("--resume refused: {e}"),
+            "results.jsonl was changed outside svbench; remove the named line(s) by hand, \
+             or start a new run",
+        ),
         _ => anyhow::Error::new(e),
-    })?;
+    });
+    // Scoring or tool calls of samples dropped at the end of the grace
+    // period may still be running on the blocking pool: do not wait for
+    // them (dropping the runtime would), their samples are simply not
+    // recorded and a resume redoes them.
+    runtime.shutdown_background();
+    let outcome = outcome?;
     if outcome.truncated_lines > 0 {
         eprintln!(
             "warning: truncated {} torn line(s) at the end of results.jsonl before resuming",

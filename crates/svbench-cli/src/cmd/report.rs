@@ -7,6 +7,7 @@ use clap::Args;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_report::schema::{schema_text, SCHEMA_NAMES};
 use svbench_report::{check_run, report_run, ReportError, ReportOptions};
+use svbench_runner::integrity::check_results_file;
 
 use super::GlobalArgs;
 use crate::exit;
@@ -95,7 +96,45 @@ pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     Ok(code)
 }
 
+/// Refuses a `results.jsonl` that cannot belong to its run (harness §4):
+/// a sample recorded twice (an errored record followed by its retry is
+/// fine), a rollout index beyond `rollouts_per_example`, more distinct
+/// samples than `counts.planned`, a damaged line before the last. Exit 3.
+/// Without a readable metadata.json there is nothing to check against; the
+/// report itself says so.
+fn check_integrity(dir: &Path) -> anyhow::Result<()> {
+    let Ok(text) = std::fs::read_to_string(dir.join("metadata.json")) else {
+        return Ok(());
+    };
+    let Ok(meta) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Ok(());
+    };
+    let field = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_u64);
+    let (Some(planned), Some(rollouts)) = (
+        field(meta.pointer("/counts/planned")),
+        field(meta.get("rollouts_per_example")),
+    ) else {
+        return Ok(());
+    };
+    let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    check_results_file(
+        &dir.join("results.jsonl"),
+        to_usize(planned),
+        to_usize(rollouts),
+    )
+    .map_err(|e| {
+        exit::with_hint(
+            exit::DATA,
+            e.to_string(),
+            "results.jsonl was changed outside svbench; remove the named line(s) by hand, \
+             or re-run the evaluation",
+        )
+    })?;
+    Ok(())
+}
+
 fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
+    check_integrity(dir)?;
     let outcome = report_run(dir, opts).map_err(|e| coded(dir, e))?;
     if let Some(summary) = &outcome.summary {
         for w in &summary.warnings {
@@ -122,6 +161,7 @@ fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
 }
 
 fn check_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
+    check_integrity(dir)?;
     let outcome = check_run(dir, opts).map_err(|e| coded(dir, e))?;
     if outcome.passed() {
         eprintln!(
