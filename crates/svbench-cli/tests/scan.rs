@@ -472,3 +472,49 @@ fn patch_reports_findings_after_the_fix() {
     let o = sb.run(&["scan", "pod.yaml", "other.yaml", "--patch", "fix.diff"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A FIFO (or any non-regular file) named on the command line, or as
+/// `--patch`, is refused at once (exit 2) instead of blocking on the read.
+#[cfg(unix)]
+#[test]
+fn a_fifo_on_the_command_line_is_refused_not_read() {
+    use std::process::{Command, Stdio};
+    let sb = Sandbox::new();
+    let fifo = sb.path().join("pipe.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let good = sb.write("ok.yaml", CLEAN);
+    for args in [
+        vec![fifo.to_str().unwrap().to_string()],
+        vec![
+            good.to_str().unwrap().to_string(),
+            "--patch".into(),
+            fifo.to_str().unwrap().to_string(),
+        ],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .arg("scan")
+            .args(&args)
+            .current_dir(sb.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A hang guard, not a timing assertion: without the fix the read
+        // never returns, and the test must fail rather than hang the suite.
+        let mut waited = 0;
+        while child.try_wait().unwrap().is_none() && waited < 600 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            waited += 1;
+        }
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("scan {args:?} blocked on the FIFO");
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+    }
+}

@@ -73,30 +73,158 @@ pub struct RawRow {
     pub value: Value,
 }
 
-/// Parses JSONL text into objects, skipping blank lines. `origin` names the
+/// Parses JSONL text into objects, skipping blank lines and a leading BOM.
+/// A row that is not a JSON object, repeats a key, or has a non-string
+/// `split`/`meta.split` is an error naming its line. `origin` names the
 /// source in errors.
 pub fn parse_jsonl(text: &str, origin: &Path) -> Result<Vec<RawRow>, DatasetError> {
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in strip_bom(text).lines().enumerate() {
         let trimmed = line.trim();
         if trimmed.is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(trimmed).map_err(|e| DatasetError::Row {
+        let row_error = |message: String| DatasetError::Row {
             path: origin.to_path_buf(),
             line: i + 1,
-            message: format!("not valid JSON: {e}"),
-        })?;
-        if !value.is_object() {
-            return Err(DatasetError::Row {
-                path: origin.to_path_buf(),
-                line: i + 1,
-                message: "row is not a JSON object".to_string(),
-            });
-        }
+            message,
+        };
+        let value = parse_row_object(trimmed).map_err(row_error)?;
+        check_common_fields(&value).map_err(row_error)?;
         rows.push(RawRow { line: i + 1, value });
     }
     Ok(rows)
+}
+
+/// A leading UTF-8 byte-order mark (U+FEFF), which some editors write at
+/// the start of a file: JSONL loaders accept and strip it.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Parses one JSONL row strictly: valid JSON, a JSON object, and no object
+/// (at any depth) with the same key twice — `serde_json` would silently keep
+/// the last value. The message says what is wrong (the caller adds file and
+/// line).
+pub fn parse_row_object(text: &str) -> Result<Value, String> {
+    use serde::de::DeserializeSeed;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = StrictValue
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| {
+            let msg = e.to_string();
+            if msg.starts_with("duplicate key") {
+                msg
+            } else {
+                format!("not valid JSON: {msg}")
+            }
+        })?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err("row is not a JSON object".to_string())
+    }
+}
+
+/// Checks the fields every environment reads the same way: `split` and
+/// `meta.split`, when present, are strings.
+pub fn check_common_fields(row: &Value) -> Result<(), String> {
+    if let Some(s) = row.get("split") {
+        if !s.is_string() {
+            return Err(format!(
+                "field `split` has the wrong type: expected a string, found {}",
+                json_type(s)
+            ));
+        }
+    }
+    if let Some(s) = row.get("meta").and_then(|m| m.get("split")) {
+        if !s.is_string() {
+            return Err(format!(
+                "field `meta.split` has the wrong type: expected a string, found {}",
+                json_type(s)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`,
+/// with the value for scalars.
+pub fn json_type(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("a boolean ({b})"),
+        Value::Number(n) => format!("a number ({n})"),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Builds a [`Value`] like serde_json does, refusing duplicate keys.
+struct StrictValue;
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON text has no NaN/Infinity, so this is always a number.
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(StrictValue)? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key `{key}` in a JSON object (rows must not repeat keys)"
+                )));
+            }
+            let v = map.next_value_seed(StrictValue)?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 /// Reads a JSONL file (UTF-8) into objects.

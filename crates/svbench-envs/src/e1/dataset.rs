@@ -12,7 +12,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
 use svbench_core::canonical::RowHasher;
-use svbench_core::example::{base_example_id, dedupe_ids, row_split, split_row, DatasetError};
+use svbench_core::example::{
+    base_example_id, check_common_fields, dedupe_ids, parse_row_object, row_split, split_row,
+    strip_bom, DatasetError,
+};
 use svbench_core::Example;
 
 use super::Gold;
@@ -208,6 +211,12 @@ fn load_source(spec: &DatasetSpec, split: &SplitRequest) -> Result<Source, Datas
                     message: "invalid UTF-8".to_string(),
                 }
             })?;
+            // A BOM some editors write before line 1 is not part of the row.
+            let text = if strip_bom(&text).len() < text.len() {
+                strip_bom(&text).to_string()
+            } else {
+                text
+            };
             lines_of(Cow::Owned(text), 0, &mut rows);
             Ok(Source {
                 rows,
@@ -269,12 +278,13 @@ pub fn load(
         }
     };
 
-    // Pass 1: validate every row (a bad row anywhere is reported), read
-    // gold, split and id.
+    // Pass 1: validate every row (a bad row anywhere is reported: invalid
+    // JSON, a repeated key, a wrong-typed field), read gold, split and id.
     let mut summaries = Vec::with_capacity(source.rows.len());
     let mut base_ids = Vec::with_capacity(source.rows.len());
     for row in &source.rows {
-        let value = parse(row)?;
+        let value = parse_row_object(&row.text).map_err(|m| row_error(row, m))?;
+        check_common_fields(&value).map_err(|m| row_error(row, m))?;
         match value.get("question") {
             Some(Value::String(_)) => {}
             Some(_) => return Err(row_error(row, "field `question` is not a string".into())),

@@ -16,6 +16,7 @@
 //! with the seeded generator (`generate::generate_split`), exactly the rows
 //! `svbench data gen e2 --seed SEED -n N --split SPLIT` writes.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rand::seq::SliceRandom;
@@ -24,12 +25,14 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use svbench_core::canonical::{sha256_hex, to_canonical_string, RowHasher};
-use svbench_core::example::{base_example_id, dedupe_ids, parse_jsonl, row_split, DatasetError};
+use svbench_core::example::{
+    base_example_id, dedupe_ids, json_type, parse_jsonl, row_split, DatasetError,
+};
 use svbench_core::Example;
+use svbench_scan::Deadline;
 
 use super::env::{E2Env, LangFilter};
 use super::oracle::{oracle_from_row, row_lang};
-use svbench_scan::Deadline;
 use super::Lang;
 
 /// The splits of project corpora.
@@ -259,9 +262,11 @@ pub fn load_text(
         message,
     };
     let mut validated = Vec::with_capacity(rows.len());
+    let mut explicit_ids: HashMap<String, usize> = HashMap::new();
     for raw in rows {
         let line = raw.line;
         let (question, row) = validate_row(raw.value).map_err(|m| row_error(line, m))?;
+        check_id(&row, line, &mut explicit_ids).map_err(|m| row_error(line, m))?;
         validated.push((line, question, row));
     }
     let any_split = validated.iter().any(|(_, _, r)| row_split(r).is_some());
@@ -340,6 +345,41 @@ pub fn load_text(
         warnings,
         rows: canonical,
     })
+}
+
+/// The id rules of E2 rows (docs/e2.md, Datasets): an `id`, when
+/// present, is a non-empty string or a number, and no two rows of a file
+/// share one (an error naming both lines — upstream's `meta.hash`-derived
+/// ids are exempt and get `~n`, harness §0); project rows (those with
+/// `meta.split` or `info.labelled_namespaces`) must carry an `id`.
+fn check_id(row: &Value, line: usize, seen: &mut HashMap<String, usize>) -> Result<(), String> {
+    let id = match row.get("id") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => {
+            return Err(format!(
+                "field `id` has the wrong type: expected a non-empty string, found {}",
+                json_type(other)
+            ))
+        }
+        None => {
+            let project = row.pointer("/meta/split").is_some()
+                || row.pointer("/info/labelled_namespaces").is_some();
+            if project {
+                return Err(
+                    "missing field `id` (project rows, those with `meta.split` or \
+                            `info.labelled_namespaces`, must carry one)"
+                        .into(),
+                );
+            }
+            return Ok(());
+        }
+    };
+    if let Some(first) = seen.get(&id) {
+        return Err(format!("duplicate id `{id}`: line {first} has it too"));
+    }
+    seen.insert(id, line);
+    Ok(())
 }
 
 /// Checks one row: an object with a string config (`question`, else

@@ -190,3 +190,49 @@ fn synthetic_spec_matches_the_generator() {
     let err = load(&spec, &SplitRequest(Some("all".into())), &all()).unwrap_err();
     assert!(err.to_string().contains("one split"));
 }
+
+/// A loader error's text.
+fn load_err(text: &str) -> String {
+    let (_d, spec) = file(text);
+    load(&spec, &SplitRequest(None), &all())
+        .expect_err("the file is refused")
+        .to_string()
+}
+
+#[test]
+fn a_bom_before_line_1_is_stripped() {
+    let rows = "\u{feff}{\"id\":\"a\",\"question\":\"q\",\"answer\":\"Benign\"}\n\
+                {\"id\":\"b\",\"question\":\"q2\",\"answer\":\"Malicious\"}\n";
+    let (_d, spec) = file(rows);
+    let with_bom = load(&spec, &SplitRequest(None), &all()).expect("a BOM is accepted");
+    let (_d2, spec2) = file(rows.trim_start_matches('\u{feff}'));
+    let without = load(&spec2, &SplitRequest(None), &all()).unwrap();
+    assert_eq!(with_bom.examples[0].id, "a");
+    assert_eq!(with_bom.dataset_sha256, without.dataset_sha256);
+}
+
+#[test]
+fn wrong_typed_split_and_repeated_keys_name_the_line() {
+    let msg = load_err(
+        "{\"question\":\"q\",\"answer\":\"Benign\",\"meta\":{\"split\":\"test\"}}\n\
+         {\"question\":\"q2\",\"answer\":\"Benign\",\"meta\":{\"split\":7}}\n",
+    );
+    assert!(msg.contains(":2:"), "{msg}");
+    assert!(
+        msg.contains("`meta.split` has the wrong type") && msg.contains("a number (7)"),
+        "{msg}"
+    );
+    let msg = load_err(
+        "{\"question\":\"q\",\"answer\":\"Benign\"}\n\
+         {\"question\":\"q2\",\"answer\":\"Benign\",\"answer\":\"Malicious\"}\n",
+    );
+    assert!(
+        msg.contains(":2:") && msg.contains("duplicate key `answer`"),
+        "{msg}"
+    );
+    let msg = load_err("{\"question\":\"q\",\"answer\":\"Benign\",\"meta\":{\"a\":1,\"a\":2}}\n");
+    assert!(
+        msg.contains(":1:") && msg.contains("duplicate key `a`"),
+        "{msg}"
+    );
+}

@@ -480,3 +480,62 @@ fn public_mini_loads_whole_with_upstream_namespaces() {
         );
     }
 }
+
+/// E2 rows from the embedded test split (project rows, with ids).
+fn e2_project_rows(n: usize) -> Vec<serde_json::Value> {
+    svbench_envs::e2::dataset::EMBEDDED[2]
+        .1
+        .lines()
+        .take(n)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn e2_load_err(rows: &[String]) -> String {
+    use svbench_envs::e2::dataset::load_text;
+    load_text(&(rows.join("\n") + "\n"), "rows.jsonl".into(), Some("all"))
+        .expect_err("refused")
+        .to_string()
+}
+
+#[test]
+fn e2_rows_need_unique_ids_and_single_keys_and_accept_a_bom() {
+    use svbench_envs::e2::dataset::load_text;
+    let rows = e2_project_rows(3);
+    let text: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+    // A BOM before line 1 is accepted.
+    let bom = format!("\u{feff}{}\n", text.join("\n"));
+    let loaded = load_text(&bom, "rows.jsonl".into(), Some("all")).expect("BOM accepted");
+    assert_eq!(loaded.examples[0].id, rows[0]["id"].as_str().unwrap());
+    // A project row without `id`.
+    let mut no_id = rows[1].clone();
+    no_id.as_object_mut().unwrap().remove("id");
+    let msg = e2_load_err(&[text[0].clone(), no_id.to_string()]);
+    assert!(
+        msg.contains("rows.jsonl:2:") && msg.contains("missing field `id`"),
+        "{msg}"
+    );
+    // Two rows with one id.
+    let mut dup = rows[2].clone();
+    dup["id"] = rows[0]["id"].clone();
+    let msg = e2_load_err(&[text[0].clone(), text[1].clone(), dup.to_string()]);
+    assert!(
+        msg.contains("rows.jsonl:3:") && msg.contains("duplicate id") && msg.contains("line 1"),
+        "{msg}"
+    );
+    // A repeated key.
+    let repeated = text[1].replacen('{', "{\"id\":\"x\",", 1);
+    let msg = e2_load_err(&[text[0].clone(), repeated]);
+    assert!(
+        msg.contains("rows.jsonl:2:") && msg.contains("duplicate key `id`"),
+        "{msg}"
+    );
+    // A wrong-typed split.
+    let mut bad_split = rows[1].clone();
+    bad_split["meta"]["split"] = serde_json::json!(7);
+    let msg = e2_load_err(&[bad_split.to_string()]);
+    assert!(
+        msg.contains("rows.jsonl:1:") && msg.contains("`meta.split` has the wrong type"),
+        "{msg}"
+    );
+}

@@ -66,6 +66,7 @@ pub fn collect_inputs(
                 }
             }
         } else {
+            refuse_non_regular(path, &meta, "")?;
             let file_type = classify(path, forced).ok_or_else(|| {
                 exit::usage(format!(
                     "{}: not recognised as Kubernetes YAML (.yaml/.yml/.json with an apiVersion key) \
@@ -80,6 +81,41 @@ pub fn collect_inputs(
         }
     }
     Ok((inputs, skipped))
+}
+
+/// A path named on the command line that is neither a directory nor a
+/// regular file (a FIFO, socket or device) would block or never end when
+/// read: a usage error (exit 2). `what` prefixes the message (e.g. `--patch `).
+pub fn refuse_non_regular(path: &Path, meta: &std::fs::Metadata, what: &str) -> anyhow::Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let kind = file_kind(meta);
+    Err(exit::usage(format!(
+        "{what}{}: not a regular file ({kind}); scan reads regular files and directories \
+         (use --stdin for piped input)",
+        path.display()
+    )))
+}
+
+#[cfg(unix)]
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a file"
+    }
+}
+
+#[cfg(not(unix))]
+fn file_kind(_meta: &std::fs::Metadata) -> &'static str {
+    "not a file"
 }
 
 /// The type of a file: forced, or detected from its name and first bytes.
