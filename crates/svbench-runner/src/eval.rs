@@ -47,6 +47,12 @@ pub struct RunSettings {
     pub label: String,
     /// Extra progress counters (retries, 429s) from the client.
     pub stats: Option<crate::progress::StatsNote>,
+    /// After an interrupt or abort, how long samples in flight may take to
+    /// finish ([`INTERRUPT_GRACE`]); then [`run_eval`] returns without them,
+    /// even if their scoring or tool calls are still running on the
+    /// blocking pool (callers then shut the runtime down without waiting:
+    /// `Runtime::shutdown_background`).
+    pub interrupt_grace: Duration,
 }
 
 impl std::fmt::Debug for RunSettings {
@@ -183,7 +189,7 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             status = RunStatus::Interrupted;
         }
         if stop_dispatch && grace_deadline.is_none() {
-            grace_deadline = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+            grace_deadline = Some(tokio::time::Instant::now() + settings.interrupt_grace);
         }
         while !stop_dispatch && in_flight.len() < concurrency {
             let Some((i, rollout)) = queue.next() else {
@@ -196,7 +202,7 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             let timeout = settings.sample_timeout;
             in_flight.spawn(async move {
                 let example = &examples[i];
-                let sample = run_sample(env.as_ref(), &agent, example, rollout, budgets);
+                let sample = run_sample(env, &agent, example, rollout, budgets);
                 match timeout {
                     None => sample.await.into(),
                     Some(limit) => match tokio::time::timeout(limit, sample).await {

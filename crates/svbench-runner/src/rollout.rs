@@ -1,5 +1,12 @@
 //! One sample, start to finish: prompt, model or builtin turns, tool calls
 //! within the environment's budgets, scoring, and the result record.
+//!
+//! Synchronous work that may take long — scoring (analyzers, patch
+//! application and re-scans), tool calls, a builtin policy's answer — runs
+//! on tokio's blocking pool ([`tokio::task::spawn_blocking`]), never on an
+//! async worker: the workers stay free to drive timers and I/O, so the
+//! runner can stop waiting at a deadline (`--sample-timeout`, the interrupt
+//! grace period) while such work is still running.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -91,9 +98,21 @@ fn now_rfc3339() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// Runs `f` on the blocking pool and waits for it; a panic in `f`
+/// propagates as if it happened here (the runner records nothing for the
+/// sample and aborts the run loudly, as for any panic in a sample).
+async fn off_runtime<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(v) => v,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // Cancelled: the runtime is shutting down, so nobody awaits this.
+        Err(e) => panic!("blocking task cancelled: {e}"),
+    }
+}
+
 /// Runs one sample to completion.
 pub async fn run_sample(
-    env: &dyn Environment,
+    env: Arc<dyn Environment>,
     agent: &Agent,
     example: &Example,
     rollout_index: usize,
@@ -124,7 +143,7 @@ pub async fn run_sample(
                 example,
             };
             drive_model(
-                env,
+                &env,
                 &responder,
                 example,
                 rollout_index,
@@ -139,8 +158,9 @@ pub async fn run_sample(
             })
         }
         Agent::Builtin(policy) => {
-            policy
-                .respond(example, rollout_index, &prompt)
+            let (policy, owned) = (policy.clone(), example.clone());
+            off_runtime(move || policy.respond(&owned, rollout_index, &prompt))
+                .await
                 .map(|completion| {
                     record.turns = 1;
                     Transcript {
@@ -151,7 +171,7 @@ pub async fn run_sample(
         }
         Agent::Model(responder) => {
             let result = drive_model(
-                env,
+                &env,
                 responder.as_ref(),
                 example,
                 rollout_index,
@@ -171,7 +191,7 @@ pub async fn run_sample(
         }
     };
     match transcript {
-        Ok(t) => score_into(env, example, t, &mut record),
+        Ok(t) => score_into(&env, example, t, &mut record).await,
         Err(err) => {
             record.completion = None;
             record.completion_error = Some(err.message.clone());
@@ -229,7 +249,7 @@ impl Responder for PolicyResponder<'_> {
 /// `record_requests` is false for builtin policies, which make no requests.
 #[allow(clippy::too_many_arguments)]
 async fn drive_model(
-    env: &dyn Environment,
+    env: &Arc<dyn Environment>,
     responder: &dyn Responder,
     example: &Example,
     rollout_index: usize,
@@ -274,13 +294,16 @@ async fn drive_model(
             break;
         }
         for call in calls {
-            let run = run_tool_call(
-                episode.as_mut(),
-                &call,
-                turn,
-                &mut tool_calls_used,
-                budgets.tool_budget,
-            );
+            let budget = budgets.tool_budget;
+            let mut used = tool_calls_used;
+            let mut ep = episode;
+            let (ep, used, run) = off_runtime(move || {
+                let run = run_tool_call(ep.as_mut(), &call, turn, &mut used, budget);
+                (ep, used, run)
+            })
+            .await;
+            episode = ep;
+            tool_calls_used = used;
             record.tool_time_ms += run.duration_ms;
             record.tool_calls += 1;
             record.tool_interactions.push(run.interaction);
@@ -306,8 +329,14 @@ fn add_usage(total: &mut Usage, request: &RequestRecord) {
     total.cached_requests += u64::from(request.cached);
 }
 
-/// Scores a finished transcript and fills the record's answer fields.
-fn score_into(env: &dyn Environment, example: &Example, t: Transcript, record: &mut ResultRecord) {
+/// Scores a finished transcript (on the blocking pool) and fills the
+/// record's answer fields.
+async fn score_into(
+    env: &Arc<dyn Environment>,
+    example: &Example,
+    t: Transcript,
+    record: &mut ResultRecord,
+) {
     let messages = match &t.completion {
         Completion::Text(text) => vec![json!({"role": "assistant", "content": text})],
         Completion::Messages(msgs) => msgs.clone(),
@@ -332,7 +361,9 @@ fn score_into(env: &dyn Environment, example: &Example, t: Transcript, record: &
         final_text(&messages)
     });
     record.completion_messages = messages;
-    match env.score(example, &scored_completion) {
+    let (env, owned) = (env.clone(), example.clone());
+    let scored = off_runtime(move || env.score(&owned, &scored_completion)).await;
+    match scored {
         Ok(scored) => {
             record.parsed = Some(scored.parsed).filter(|v| !v.is_null());
             record.parse = Some(if t.no_answer {

@@ -101,6 +101,7 @@ pub fn bench_rollouts(n: usize, concurrency: usize) -> anyhow::Result<RolloutFig
             sample_timeout: Some(Duration::from_secs(60)),
             label: "bench".into(),
             stats: None,
+            interrupt_grace: svbench_runner::eval::INTERRUPT_GRACE,
         },
         interrupt: Arc::new(AtomicBool::new(false)),
     };

@@ -923,6 +923,7 @@ fn run_one(
             sample_timeout: Some(Duration::from_secs_f64(args.sample_timeout)),
             label,
             stats: prepared.agent.stats.clone(),
+            interrupt_grace: svbench_runner::eval::INTERRUPT_GRACE,
         },
         interrupt,
     };

@@ -63,10 +63,10 @@ fn env(args: &[&str]) -> E2Env {
 
 #[tokio::test]
 async fn the_fourth_call_is_budget_exhausted() {
-    let e = env(&[]);
+    let e = Arc::new(env(&[]));
     let answer = Message::assistant(r#"{"violations":[],"patch":"","confidence":0.5}"#);
     let agent = Agent::Model(Arc::new(Script(vec![calls(4), answer])));
-    let out = run_sample(&e, &agent, &example(POD), 0, e.default_budgets()).await;
+    let out = run_sample(e.clone(), &agent, &example(POD), 0, e.default_budgets()).await;
     let r = out.record;
     assert_eq!(r.tool_calls, 4);
     assert_eq!(r.tool_interactions.len(), 4);
@@ -95,7 +95,7 @@ async fn turn_limit_with_pending_calls_is_no_answer() {
         max_turns: 2,
         tool_budget: 3,
     };
-    let r = run_sample(&e, &agent, &example(POD), 0, budgets)
+    let r = run_sample(Arc::new(e), &agent, &example(POD), 0, budgets)
         .await
         .record;
     assert_eq!(r.turns, 2);
@@ -111,10 +111,10 @@ async fn turn_limit_with_pending_calls_is_no_answer() {
 
 #[tokio::test]
 async fn tool_only_runs_through_the_episode_and_scores_detection_1_live() {
-    let e = env(&["oracle=live"]);
+    let e = Arc::new(env(&["oracle=live"]));
     let policy = e2_builtin("tool-only", &e).expect("tool-only");
     let agent = Agent::Builtin(Arc::from(policy));
-    let r = run_sample(&e, &agent, &example(POD), 0, e.default_budgets())
+    let r = run_sample(e.clone(), &agent, &example(POD), 0, e.default_budgets())
         .await
         .record;
     assert!(r.error.is_none(), "{:?}", r.error);

@@ -8,3 +8,4 @@ mod cache_throughput;
 mod client_http;
 mod client_routing;
 mod e2_rollout;
+mod shutdown;
