@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use svbench_core::{Completion, Example, ParseRecord};
+use svbench_envs::environment::{Deadline, ScoreErrorKind};
 
 use crate::completion::completion_from_json;
 use crate::envs::{Configured, EnvConfig, EnvId};
@@ -130,8 +131,23 @@ pub fn score_json(
     example_id: Option<&str>,
     completion: &Value,
 ) -> Result<ScoreResponse, ApiError> {
+    score_json_within(configured, example, example_id, completion, Deadline::NONE)
+}
+
+/// [`score_json`] whose work ends at `deadline`.
+///
+/// # Errors
+/// As [`score_json`]; `timeout` when scoring ran past `deadline` (or the
+/// environment's own scoring budget).
+pub fn score_json_within(
+    configured: &Configured,
+    example: &Example,
+    example_id: Option<&str>,
+    completion: &Value,
+    deadline: Deadline,
+) -> Result<ScoreResponse, ApiError> {
     let completion = completion_from_json(completion)?;
-    score_completion(configured, example, example_id, &completion)
+    score_completion_within(configured, example, example_id, &completion, deadline)
 }
 
 /// Scores a parsed completion against an example; `example_id` is `None`
@@ -146,16 +162,37 @@ pub fn score_completion(
     example_id: Option<&str>,
     completion: &Completion,
 ) -> Result<ScoreResponse, ApiError> {
-    let scored = configured.env.score(example, completion).map_err(|e| {
-        if example_id.is_none() {
-            ApiError::bad_request(format!(
-                "the inline `answer` (with `info`) cannot be scored against: {}",
-                e.message
-            ))
-        } else {
-            ApiError::new(ErrorCode::Internal, format!("cannot score: {e}"))
-        }
-    })?;
+    score_completion_within(configured, example, example_id, completion, Deadline::NONE)
+}
+
+/// [`score_completion`] whose work ends at `deadline`
+/// ([`svbench_envs::environment::Environment::score_within`]).
+///
+/// # Errors
+/// As [`score_completion`]; `timeout` when scoring ran past `deadline` (or
+/// the environment's own scoring budget): the work has stopped.
+pub fn score_completion_within(
+    configured: &Configured,
+    example: &Example,
+    example_id: Option<&str>,
+    completion: &Completion,
+    deadline: Deadline,
+) -> Result<ScoreResponse, ApiError> {
+    let scored = configured
+        .env
+        .score_within(example, completion, deadline)
+        .map_err(|e| {
+            if e.kind == ScoreErrorKind::TimeBudgetExceeded {
+                ApiError::new(ErrorCode::Timeout, format!("cannot score: {e}"))
+            } else if example_id.is_none() {
+                ApiError::bad_request(format!(
+                    "the inline `answer` (with `info`) cannot be scored against: {}",
+                    e.message
+                ))
+            } else {
+                ApiError::new(ErrorCode::Internal, format!("cannot score: {e}"))
+            }
+        })?;
     Ok(ScoreResponse {
         example_id: example_id.map(str::to_string),
         reward: scored.reward.total,

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use svbench_core::advantage::{self, Grouping, Norm};
+use svbench_envs::environment::Deadline;
 
 use crate::envs::{
     configure_for, kind_name, profile_infos, Configured, EnvConfig, EnvId, EnvInfo, SplitInfo,
@@ -15,7 +16,7 @@ use crate::envs::{
 use crate::error::{ApiError, ErrorCode};
 use crate::fs_access::{names_paths, FsAccess};
 use crate::rows::{load_split, DataRequest, SplitData};
-use crate::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
+use crate::score::{inline_example, score_json_within, ScoreRequest, ScoreResponse};
 
 /// Configured environments kept at most (distinct profiles × configs ×
 /// arguments); the cache is cleared when a new one would exceed it.
@@ -191,15 +192,32 @@ impl Service {
     /// `unknown_env`, `invalid_env_args`, `unknown_split`, `unknown_example`,
     /// `bad_request`.
     pub fn score(&self, env: &str, req: &ScoreRequest) -> Result<ScoreResponse, ApiError> {
+        self.score_within(env, req, Deadline::NONE)
+    }
+
+    /// [`Service::score`] whose work ends at `deadline` (a server passes the
+    /// end of the request's time limit, so a request that timed out stops
+    /// scanning instead of holding a scoring slot).
+    ///
+    /// # Errors
+    /// As [`Service::score`]; `timeout` when scoring ran past `deadline` (or
+    /// the environment's own scoring budget).
+    pub fn score_within(
+        &self,
+        env: &str,
+        req: &ScoreRequest,
+        deadline: Deadline,
+    ) -> Result<ScoreResponse, ApiError> {
         let id = EnvId::resolve(env)?;
         let configured = self.configured(id, &req.env_config())?;
-        self.score_with(&configured, req)
+        self.score_with(&configured, req, deadline)
     }
 
     fn score_with(
         &self,
         configured: &Configured,
         req: &ScoreRequest,
+        deadline: Deadline,
     ) -> Result<ScoreResponse, ApiError> {
         match &req.example_id {
             Some(example_id) => {
@@ -219,11 +237,17 @@ impl Service {
                         format!("no example `{example_id}` in split `{split_name}`"),
                     )
                 })?;
-                score_json(configured, example, Some(example_id), &req.completion)
+                score_json_within(
+                    configured,
+                    example,
+                    Some(example_id),
+                    &req.completion,
+                    deadline,
+                )
             }
             None => {
                 let example = inline_example(configured.id, req)?;
-                score_json(configured, &example, None, &req.completion)
+                score_json_within(configured, &example, None, &req.completion, deadline)
             }
         }
     }
@@ -238,12 +262,26 @@ impl Service {
         env: &str,
         req: &ScoreBatchRequest,
     ) -> Result<ScoreBatchResponse, ApiError> {
+        self.score_batch_within(env, req, Deadline::NONE)
+    }
+
+    /// [`Service::score_batch`] whose items all end by `deadline`.
+    ///
+    /// # Errors
+    /// As [`Service::score_batch`]; `timeout` for the item that ran past
+    /// `deadline`.
+    pub fn score_batch_within(
+        &self,
+        env: &str,
+        req: &ScoreBatchRequest,
+        deadline: Deadline,
+    ) -> Result<ScoreBatchResponse, ApiError> {
         let id = EnvId::resolve(env)?;
         let mut results = Vec::with_capacity(req.items.len());
         for (i, item) in req.items.iter().enumerate() {
             let scored = self
                 .configured(id, &item.env_config())
-                .and_then(|c| self.score_with(&c, item))
+                .and_then(|c| self.score_with(&c, item, deadline))
                 .map_err(|e| {
                     let message = format!("items[{i}]: {}", e.message);
                     ApiError::new(e.code, message).with_details(serde_json::json!({"item": i}))

@@ -342,3 +342,34 @@ fn catalogue_lists_both_environments() {
     let e2 = service.env_info(EnvId::E2).unwrap();
     assert_eq!((e2.max_turns, e2.tool_budget, e2.tools.len()), (5, 3, 3));
 }
+
+/// A caller's deadline ends the scoring work itself (issue 13 item 2): an
+/// E2 score whose live-oracle scan cannot finish by it is `timeout`.
+#[test]
+fn score_within_a_passed_deadline_is_a_timeout() {
+    use std::time::{Duration, Instant};
+    use svbench_envs::environment::Deadline;
+
+    let service = Service::new();
+    let mut env_args = serde_json::Map::new();
+    env_args.insert("oracle".into(), json!("live"));
+    // An inline config (a split's configs are scanned, and cached, when the
+    // split is labelled live).
+    let req = ScoreRequest {
+        env_args: Some(env_args),
+        question: Some(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n"
+                .into(),
+        ),
+        answer: Some(json!([])),
+        info: Some(json!({"meta": {"lang": "k8s"}})),
+        completion: json!(E2_ANSWER),
+        ..ScoreRequest::default()
+    };
+    let passed = Deadline::at(Instant::now(), Duration::from_secs(1));
+    let err = service.score_within("e2", &req, passed).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "{}", err.message);
+    assert!(err.message.contains("time budget"), "{}", err.message);
+    // Without a deadline the same request scores.
+    assert!(service.score("e2", &req).is_ok());
+}
