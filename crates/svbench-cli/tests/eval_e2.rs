@@ -714,3 +714,137 @@ fn live_oracle_records_an_unscannable_config_as_an_error_not_clean() {
         "two errored samples counted: {summary:#}"
     );
 }
+
+/// `builtin:replay:FILE` on E2 re-executes the recorded tool calls through
+/// the environment, within its turn limit and tool budget; replay records
+/// keyed by `id` match; duplicates are an error naming both lines; records
+/// matching nothing are a warning.
+#[test]
+fn replay_re_executes_recorded_tool_calls_within_the_limits() {
+    let sb = Sandbox::new();
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        "builtin:tool-only",
+        "-n",
+        "2",
+        "--run-id",
+        "src",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let src = run_dir_of(&sb, &out);
+    let original = results(&src);
+    assert!(original.iter().all(|r| r["tool_calls"].as_u64() > Some(0)));
+    let replay_file = src.join("results.jsonl");
+    let replay = format!("builtin:replay:{}", replay_file.display());
+
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        &replay,
+        "-n",
+        "2",
+        "--run-id",
+        "rp",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let replayed = results(&run_dir_of(&sb, &out));
+    for (a, b) in original.iter().zip(&replayed) {
+        assert_eq!(a["example_id"], b["example_id"]);
+        assert_eq!(b["turns"], a["turns"], "turns come from the replayed loop");
+        assert_eq!(
+            b["tool_calls"], a["tool_calls"],
+            "tool calls are executed again"
+        );
+        assert_eq!(
+            b["tool_interactions"].as_array().map(Vec::len),
+            a["tool_interactions"].as_array().map(Vec::len)
+        );
+        assert_eq!(b["reward"], a["reward"]);
+    }
+
+    // The environment's limits apply: one turn leaves the recorded tool
+    // calls pending, so the sample ends with no answer and runs no tool.
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        &replay,
+        "-n",
+        "2",
+        "--max-turns",
+        "1",
+        "--run-id",
+        "rp1",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for r in results(&run_dir_of(&sb, &out)) {
+        assert_eq!(r["turns"], 1);
+        assert_eq!(r["tool_calls"], 0);
+        assert_eq!(r["truncated"], true);
+        assert_eq!(r["parse"]["status"], "no_answer");
+    }
+
+    // Records keyed by `id` only match; a record matching nothing warns.
+    let text = std::fs::read_to_string(&replay_file).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for l in &mut lines {
+        let obj = l.as_object_mut().unwrap();
+        let id = obj.remove("example_id").unwrap();
+        obj.remove("index");
+        obj.insert("id".into(), id);
+    }
+    let mut stray = lines[0].clone();
+    stray["id"] = json!("not-selected");
+    lines.push(stray);
+    let by_id: Vec<String> = lines.iter().map(Value::to_string).collect();
+    sb.write("by_id.jsonl", &(by_id.join("\n") + "\n"));
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        "builtin:replay:by_id.jsonl",
+        "-n",
+        "2",
+        "--run-id",
+        "rp2",
+        "--no-progress",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 replay record(s) match no selected sample (lines 3)"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Two usable records for one sample: an error naming both lines.
+    let mut dup = by_id[..2].to_vec();
+    dup.push(by_id[0].clone());
+    sb.write("dup.jsonl", &(dup.join("\n") + "\n"));
+    let out = sb.run(&[
+        "eval",
+        "e2",
+        "--model",
+        "builtin:replay:dup.jsonl",
+        "-n",
+        "2",
+        "--run-id",
+        "rp3",
+        "--no-progress",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("dup.jsonl:3: duplicate replay record")
+            && stderr(&out).contains("line 1 has it too"),
+        "{}",
+        stderr(&out)
+    );
+}

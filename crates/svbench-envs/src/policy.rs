@@ -34,6 +34,13 @@ pub trait Policy: Send + Sync {
         Vec::new()
     }
 
+    /// Lines of the replay file whose record matches no selected sample
+    /// (reported as a warning; empty for other policies).
+    fn unmatched(&self, examples: &[Example], rollouts: usize) -> Vec<usize> {
+        let _ = (examples, rollouts);
+        Vec::new()
+    }
+
     /// `(path, sha256)` of the replayed file, for `builtin:replay:FILE`.
     fn replay_source(&self) -> Option<(String, String)> {
         None
@@ -138,13 +145,37 @@ impl Policy for E1OraclePolicy {
 
 /// `builtin:replay:FILE`: replays recorded completions from svbench's
 /// `results.jsonl` or upstream's results (whose `completion` is a string).
+///
+/// Matching (one rule, harness §1.1): a record's example id is its
+/// `example_id`, else its `id`; records match a sample by `(id,
+/// rollout_index)`, else by id alone (the id's record with the lowest
+/// rollout index), else by `index` (rollout-0 records, rollout 0 only).
+/// Errored records and records without a completion are skipped. Two
+/// usable records with the same `(id, rollout_index)`, or two rollout-0
+/// records with the same `index`, are an error naming both lines.
+///
+/// Single-turn environments score the recorded final text. Multi-turn
+/// environments ([`ReplayPolicy::multi_turn`], E2) replay the recorded
+/// assistant messages one per turn through the runner's loop: their tool
+/// calls are executed again by the environment within its turn limit and
+/// tool budget, so the record's `turns`, `tool_calls`, tool messages and
+/// tool rewards come from the executed calls; recorded tool messages are
+/// ignored. When the recording runs out with tool calls pending, the
+/// sample ends with no answer.
 #[derive(Debug, Clone)]
 pub struct ReplayPolicy {
     path: PathBuf,
     sha256: String,
-    by_key: HashMap<(String, usize), Completion>,
-    by_id: HashMap<String, Completion>,
-    by_index: HashMap<usize, Completion>,
+    /// `(id, rollout)` → (line, completion).
+    by_key: HashMap<(String, usize), (usize, Completion)>,
+    /// id → (lowest rollout, line).
+    by_id: HashMap<String, (usize, usize)>,
+    /// index of rollout-0 records → (line, completion).
+    by_index: HashMap<usize, (usize, Completion)>,
+    /// Usable records: (line, id, rollout, index), for [`Policy::unmatched`].
+    keys: Vec<(usize, Option<String>, usize, Option<usize>)>,
+    /// Replay one assistant message per turn (multi-turn environments).
+    multi_turn: bool,
     /// Lines skipped because they recorded an error or no completion.
     pub skipped_errors: usize,
 }
@@ -170,6 +201,8 @@ impl ReplayPolicy {
             by_key: HashMap::new(),
             by_id: HashMap::new(),
             by_index: HashMap::new(),
+            keys: Vec::new(),
+            multi_turn: false,
             skipped_errors: 0,
         };
         let last = lines.len().saturating_sub(1);
@@ -204,32 +237,68 @@ impl ReplayPolicy {
             self.skipped_errors += 1;
             return Ok(());
         };
-        let rollout = value
-            .get("rollout_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
-        let id = match value.get("example_id") {
-            Some(Value::String(s)) => Some(s.clone()),
+        let rollout = usize::try_from(
+            value
+                .get("rollout_index")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+        )
+        .unwrap_or(usize::MAX);
+        let id_of = |v: Option<&Value>| match v {
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
         };
-        if let Some(id) = id {
+        let id = id_of(value.get("example_id")).or_else(|| id_of(value.get("id")));
+        let index = value
+            .get("index")
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok());
+        let duplicate = |what: String, first: usize| PolicyError::Line {
+            path: self.path.clone(),
+            line,
+            message: format!("duplicate replay record for {what}: line {first} has it too"),
+        };
+        if let Some(id) = &id {
+            if let Some((first, _)) = self.by_key.get(&(id.clone(), rollout)) {
+                return Err(duplicate(
+                    format!("example `{id}` rollout {rollout}"),
+                    *first,
+                ));
+            }
             self.by_key
-                .insert((id.clone(), rollout), completion.clone());
-            self.by_id.entry(id).or_insert_with(|| completion.clone());
-        }
-        if let Some(index) = value.get("index").and_then(Value::as_u64) {
-            if rollout == 0 {
-                self.by_index.insert(index as usize, completion);
+                .insert((id.clone(), rollout), (line, completion.clone()));
+            let lowest = self.by_id.entry(id.clone()).or_insert((rollout, line));
+            if rollout < lowest.0 {
+                *lowest = (rollout, line);
             }
         }
+        if let Some(i) = index.filter(|_| rollout == 0) {
+            if let Some((first, _)) = self.by_index.get(&i) {
+                return Err(duplicate(format!("index {i}"), *first));
+            }
+            self.by_index.insert(i, (line, completion));
+        }
+        self.keys.push((line, id, rollout, index));
         Ok(())
+    }
+
+    /// Replays one recorded assistant message per turn through the runner's
+    /// loop (multi-turn environments; see the type's documentation).
+    #[must_use]
+    pub fn multi_turn(mut self) -> Self {
+        self.multi_turn = true;
+        self
     }
 
     fn lookup(&self, example: &Example, rollout: usize) -> Option<&Completion> {
         self.by_key
             .get(&(example.id.clone(), rollout))
-            .or_else(|| self.by_id.get(&example.id))
+            .or_else(|| {
+                self.by_id
+                    .get(&example.id)
+                    .and_then(|(r, _)| self.by_key.get(&(example.id.clone(), *r)))
+            })
             .or_else(|| {
                 if rollout == 0 {
                     self.by_index.get(&example.index)
@@ -237,6 +306,19 @@ impl ReplayPolicy {
                     None
                 }
             })
+            .map(|(_, c)| c)
+    }
+}
+
+/// The assistant messages of a recorded completion, in order.
+fn assistant_messages(completion: &Completion) -> Vec<Value> {
+    match completion {
+        Completion::Text(text) => vec![serde_json::json!({"role": "assistant", "content": text})],
+        Completion::Messages(msgs) => msgs
+            .iter()
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .cloned()
+            .collect(),
     }
 }
 
@@ -261,25 +343,60 @@ impl Policy for ReplayPolicy {
         "replay"
     }
 
+    fn interactive(&self) -> bool {
+        self.multi_turn
+    }
+
     fn respond(
         &self,
         example: &Example,
         rollout: usize,
-        _: &[Message],
+        messages: &[Message],
     ) -> Result<Completion, SampleError> {
-        self.lookup(example, rollout)
-            .cloned()
-            .ok_or_else(|| SampleError {
-                kind: "internal".into(),
-                message: format!("no recorded completion for example {}", example.id),
-                http_status: None,
-                attempts: 0,
-                retryable: false,
-            })
+        let recorded = self.lookup(example, rollout);
+        if self.multi_turn {
+            if let Some(completion) = recorded {
+                // Turn k replays the k-th recorded assistant message; an
+                // empty list says the recording ran out.
+                let turn = messages
+                    .iter()
+                    .filter(|m| m.role == Role::Assistant)
+                    .count();
+                return Ok(Completion::Messages(
+                    assistant_messages(completion)
+                        .into_iter()
+                        .nth(turn)
+                        .into_iter()
+                        .collect(),
+                ));
+            }
+        }
+        recorded.cloned().ok_or_else(|| SampleError {
+            kind: "internal".into(),
+            message: format!("no recorded completion for example {}", example.id),
+            http_status: None,
+            attempts: 0,
+            retryable: false,
+        })
     }
 
     fn replay_source(&self) -> Option<(String, String)> {
         Some((self.path.display().to_string(), self.sha256.clone()))
+    }
+
+    fn unmatched(&self, examples: &[Example], rollouts: usize) -> Vec<usize> {
+        let ids: std::collections::HashSet<&str> = examples.iter().map(|e| e.id.as_str()).collect();
+        let indices: std::collections::HashSet<usize> = examples.iter().map(|e| e.index).collect();
+        self.keys
+            .iter()
+            .filter(|(_, id, rollout, index)| {
+                let by_id = id.as_deref().is_some_and(|id| ids.contains(id)) && *rollout < rollouts;
+                let by_index =
+                    id.is_none() && *rollout == 0 && index.is_some_and(|i| indices.contains(&i));
+                !(by_id || by_index)
+            })
+            .map(|(line, ..)| *line)
+            .collect()
     }
 
     fn missing(&self, examples: &[Example], rollouts: usize) -> Vec<String> {
@@ -516,7 +633,7 @@ pub fn e2_builtin(name: &str, env: &E2Env) -> Result<Box<dyn Policy>, PolicyErro
         "tool-only" => Ok(Box::new(E2ToolOnlyPolicy::new(env))),
         _ => {
             if let Some(file) = name.strip_prefix("replay:") {
-                return Ok(Box::new(ReplayPolicy::load(Path::new(file))?));
+                return Ok(Box::new(ReplayPolicy::load(Path::new(file))?.multi_turn()));
             }
             Err(PolicyError::Unknown {
                 name: name.to_string(),

@@ -40,6 +40,7 @@ impl Responder for ModelResponder {
                     reasoning: r.reasoning,
                     record: r.record,
                     truncated: r.truncated,
+                    ends_episode: false,
                 }),
                 Err(CallFailure::Sample(e)) => Err(TurnFailure::Sample(e)),
                 Err(CallFailure::Fatal(e)) => Err(TurnFailure::Fatal(e)),

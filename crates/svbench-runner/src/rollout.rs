@@ -31,6 +31,10 @@ pub struct AssistantTurn {
     pub record: RequestRecord,
     /// Stopped by the token limit.
     pub truncated: bool,
+    /// The responder has nothing more to say (a replay whose recording ran
+    /// out): `message` is not part of the conversation and the sample ends
+    /// here — with no answer if tool calls are pending.
+    pub ends_episode: bool,
 }
 
 /// Why a turn failed.
@@ -223,6 +227,8 @@ impl Responder for PolicyResponder<'_> {
             .respond(self.example, ctx.rollout_index, ctx.messages)
             .map_err(TurnFailure::Sample)
             .map(|completion| {
+                // An empty message list: the policy has no further turn.
+                let ends_episode = matches!(&completion, Completion::Messages(m) if m.is_empty());
                 let value = match completion {
                     Completion::Text(text) => json!({"role": "assistant", "content": text}),
                     Completion::Messages(msgs) => msgs.into_iter().last().unwrap_or(Value::Null),
@@ -238,6 +244,7 @@ impl Responder for PolicyResponder<'_> {
                         ..RequestRecord::default()
                     },
                     truncated: false,
+                    ends_episode,
                 }
             });
         Box::pin(std::future::ready(result))
@@ -274,6 +281,9 @@ async fn drive_model(
                 turn,
             })
             .await?;
+        if reply.ends_episode {
+            break;
+        }
         record.turns = turn + 1;
         if record_requests {
             add_usage(&mut record.usage, &reply.record);

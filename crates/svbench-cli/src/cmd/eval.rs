@@ -649,6 +649,23 @@ fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Resu
             }
         )));
     }
+    let unmatched = match &agent.policy {
+        Some(policy) => policy.unmatched(&data.examples, spec.rollouts),
+        None => Vec::new(),
+    };
+    if !unmatched.is_empty() {
+        let shown: Vec<String> = unmatched.iter().take(20).map(usize::to_string).collect();
+        eprintln!(
+            "warning: {} replay record(s) match no selected sample (lines {}{})",
+            unmatched.len(),
+            shown.join(", "),
+            if unmatched.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        );
+    }
     Ok(Prepared {
         env,
         facts,

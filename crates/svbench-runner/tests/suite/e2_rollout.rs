@@ -39,6 +39,7 @@ impl Responder for Script {
             reasoning: None,
             record: RequestRecord::default(),
             truncated: false,
+            ends_episode: false,
         })))
     }
 }
