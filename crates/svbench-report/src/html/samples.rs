@@ -387,8 +387,13 @@ fn index_line(line: &[u8], offset: u64, grading: Grading) -> Result<Indexed, Str
     })
 }
 
-/// Reads the lines of `entries` back from `file` (one seek and read each)
-/// and maps them with `f` on all cores, in the order given.
+/// Bytes of lines read back and parsed together.
+const READ_BACK_BATCH: usize = 32 << 20;
+
+/// Reads the lines of `entries` back from `file` (a seek where they are
+/// not contiguous) and maps them with `f` on all cores, in the order given.
+/// Lines are read in batches of at most [`READ_BACK_BATCH`] bytes (or one
+/// line), so memory holds one batch and the results.
 pub(super) fn read_back<R: Send>(
     file: &mut std::fs::File,
     entries: &[&Entry],
@@ -399,30 +404,38 @@ pub(super) fn read_back<R: Send>(
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, 8);
-    let total: u64 = entries.iter().map(|e| e.len).sum();
-    let mut buf = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
-    let mut spans = Vec::with_capacity(entries.len());
+    let mut out = Vec::with_capacity(entries.len());
+    let mut buf: Vec<u8> = Vec::new();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
     let mut pos: Option<u64> = None;
+    let mut flush = |buf: &mut Vec<u8>, spans: &mut Vec<std::ops::Range<usize>>| {
+        let lines: Vec<(usize, &[u8])> = spans
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, &buf[r.clone()]))
+            .collect();
+        out.extend(map_lines(&lines, threads, &f).into_iter().map(|(_, r)| r));
+        buf.clear();
+        spans.clear();
+    };
     for e in entries {
+        let len = usize::try_from(e.len).unwrap_or(usize::MAX);
+        if !spans.is_empty() && buf.len().saturating_add(len) > READ_BACK_BATCH {
+            flush(&mut buf, &mut spans);
+        }
         if pos != Some(e.offset) {
             file.seek(SeekFrom::Start(e.offset))?;
         }
         let start = buf.len();
-        let len = usize::try_from(e.len).unwrap_or(usize::MAX);
         buf.resize(start + len, 0);
         file.read_exact(&mut buf[start..])?;
         spans.push(start..start + len);
         pos = Some(e.offset + e.len);
     }
-    let lines: Vec<(usize, &[u8])> = spans
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (i, &buf[r.clone()]))
-        .collect();
-    Ok(map_lines(&lines, threads, f)
-        .into_iter()
-        .map(|(_, r)| r)
-        .collect())
+    if !spans.is_empty() {
+        flush(&mut buf, &mut spans);
+    }
+    Ok(out)
 }
 
 /// The listed row of a line.
