@@ -200,7 +200,7 @@ pub struct E2V1Stats {
     pub patch_applied_rate: Option<f64>,
     /// Preservation failures / patches given.
     pub preservation_failure_rate: Option<f64>,
-    /// Patch status → records (`applied`, `apply_failed`, …).
+    /// Patch status → records (`applied`, `apply_failed`, `too_large`, …).
     pub patch_status: BTreeMap<String, u64>,
     /// v1 parse `invalid` / records.
     pub parse_failure_rate: Option<f64>,

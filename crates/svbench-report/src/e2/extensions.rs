@@ -245,3 +245,28 @@ fn tool_errors(r: &RecordView) -> impl Iterator<Item = &str> {
         .flatten()
         .filter_map(|i| i.get("error").and_then(Value::as_str))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(status: &str) -> RecordView {
+        serde_json::from_value(serde_json::json!({
+            "parsed": {"v1_patch": {"status": status}, "parse_status": "valid"}
+        }))
+        .expect("record view")
+    }
+
+    #[test]
+    fn too_large_patches_are_counted_given_and_not_applied() {
+        let mut acc = ExtensionsAcc::default();
+        for s in ["too_large", "too_large", "applied", "none"] {
+            acc.add(&record(s));
+        }
+        let v1 = acc.v1();
+        assert_eq!(v1.patch_status.get("too_large"), Some(&2));
+        assert_eq!(v1.patch_provided_rate, Some(0.75));
+        assert_eq!(v1.patch_applied_rate, Some(1.0 / 3.0));
+        assert_eq!(v1.preservation_failure_rate, Some(0.0));
+    }
+}
