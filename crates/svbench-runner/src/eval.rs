@@ -135,13 +135,9 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
         plan.examples.iter().map(|e| e.id.as_str()),
         plan.settings.rollouts_per_example,
     );
-    let recovered = recover(&results_path, Some(&selection))?;
+    let mut recovered = recover(&results_path, Some(&selection))?;
     drop(selection);
-    let mut done: HashMap<(String, usize), bool> = recovered
-        .records
-        .iter()
-        .map(|(k, r)| (k.clone(), r.error.is_none()))
-        .collect();
+    let mut done: HashMap<(String, usize), bool> = std::mem::take(&mut recovered.done);
 
     let mut metadata = plan.metadata;
     metadata.status = RunStatus::Running;

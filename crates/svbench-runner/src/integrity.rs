@@ -125,6 +125,14 @@ impl KeyTracker {
         self.last.is_empty()
     }
 
+    /// Per key, whether its last record finished without error.
+    pub fn into_done(self) -> HashMap<(String, usize), bool> {
+        self.last
+            .into_iter()
+            .map(|(k, (_, errored))| (k, !errored))
+            .collect()
+    }
+
     /// Keys with the line of their last record.
     pub fn lines(&self) -> impl Iterator<Item = (&(String, usize), usize)> {
         self.last.iter().map(|(k, (line, _))| (k, *line))

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -75,8 +75,10 @@ impl ResultsWriter {
 /// What [`recover`] found in an existing `results.jsonl`.
 #[derive(Debug, Default)]
 pub struct Recovered {
-    /// Last record per `(example_id, rollout_index)`.
-    pub records: HashMap<(String, usize), ResultRecord>,
+    /// Per recorded `(example_id, rollout_index)`: whether its last record
+    /// finished without error. Only the keys are kept, not the records, so
+    /// a resume's memory grows with the number of samples, not their size.
+    pub done: HashMap<(String, usize), bool>,
     /// Lines dropped from the end (torn or unparseable).
     pub truncated_lines: usize,
 }
@@ -86,7 +88,8 @@ pub struct Recovered {
 /// last good line); an unparseable line before good ones, a sample recorded
 /// again after a record without error, and (given `selection`) a record of
 /// a sample outside the run's selection are [`IntegrityError`]s, found
-/// before the file is touched.
+/// before the file is touched. The file is read line by line; each line is
+/// parsed as a whole record (so validity is unchanged) and then dropped.
 pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, ArtifactError> {
     let ioerr = |source| ArtifactError::Io {
         path: path.to_path_buf(),
@@ -102,66 +105,70 @@ pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, 
         .write(true)
         .open(path)
         .map_err(ioerr)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(ioerr)?;
+    let total = file.metadata().map_err(ioerr)?.len();
 
-    let mut good_end = 0usize; // byte offset just after the last good line
+    let mut good_end = 0u64; // byte offset just after the last good line
     let mut pending_bad: Option<(usize, String)> = None; // first bad line seen, and why
-    let mut start = 0usize;
+    let mut start = 0u64;
     let mut line_no = 0usize;
-    while start < bytes.len() {
-        line_no += 1;
-        let (end, complete) = match bytes[start..].iter().position(|b| *b == b'\n') {
-            Some(p) => (start + p, true),
-            None => (bytes.len(), false),
-        };
-        let line = &bytes[start..end];
-        let next = if complete { end + 1 } else { end };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            if complete && pending_bad.is_none() {
-                good_end = next;
+    {
+        let mut reader = BufReader::with_capacity(1 << 16, &mut file);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(ioerr)?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            let complete = buf.last() == Some(&b'\n');
+            let next = start + n as u64;
+            let line = if complete { &buf[..n - 1] } else { &buf[..] };
+            if line.iter().all(u8::is_ascii_whitespace) {
+                if complete && pending_bad.is_none() {
+                    good_end = next;
+                }
+                start = next;
+                continue;
+            }
+            let parsed = if complete {
+                serde_json::from_slice::<ResultRecord>(line).map_err(|e| e.to_string())
+            } else {
+                Err("torn line (no newline)".to_string())
+            };
+            match parsed {
+                Ok(rec) => {
+                    if let Some((bad, message)) = pending_bad {
+                        return Err(IntegrityError::BadLine {
+                            path: path.to_path_buf(),
+                            line: bad,
+                            message,
+                        }
+                        .into());
+                    }
+                    if let Some(sel) = selection {
+                        sel.check(path, line_no, &rec.example_id, rec.rollout_index)?;
+                    }
+                    keys.observe(
+                        path,
+                        line_no,
+                        &rec.example_id,
+                        rec.rollout_index,
+                        rec.error.is_some(),
+                    )?;
+                    good_end = next;
+                }
+                Err(message) => {
+                    pending_bad.get_or_insert((line_no, message));
+                    out.truncated_lines += 1;
+                }
             }
             start = next;
-            continue;
         }
-        let parsed = if complete {
-            serde_json::from_slice::<ResultRecord>(line).map_err(|e| e.to_string())
-        } else {
-            Err("torn line (no newline)".to_string())
-        };
-        match parsed {
-            Ok(rec) => {
-                if let Some((bad, message)) = pending_bad {
-                    return Err(IntegrityError::BadLine {
-                        path: path.to_path_buf(),
-                        line: bad,
-                        message,
-                    }
-                    .into());
-                }
-                if let Some(sel) = selection {
-                    sel.check(path, line_no, &rec.example_id, rec.rollout_index)?;
-                }
-                keys.observe(
-                    path,
-                    line_no,
-                    &rec.example_id,
-                    rec.rollout_index,
-                    rec.error.is_some(),
-                )?;
-                out.records
-                    .insert((rec.example_id.clone(), rec.rollout_index), rec);
-                good_end = next;
-            }
-            Err(message) => {
-                pending_bad.get_or_insert((line_no, message));
-                out.truncated_lines += 1;
-            }
-        }
-        start = next;
     }
-    if good_end < bytes.len() {
-        file.set_len(good_end as u64).map_err(ioerr)?;
+    out.done = keys.into_done();
+    if good_end < total {
+        file.set_len(good_end).map_err(ioerr)?;
         file.seek(SeekFrom::End(0)).map_err(ioerr)?;
         file.sync_all().map_err(ioerr)?;
     }
@@ -193,7 +200,7 @@ mod tests {
         f.write_all(b"{\"example_id\":\"c\",\"rew").unwrap();
         drop(f);
         let r = recover(&path, None).unwrap();
-        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.done.len(), 2);
         assert_eq!(r.truncated_lines, 1);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.ends_with("}\n"));
@@ -201,7 +208,7 @@ mod tests {
         // Appending after recovery yields a valid file.
         let mut w = ResultsWriter::open(&path).unwrap();
         w.append(&rec("c")).unwrap();
-        assert_eq!(recover(&path, None).unwrap().records.len(), 3);
+        assert_eq!(recover(&path, None).unwrap().done.len(), 3);
     }
 
     #[test]
@@ -231,7 +238,10 @@ mod tests {
         second.reward = Some(2.0);
         w.append(&second).unwrap();
         let r = recover(&path, None).unwrap();
-        assert_eq!(r.records[&("a".to_string(), 0)].reward, Some(2.0));
+        assert!(
+            r.done[&("a".to_string(), 0)],
+            "the retry without error wins"
+        );
         w.append(&rec("a")).unwrap();
         let before = std::fs::read(&path).unwrap();
         assert!(matches!(
