@@ -201,7 +201,20 @@ fn apply_section(text: &str, hunks: &[Hunk], budget: &mut usize) -> Result<Strin
         if !hunk.old_lines().is_empty() {
             in_offset = to_isize(at) + 1 - to_isize(hunk.old_start);
         }
-        out.extend_from_slice(&lines[next..at]);
+        // A hunk matched by fuzz alone may be placed past the file's end
+        // (or before the previous hunk): nothing to apply there.
+        let Some(skipped) = lines.get(next..at) else {
+            return Err(fail(
+                PatchStatus::ApplyFailed,
+                format!(
+                    "hunk {}: placed at line {} of a {}-line file",
+                    hunk.number,
+                    at + 1,
+                    lines.len()
+                ),
+            ));
+        };
+        out.extend_from_slice(skipped);
         let mut pos = at;
         for (line, no_newline) in &hunk.body {
             match line {

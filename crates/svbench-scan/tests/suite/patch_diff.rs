@@ -276,3 +276,19 @@ fn outcome_serialises_snake_case() {
         "target_mismatch"
     );
 }
+
+/// Found by the `patch_diff` fuzz target: a hunk stated past the end of the
+/// file made the upstream profile's lenient applier slice out of range (a
+/// panic reachable from any model's patch).
+#[test]
+fn lenient_hunk_stated_past_the_end_is_refused_not_a_panic() {
+    use svbench_scan::patch::{lenient::apply_upstream, PatchStatus};
+    for original in ["", "a\nb\nc\nd\ne\n"] {
+        for patch in ["@@ -8 +2 @@", "@@ -500 +2 @@\n", "@@ -500,0 +2 @@\n+x\n"] {
+            match apply_upstream(original, patch) {
+                Ok(t) => assert!(t.len() <= original.len() + patch.len() + 1),
+                Err(f) => assert_ne!(f.status, PatchStatus::Applied),
+            }
+        }
+    }
+}
