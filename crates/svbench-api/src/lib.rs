@@ -17,6 +17,9 @@ pub mod session;
 pub use error::{ApiError, ErrorCode};
 pub use fs_access::FsAccess;
 pub use service::Service;
+/// The time budget `*_within` scoring takes (re-exported so callers need not
+/// depend on the environments crate).
+pub use svbench_envs::environment::Deadline;
 
 #[cfg(test)]
 mod tests;

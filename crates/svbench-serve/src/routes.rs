@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Instant;
 
 use axum::extract::State;
 use axum::http::{header, StatusCode};
@@ -17,7 +18,7 @@ use svbench_api::rows::row;
 use svbench_api::score::ScoreRequest;
 use svbench_api::service::ScoreBatchRequest;
 use svbench_api::session::{Session, StepOutcome};
-use svbench_api::ErrorCode;
+use svbench_api::{Deadline, ErrorCode};
 
 use crate::body::{JsonBody, Params, QueryParams};
 use crate::error::HttpError;
@@ -179,6 +180,13 @@ pub async fn one_row(
     Ok(Json(row(&configured, example, q.include_answer.unwrap_or(false))).into_response())
 }
 
+/// Scoring stops at `--request-timeout` (counted from the handler's start),
+/// so a request answered 504 does not keep a scoring slot busy afterwards.
+fn request_deadline(state: &AppState) -> Deadline {
+    let limit = state.config.request_timeout;
+    Deadline::at(Instant::now() + limit, limit)
+}
+
 /// `POST /v1/envs/{env}/score`.
 pub async fn score(
     State(state): St,
@@ -192,8 +200,9 @@ pub async fn score(
         state.service.score(id.name(), &req)?
     } else {
         let service = Arc::clone(&state.service);
+        let deadline = request_deadline(&state);
         let _permit = state.cpu_permit().await?;
-        blocking(move || service.score(id.name(), &req)).await??
+        blocking(move || service.score_within(id.name(), &req, deadline)).await??
     };
     state.metrics.scores(id.name(), &scored.reward_profile, 1);
     Ok(Json(scored).into_response())
@@ -207,8 +216,9 @@ pub async fn score_batch(
 ) -> AppResult {
     let id = state.env(&env)?;
     let service = Arc::clone(&state.service);
+    let deadline = request_deadline(&state);
     let _permit = state.cpu_permit().await?;
-    let scored = blocking(move || service.score_batch(id.name(), &req)).await??;
+    let scored = blocking(move || service.score_batch_within(id.name(), &req, deadline)).await??;
     for r in &scored.results {
         state.metrics.scores(id.name(), &r.reward_profile, 1);
     }
