@@ -291,7 +291,7 @@ impl Budget {
         let bytes = self.bytes.saturating_add(placed).saturating_sub(freed);
         if bytes > self.max_bytes {
             return Err(OpError::TooLarge(format!(
-                "the patched file would be about {bytes} bytes, more than the limit of {} (twice the original plus 1 MiB)",
+                "the patched file would be about {bytes} bytes, more than the limit of {} (twice the original plus 256 KiB)",
                 self.max_bytes
             )));
         }

@@ -509,7 +509,7 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
         return Err(if out.exceeded {
             fail(
                 PatchStatus::TooLarge,
-                format!("the patched file would be more than {max_bytes} bytes (twice the original plus 1 MiB)"),
+                format!("the patched file would be more than {max_bytes} bytes (twice the original plus 256 KiB)"),
             )
         } else {
             fail(PatchStatus::ApplyFailed, format!("cannot serialise: {e}"))
