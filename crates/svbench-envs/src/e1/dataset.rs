@@ -232,15 +232,16 @@ fn load_source(spec: &DatasetSpec, split: &SplitRequest) -> Result<Source, Datas
                         .to_string(),
                 ));
             }
-            let generated =
-                synthetic_rows(*seed, &split_name, *n).map_err(DatasetError::Selection)?;
-            for (i, value) in generated.into_iter().enumerate() {
+            // Rows become text as they are generated (no tree per row kept).
+            synthetic_rows(*seed, &split_name, *n, |value| {
+                let line = rows.len() + 1;
                 rows.push(SourceRow {
                     origin: 0,
-                    line: i + 1,
+                    line,
                     text: Cow::Owned(value.to_string()),
                 });
-            }
+            })
+            .map_err(DatasetError::Selection)?;
             Ok(Source {
                 rows,
                 origins: vec![PathBuf::from(format!("synthetic:{seed}:{n}"))],
@@ -403,10 +404,11 @@ pub fn load(
 
 /// Rows of one split from the seeded generator (`synthetic:SEED:N`), exactly
 /// what `svbench data gen e1 --seed SEED -n N --split SPLIT` writes.
-fn synthetic_rows(seed: u64, split: &str, n: usize) -> Result<Vec<Value>, String> {
-    use super::generate::{generate_split, GenConfig, Split};
+fn synthetic_rows(seed: u64, split: &str, n: usize, sink: impl FnMut(Value)) -> Result<(), String> {
+    use super::generate::{generate_split_each, GenConfig, Split};
     let split: Split = split
         .parse()
         .map_err(|e: super::generate::GenError| e.to_string())?;
-    Ok(generate_split(&GenConfig::default(), seed, split, n))
+    generate_split_each(&GenConfig::default(), seed, split, n, sink);
+    Ok(())
 }

@@ -225,14 +225,35 @@ pub fn to_jsonl(rows: &[Value]) -> String {
 /// `n` rows of `split`. Earlier splits (generation order) are regenerated at
 /// their configured sizes first so hashes stay unique across the corpus.
 pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> Vec<Value> {
+    let mut rows = Vec::with_capacity(n);
+    generate_split_each(config, seed, split, n, |row| rows.push(row));
+    rows
+}
+
+/// [`generate_split`] handing each row to `sink` as it is made (in the same
+/// order), so a caller that converts rows need not hold them all as trees.
+pub fn generate_split_each(
+    config: &GenConfig,
+    seed: u64,
+    split: Split,
+    n: usize,
+    mut sink: impl FnMut(Value),
+) {
     let mut taken = HashSet::new();
     for earlier in Split::GENERATION_ORDER {
         if earlier == split {
             break;
         }
-        generate_rows(config, seed, earlier, config.sizes.get(earlier), &mut taken);
+        generate_rows_each(
+            config,
+            seed,
+            earlier,
+            config.sizes.get(earlier),
+            &mut taken,
+            &mut |_| {},
+        );
     }
-    generate_rows(config, seed, split, n, &mut taken)
+    generate_rows_each(config, seed, split, n, &mut taken, &mut sink);
 }
 
 /// The whole corpus at the configured sizes.
@@ -263,21 +284,32 @@ fn generate_rows(
     n: usize,
     taken: &mut HashSet<String>,
 ) -> Vec<Value> {
+    let mut rows = Vec::with_capacity(n);
+    generate_rows_each(config, seed, split, n, taken, &mut |row| rows.push(row));
+    rows
+}
+
+fn generate_rows_each(
+    config: &GenConfig,
+    seed: u64,
+    split: Split,
+    n: usize,
+    taken: &mut HashSet<String>,
+    sink: &mut dyn FnMut(Value),
+) {
     let mut rng = GenRng::new(seed, &format!("v{GENERATOR_VERSION}/{split}"));
     let kinds = plan(config, split, n, &mut rng);
-    let mut rows = Vec::with_capacity(n);
     for kind in kinds {
         loop {
             let flow = draw_flow(&mut rng, kind, split);
             let row = build_row(&flow, kind, split, seed);
             let hash = row["meta"]["hash"].as_str().unwrap_or_default().to_string();
             if taken.insert(hash) {
-                rows.push(row);
+                sink(row);
                 break;
             }
         }
     }
-    rows
 }
 
 /// Decides what each row is: ambiguous archetypes (round-robin from a random
