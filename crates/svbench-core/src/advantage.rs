@@ -152,8 +152,15 @@ fn normalize_groups(values: &[f64], groups: &[usize], n_groups: usize, norm: Nor
     let mut out = vec![0.0; values.len()];
     for idx in &members {
         let (mean, std) = mean_std(idx.iter().map(|&i| values[i]), norm.ddof);
+        // With eps = 0 a group whose values are all equal has no spread to
+        // scale by: its samples are all average (0), never 0/0 = NaN.
+        let scale = std + norm.eps;
         for &i in idx {
-            out[i] = (values[i] - mean) / (std + norm.eps);
+            out[i] = if scale > 0.0 {
+                (values[i] - mean) / scale
+            } else {
+                0.0
+            };
         }
     }
     out
@@ -284,6 +291,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a, vec![0.0; 4]);
+    }
+
+    /// Found by the `api_body` fuzz target: GDPO with eps = 0 on a group of
+    /// one gave NaN.
+    #[test]
+    fn zero_eps_on_a_constant_group_is_zero_not_nan() {
+        let none = Norm { eps: 0.0, ddof: 0 };
+        assert_eq!(
+            grpo(&[1.0], &Grouping::Contiguous(1), none).unwrap(),
+            vec![0.0]
+        );
+        assert_eq!(
+            grpo(&[0.5, 0.5], &Grouping::Contiguous(2), none).unwrap(),
+            vec![0.0, 0.0]
+        );
+        let comps = c(&[("a", vec![1.0])]);
+        let w: BTreeMap<String, f64> = [("a".to_string(), 1.0)].into_iter().collect();
+        assert_eq!(
+            gdpo(&comps, &w, &Grouping::Contiguous(1), none).unwrap(),
+            vec![0.0]
+        );
     }
 
     #[test]
