@@ -37,6 +37,46 @@ impl Example {
     }
 }
 
+/// The selected examples of a run in evaluation order, handed out one at a
+/// time: a run asks for example `i` when it dispatches it, so loaders may keep
+/// rows on disk ([`crate::spool`]) and a 1,000,000-sample run never holds
+/// every example in memory.
+pub trait ExampleSet: Send + Sync {
+    /// Examples in the set.
+    fn len(&self) -> usize;
+
+    /// Whether the set is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id of example `index` (cheap: no row is read).
+    ///
+    /// # Panics
+    /// When `index` is out of range.
+    fn id(&self, index: usize) -> &str;
+
+    /// Example `index`, with `Example::index == index`.
+    ///
+    /// # Panics
+    /// When `index` is out of range.
+    fn example(&self, index: usize) -> Result<Example, DatasetError>;
+}
+
+impl ExampleSet for Vec<Example> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn id(&self, index: usize) -> &str {
+        &self[index].id
+    }
+
+    fn example(&self, index: usize) -> Result<Example, DatasetError> {
+        Ok(self[index].clone())
+    }
+}
+
 /// Errors reading a dataset file.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

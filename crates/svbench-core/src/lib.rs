@@ -8,6 +8,7 @@
 
 pub mod advantage;
 pub mod canonical;
+pub mod compact;
 pub mod compare;
 pub mod cost;
 pub mod example;
@@ -21,9 +22,10 @@ pub mod record;
 pub mod reward;
 pub mod reward_config;
 pub mod scoreboard;
+pub mod spool;
 pub mod summary;
 
-pub use example::Example;
+pub use example::{Example, ExampleSet};
 
 /// How artifacts, reports and scoreboards name the `builtin:oracle`
 /// policies: an upper bound, never a baseline (harness §1.1, E2 §7).

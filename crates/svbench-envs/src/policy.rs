@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
 use svbench_core::record::SampleError;
-use svbench_core::{Completion, Example, Message, Role};
+use svbench_core::{Completion, Example, ExampleSet, Message, Role};
 
 use crate::e1::heuristic;
 use crate::e2::env::E2Env;
@@ -29,14 +29,14 @@ pub trait Policy: Send + Sync {
     ) -> Result<Completion, SampleError>;
 
     /// Ids of selected samples the policy cannot answer (replay without a record).
-    fn missing(&self, examples: &[Example], rollouts: usize) -> Vec<String> {
+    fn missing(&self, examples: &dyn ExampleSet, rollouts: usize) -> Vec<String> {
         let _ = (examples, rollouts);
         Vec::new()
     }
 
     /// Lines of the replay file whose record matches no selected sample
     /// (reported as a warning; empty for other policies).
-    fn unmatched(&self, examples: &[Example], rollouts: usize) -> Vec<usize> {
+    fn unmatched(&self, examples: &dyn ExampleSet, rollouts: usize) -> Vec<usize> {
         let _ = (examples, rollouts);
         Vec::new()
     }
@@ -291,17 +291,18 @@ impl ReplayPolicy {
         self
     }
 
-    fn lookup(&self, example: &Example, rollout: usize) -> Option<&Completion> {
+    /// The record for example `id` at position `index`, rollout `rollout`.
+    fn lookup(&self, id: &str, index: usize, rollout: usize) -> Option<&Completion> {
         self.by_key
-            .get(&(example.id.clone(), rollout))
+            .get(&(id.to_string(), rollout))
             .or_else(|| {
                 self.by_id
-                    .get(&example.id)
-                    .and_then(|(r, _)| self.by_key.get(&(example.id.clone(), *r)))
+                    .get(id)
+                    .and_then(|(r, _)| self.by_key.get(&(id.to_string(), *r)))
             })
             .or_else(|| {
                 if rollout == 0 {
-                    self.by_index.get(&example.index)
+                    self.by_index.get(&index)
                 } else {
                     None
                 }
@@ -353,7 +354,7 @@ impl Policy for ReplayPolicy {
         rollout: usize,
         messages: &[Message],
     ) -> Result<Completion, SampleError> {
-        let recorded = self.lookup(example, rollout);
+        let recorded = self.lookup(&example.id, example.index, rollout);
         if self.multi_turn {
             if let Some(completion) = recorded {
                 // Turn k replays the k-th recorded assistant message; an
@@ -384,30 +385,32 @@ impl Policy for ReplayPolicy {
         Some((self.path.display().to_string(), self.sha256.clone()))
     }
 
-    fn unmatched(&self, examples: &[Example], rollouts: usize) -> Vec<usize> {
-        let ids: std::collections::HashSet<&str> = examples.iter().map(|e| e.id.as_str()).collect();
-        let indices: std::collections::HashSet<usize> = examples.iter().map(|e| e.index).collect();
+    fn unmatched(&self, examples: &dyn ExampleSet, rollouts: usize) -> Vec<usize> {
+        let ids: std::collections::HashSet<&str> =
+            (0..examples.len()).map(|i| examples.id(i)).collect();
         self.keys
             .iter()
             .filter(|(_, id, rollout, index)| {
                 let by_id = id.as_deref().is_some_and(|id| ids.contains(id)) && *rollout < rollouts;
+                // Example indices are positions: 0..len.
                 let by_index =
-                    id.is_none() && *rollout == 0 && index.is_some_and(|i| indices.contains(&i));
+                    id.is_none() && *rollout == 0 && index.is_some_and(|i| i < examples.len());
                 !(by_id || by_index)
             })
             .map(|(line, ..)| *line)
             .collect()
     }
 
-    fn missing(&self, examples: &[Example], rollouts: usize) -> Vec<String> {
+    fn missing(&self, examples: &dyn ExampleSet, rollouts: usize) -> Vec<String> {
         let mut missing = Vec::new();
-        for ex in examples {
+        for i in 0..examples.len() {
+            let id = examples.id(i);
             for r in 0..rollouts {
-                if self.lookup(ex, r).is_none() {
+                if self.lookup(id, i, r).is_none() {
                     missing.push(if rollouts > 1 {
-                        format!("{}#{r}", ex.id)
+                        format!("{id}#{r}")
                     } else {
-                        ex.id.clone()
+                        id.to_string()
                     });
                 }
             }

@@ -4,7 +4,6 @@
 //! On an interrupt or abort dispatch stops, samples in flight get a grace
 //! period to finish, and the run is left resumable.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,12 +11,12 @@ use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use svbench_core::record::{ResultRecord, RunCounts, RunMetadata, RunStatus, SampleError};
-use svbench_core::Example;
+use svbench_core::{Example, ExampleSet};
 use svbench_envs::environment::{Budgets, Environment};
 use tokio::task::JoinSet;
 
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
-use crate::integrity::Selection;
+use crate::integrity::{SampleKey, Selection};
 use crate::progress::Progress;
 use crate::results::{recover, ResultsWriter};
 use crate::rollout::{run_sample, Agent};
@@ -71,8 +70,9 @@ pub struct EvalPlan {
     pub env: Arc<dyn Environment>,
     /// Who answers.
     pub agent: Agent,
-    /// Selected examples in evaluation order.
-    pub examples: Arc<Vec<Example>>,
+    /// Selected examples in evaluation order, built one at a time as they
+    /// are dispatched.
+    pub examples: Arc<dyn ExampleSet>,
     /// Metadata as written at start (status is managed by the loop).
     pub metadata: RunMetadata,
     /// The run directory.
@@ -117,6 +117,56 @@ pub enum EvalError {
     /// Artifact I/O.
     #[error(transparent)]
     Artifact(#[from] ArtifactError),
+    /// Two selected examples share an id, so their records could not be
+    /// told apart.
+    #[error("two selected examples have the id `{0}`")]
+    DuplicateId(String),
+}
+
+/// What is known of each sample of the run: one byte per sample, indexed
+/// `example index × rollouts + rollout`, so a 1,000,000-sample run keeps
+/// 1 MB of progress state.
+#[derive(Debug)]
+struct SampleStates {
+    states: Vec<u8>,
+    rollouts: usize,
+}
+
+const PENDING: u8 = 0;
+const DONE: u8 = 1;
+const ERRORED: u8 = 2;
+
+impl SampleStates {
+    fn new(examples: usize, rollouts: usize) -> Self {
+        Self {
+            states: vec![PENDING; examples * rollouts],
+            rollouts,
+        }
+    }
+
+    fn set(&mut self, (index, rollout): SampleKey, ok: bool) {
+        self.states[index * self.rollouts + rollout] = if ok { DONE } else { ERRORED };
+    }
+
+    /// Whether sample `k` still has to run.
+    fn todo(&self, k: usize, retry_errors: bool) -> bool {
+        match self.states[k] {
+            PENDING => true,
+            ERRORED => retry_errors,
+            _ => false,
+        }
+    }
+
+    fn counts(&self) -> RunCounts {
+        let count = |s| self.states.iter().filter(|&&x| x == s).count();
+        let (completed, errored) = (count(DONE), count(ERRORED));
+        RunCounts {
+            planned: self.states.len(),
+            completed,
+            errored,
+            pending: self.states.len() - completed - errored,
+        }
+    }
 }
 
 fn now_rfc3339() -> String {
@@ -131,50 +181,52 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     }
     let _lock = RunLock::acquire(&dir)?;
     let results_path = dir.join("results.jsonl");
-    let selection = Selection::new(
-        plan.examples.iter().map(|e| e.id.as_str()),
-        plan.settings.rollouts_per_example,
-    );
+    let examples = plan.examples;
+    let settings = plan.settings;
+    let rollouts = settings.rollouts_per_example.max(1);
+    let selection = Selection::new((0..examples.len()).map(|i| examples.id(i)), rollouts);
+    if selection.len() != examples.len() {
+        let mut seen = std::collections::HashSet::new();
+        let repeated = (0..examples.len())
+            .map(|i| examples.id(i))
+            .find(|id| !seen.insert(*id))
+            .unwrap_or_default();
+        return Err(EvalError::DuplicateId(repeated.to_string()));
+    }
     let mut recovered = recover(&results_path, Some(&selection))?;
     drop(selection);
-    let mut done: HashMap<(String, usize), bool> = std::mem::take(&mut recovered.done);
+    let mut done = SampleStates::new(examples.len(), rollouts);
+    for (key, ok) in std::mem::take(&mut recovered.done) {
+        done.set(key, ok);
+    }
 
     let mut metadata = plan.metadata;
     metadata.status = RunStatus::Running;
     metadata.finished_at = None;
     metadata.abort_reason = None;
-    let settings = plan.settings;
-    let rollouts = settings.rollouts_per_example.max(1);
-    let planned = plan.examples.len() * rollouts;
-    metadata.counts = counts(&done, planned);
+    let planned = examples.len() * rollouts;
+    metadata.counts = done.counts();
     write_json_atomic(&dir.join("metadata.json"), "metadata.json", &metadata)?;
 
-    let todo: Vec<(usize, usize)> = plan
-        .examples
-        .iter()
-        .enumerate()
-        .flat_map(|(i, _)| (0..rollouts).map(move |r| (i, r)))
-        .filter(
-            |&(i, r)| match done.get(&(plan.examples[i].id.clone(), r)) {
-                None => true,
-                Some(ok) => !ok && settings.retry_errors,
-            },
-        )
-        .collect();
+    // Samples are taken in order from a cursor over the states (no list of
+    // pending samples is built).
+    let todo = (0..planned)
+        .filter(|&k| done.todo(k, settings.retry_errors))
+        .count();
+    let mut cursor = 0usize;
 
     let mut writer = ResultsWriter::open(&results_path)?;
     let mut progress = Progress::new(
         settings.progress,
         &settings.label,
         planned as u64,
-        (planned - todo.len()) as u64,
+        (planned - todo) as u64,
         settings.stats.clone(),
     );
     let mut consecutive_errors = 0u32;
     let mut status = RunStatus::Completed;
     let mut abort_reason = None;
-    let mut in_flight: JoinSet<ResultRecordOutcome> = JoinSet::new();
-    let mut queue = todo.into_iter();
+    let mut in_flight: JoinSet<(SampleKey, ResultRecordOutcome)> = JoinSet::new();
     let concurrency = settings.concurrency.max(1);
     let mut stop_dispatch = false;
     let mut grace_deadline: Option<tokio::time::Instant> = None;
@@ -188,27 +240,41 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             grace_deadline = Some(tokio::time::Instant::now() + settings.interrupt_grace);
         }
         while !stop_dispatch && in_flight.len() < concurrency {
-            let Some((i, rollout)) = queue.next() else {
+            while cursor < planned && !done.todo(cursor, settings.retry_errors) {
+                cursor += 1;
+            }
+            if cursor == planned {
                 break;
+            }
+            let key = (cursor / rollouts, cursor % rollouts);
+            cursor += 1;
+            let example = match examples.example(key.0) {
+                Ok(example) => example,
+                Err(e) => {
+                    status = RunStatus::Aborted;
+                    abort_reason = Some(format!("cannot read example {}: {e}", key.0));
+                    stop_dispatch = true;
+                    break;
+                }
             };
             let env = plan.env.clone();
             let agent = plan.agent.clone();
-            let examples = plan.examples.clone();
             let budgets = settings.budgets;
             let timeout = settings.sample_timeout;
+            let rollout = key.1;
             in_flight.spawn(async move {
-                let example = &examples[i];
-                let sample = run_sample(env, &agent, example, rollout, budgets);
-                match timeout {
+                let sample = run_sample(env, &agent, &example, rollout, budgets);
+                let outcome: ResultRecordOutcome = match timeout {
                     None => sample.await.into(),
                     Some(limit) => match tokio::time::timeout(limit, sample).await {
                         Ok(outcome) => outcome.into(),
                         Err(_) => ResultRecordOutcome {
-                            record: timed_out(example, rollout, limit),
+                            record: timed_out(&example, rollout, limit),
                             fatal: false,
                         },
                     },
-                }
+                };
+                (key, outcome)
             });
         }
         if in_flight.is_empty() {
@@ -235,7 +301,7 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             }
         };
         let Some(joined) = joined else { break };
-        let outcome = match joined {
+        let (key, outcome) = match joined {
             Ok(o) => o,
             Err(e) if e.is_cancelled() => continue,
             Err(e) => {
@@ -251,7 +317,7 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
         let errored = record.error.is_some();
         writer.append(&record)?;
         progress.sample_done(record.reward);
-        done.insert((record.example_id.clone(), record.rollout_index), !errored);
+        done.set(key, !errored);
         if outcome.fatal && status != RunStatus::Aborted {
             status = RunStatus::Aborted;
             abort_reason = record
@@ -275,7 +341,7 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     writer.sync()?;
     progress.finish();
 
-    metadata.counts = counts(&done, planned);
+    metadata.counts = done.counts();
     metadata.status = status;
     metadata.abort_reason = abort_reason;
     metadata.finished_at = Some(now_rfc3339());
@@ -329,17 +395,6 @@ fn timed_out(example: &Example, rollout_index: usize, limit: Duration) -> Result
         latency_ms: limit.as_secs_f64() * 1000.0,
         finished_at: now_rfc3339(),
         ..Default::default()
-    }
-}
-
-fn counts(done: &HashMap<(String, usize), bool>, planned: usize) -> RunCounts {
-    let completed = done.values().filter(|ok| **ok).count();
-    let errored = done.len() - completed;
-    RunCounts {
-        planned,
-        completed,
-        errored,
-        pending: planned.saturating_sub(done.len()),
     }
 }
 

@@ -8,12 +8,13 @@
 //! [`check_results_file`] applies what the run directory alone can prove
 //! (duplicates, rollout range, no more keys than planned) for `report`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
+use svbench_core::compact::StrIndex;
 
 /// A `results.jsonl` that cannot belong to its run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,25 +82,29 @@ pub enum IntegrityError {
     },
 }
 
+/// A sample: `(position of its example id, rollout_index)`. Positions come
+/// from a [`Selection`] (the example's index) or, without one, from
+/// numbering ids in order of appearance; ids are kept once, not per record.
+pub type SampleKey = (usize, usize);
+
 /// Tracks sample keys in file order: the line of each key's last record and
 /// whether it is an error.
 #[derive(Debug, Default)]
 pub struct KeyTracker {
-    last: HashMap<(String, usize), (usize, bool)>,
+    last: HashMap<SampleKey, (usize, bool)>,
 }
 
 impl KeyTracker {
-    /// Records line `line` for `(example_id, rollout_index)`; an error when
-    /// the key's previous record had no error.
+    /// Records line `line` for `key` (`example_id` and `rollout_index` name
+    /// it in errors); an error when the key's previous record had no error.
     pub fn observe(
         &mut self,
         path: &Path,
         line: usize,
+        key: SampleKey,
         example_id: &str,
-        rollout_index: usize,
         errored: bool,
     ) -> Result<(), IntegrityError> {
-        let key = (example_id.to_string(), rollout_index);
         if let Some(&(first_line, was_error)) = self.last.get(&key) {
             if !was_error {
                 return Err(IntegrityError::Duplicate {
@@ -107,7 +112,7 @@ impl KeyTracker {
                     line,
                     first_line,
                     example_id: example_id.to_string(),
-                    rollout_index,
+                    rollout_index: key.1,
                 });
             }
         }
@@ -126,49 +131,56 @@ impl KeyTracker {
     }
 
     /// Per key, whether its last record finished without error.
-    pub fn into_done(self) -> HashMap<(String, usize), bool> {
+    pub fn into_done(self) -> HashMap<SampleKey, bool> {
         self.last
             .into_iter()
             .map(|(k, (_, errored))| (k, !errored))
             .collect()
     }
-
-    /// Keys with the line of their last record.
-    pub fn lines(&self) -> impl Iterator<Item = (&(String, usize), usize)> {
-        self.last.iter().map(|(k, (line, _))| (k, *line))
-    }
 }
 
-/// The samples of a run: its selected example ids × rollouts.
+/// The samples of a run: its selected example ids × rollouts. An id's
+/// position is the index of its example.
 #[derive(Debug, Clone)]
 pub struct Selection {
-    ids: HashSet<String>,
+    ids: StrIndex,
     rollouts: usize,
 }
 
 impl Selection {
-    /// The selection of `ids` with `rollouts` samples each.
+    /// The selection of `ids` (in evaluation order, distinct) with
+    /// `rollouts` samples each.
     pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>, rollouts: usize) -> Self {
         Self {
-            ids: ids.into_iter().map(str::to_string).collect(),
+            ids: ids.into_iter().collect(),
             rollouts: rollouts.max(1),
         }
     }
 
-    /// `Ok` when the key belongs to the selection.
+    /// Distinct ids selected.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether nothing is selected.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The key of a record when it belongs to the selection.
     pub fn check(
         &self,
         path: &Path,
         line: usize,
         example_id: &str,
         rollout_index: usize,
-    ) -> Result<(), IntegrityError> {
-        let why = if !self.ids.contains(example_id) {
-            "no selected example has this id".to_string()
-        } else if rollout_index >= self.rollouts {
-            format!("the run has {} rollout(s) per example", self.rollouts)
-        } else {
-            return Ok(());
+    ) -> Result<SampleKey, IntegrityError> {
+        let why = match self.ids.get(example_id) {
+            None => "no selected example has this id".to_string(),
+            Some(_) if rollout_index >= self.rollouts => {
+                format!("the run has {} rollout(s) per example", self.rollouts)
+            }
+            Some(position) => return Ok((position, rollout_index)),
         };
         Err(IntegrityError::Foreign {
             path: path.to_path_buf(),
@@ -222,6 +234,7 @@ pub fn check_results_file(
     let rollouts = rollouts_per_example.max(1);
     let mut reader = BufReader::new(file);
     let mut tracker = KeyTracker::default();
+    let mut ids = StrIndex::new();
     let mut buf = Vec::new();
     let mut line_no = 0usize;
     let mut pending_bad: Option<(usize, String)> = None;
@@ -260,13 +273,8 @@ pub fn check_results_file(
                 why: format!("the run has {rollouts} rollout(s) per example"),
             });
         }
-        tracker.observe(
-            path,
-            line_no,
-            &view.example_id,
-            view.rollout_index,
-            view.error.is_some(),
-        )?;
+        let key = (ids.insert(&view.example_id).0, view.rollout_index);
+        tracker.observe(path, line_no, key, &view.example_id, view.error.is_some())?;
     }
     if tracker.len() > planned {
         return Err(IntegrityError::TooMany {
@@ -377,7 +385,8 @@ mod tests {
     fn selection_membership() {
         let s = Selection::new(["a", "b"], 2);
         let p = Path::new("r");
-        assert!(s.check(p, 1, "a", 1).is_ok());
+        assert_eq!(s.check(p, 1, "a", 1).unwrap(), (0, 1));
+        assert_eq!(s.check(p, 1, "b", 0).unwrap(), (1, 0));
         assert!(s.check(p, 1, "c", 0).is_err());
         assert!(s.check(p, 1, "a", 2).is_err());
     }

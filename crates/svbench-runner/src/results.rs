@@ -10,10 +10,11 @@ use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use svbench_core::compact::StrIndex;
 use svbench_core::record::ResultRecord;
 
 use crate::artifacts::ArtifactError;
-use crate::integrity::{IntegrityError, KeyTracker, Selection};
+use crate::integrity::{IntegrityError, KeyTracker, SampleKey, Selection};
 
 const FSYNC_EVERY: Duration = Duration::from_secs(5);
 
@@ -75,10 +76,12 @@ impl ResultsWriter {
 /// What [`recover`] found in an existing `results.jsonl`.
 #[derive(Debug, Default)]
 pub struct Recovered {
-    /// Per recorded `(example_id, rollout_index)`: whether its last record
-    /// finished without error. Only the keys are kept, not the records, so
-    /// a resume's memory grows with the number of samples, not their size.
-    pub done: HashMap<(String, usize), bool>,
+    /// Per recorded sample: whether its last record finished without
+    /// error. Keys are `(example index in the selection, rollout_index)`
+    /// (without a selection, ids are numbered in order of appearance). Only
+    /// keys are kept, not records or ids, so a resume's memory grows by a
+    /// few dozen bytes per sample, not with record size.
+    pub done: HashMap<SampleKey, bool>,
     /// Lines dropped from the end (torn or unparseable).
     pub truncated_lines: usize,
 }
@@ -97,6 +100,7 @@ pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, 
     };
     let mut out = Recovered::default();
     let mut keys = KeyTracker::default();
+    let mut unselected_ids = StrIndex::new();
     if !path.exists() {
         return Ok(out);
     }
@@ -146,16 +150,11 @@ pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, 
                         }
                         .into());
                     }
-                    if let Some(sel) = selection {
-                        sel.check(path, line_no, &rec.example_id, rec.rollout_index)?;
-                    }
-                    keys.observe(
-                        path,
-                        line_no,
-                        &rec.example_id,
-                        rec.rollout_index,
-                        rec.error.is_some(),
-                    )?;
+                    let key = match selection {
+                        Some(sel) => sel.check(path, line_no, &rec.example_id, rec.rollout_index)?,
+                        None => (unselected_ids.insert(&rec.example_id).0, rec.rollout_index),
+                    };
+                    keys.observe(path, line_no, key, &rec.example_id, rec.error.is_some())?;
                     good_end = next;
                 }
                 Err(message) => {
@@ -238,10 +237,8 @@ mod tests {
         second.reward = Some(2.0);
         w.append(&second).unwrap();
         let r = recover(&path, None).unwrap();
-        assert!(
-            r.done[&("a".to_string(), 0)],
-            "the retry without error wins"
-        );
+        // Without a selection, ids are numbered in order of appearance.
+        assert!(r.done[&(0, 0)], "the retry without error wins");
         w.append(&rec("a")).unwrap();
         let before = std::fs::read(&path).unwrap();
         assert!(matches!(

@@ -17,7 +17,7 @@ use clap::Args;
 use serde_json::{json, Value};
 use svbench_core::canonical::sha256_hex;
 use svbench_core::record::{FileRef, RunCounts, RunMetadata, RunStatus, Selection};
-use svbench_core::Example;
+use svbench_core::ExampleSet;
 use svbench_envs::e1::dataset::{self, DatasetSpec, SelectionRequest, SplitRequest};
 use svbench_envs::e1::env::E1Env;
 use svbench_envs::e2::dataset as e2_dataset;
@@ -572,7 +572,8 @@ struct Prepared {
 
 /// The selected examples and the dataset provenance metadata records.
 struct Data {
-    examples: Vec<Example>,
+    /// Built one at a time as the run dispatches them (E1 keeps rows on disk).
+    examples: Arc<dyn ExampleSet>,
     split: String,
     split_rows: usize,
     dataset_sha256: String,
@@ -633,7 +634,7 @@ fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Resu
         EnvId::E2 => prepare_e2(spec, args, global, overrides, prompt_override)?,
     };
     let missing = match &agent.policy {
-        Some(policy) => policy.missing(&data.examples, spec.rollouts),
+        Some(policy) => policy.missing(data.examples.as_ref(), spec.rollouts),
         None => Vec::new(),
     };
     if !missing.is_empty() {
@@ -650,7 +651,7 @@ fn prepare(spec: &RunSpec, args: &EvalArgs, global: &GlobalArgs) -> anyhow::Resu
         )));
     }
     let unmatched = match &agent.policy {
-        Some(policy) => policy.unmatched(&data.examples, spec.rollouts),
+        Some(policy) => policy.unmatched(data.examples.as_ref(), spec.rollouts),
         None => Vec::new(),
     };
     if !unmatched.is_empty() {
@@ -701,7 +702,7 @@ fn prepare_e1(
         }
     };
     let dataset_spec = DatasetSpec::parse(&spec.dataset).map_err(|e| exit::data(e.to_string()))?;
-    let loaded = dataset::load(
+    let mut loaded = dataset::open(
         &dataset_spec,
         &SplitRequest(spec.split.clone()),
         &SelectionRequest {
@@ -730,13 +731,13 @@ fn prepare_e1(
         env_provenance: BTreeMap::new(),
     };
     let data = Data {
-        examples: loaded.examples,
-        split: loaded.split,
+        split: loaded.split.clone(),
         split_rows: loaded.split_rows,
-        dataset_sha256: loaded.dataset_sha256,
-        selected_sha256: loaded.selected_sha256,
-        file_sha256: loaded.file_sha256,
-        warnings: loaded.warnings,
+        dataset_sha256: loaded.dataset_sha256.clone(),
+        selected_sha256: loaded.selected_sha256.clone(),
+        file_sha256: loaded.file_sha256.clone(),
+        warnings: std::mem::take(&mut loaded.warnings),
+        examples: Arc::new(loaded),
     };
     Ok((Arc::new(env), facts, agent, data))
 }
@@ -819,7 +820,7 @@ fn prepare_e2(
         ]),
     };
     let data = Data {
-        examples: loaded.examples,
+        examples: Arc::new(loaded.examples),
         split: loaded.split,
         split_rows: loaded.split_rows,
         dataset_sha256: loaded.dataset_sha256,
@@ -837,7 +838,7 @@ fn run_one(
     resume_dir: Option<PathBuf>,
     interrupt: Arc<AtomicBool>,
 ) -> anyhow::Result<u8> {
-    let mut prepared = prepare(&spec, args, global)?;
+    let prepared = prepare(&spec, args, global)?;
     let resume = resume_dir.is_some();
     let now = chrono::Utc::now();
     let (dir, metadata) = match resume_dir {
@@ -925,8 +926,7 @@ fn run_one(
     let plan = EvalPlan {
         env,
         agent: prepared.agent.agent.clone(),
-        // Moved, not copied: the run holds the only copy of the examples.
-        examples: Arc::new(std::mem::take(&mut prepared.data.examples)),
+        examples: prepared.data.examples.clone(),
         metadata,
         run_dir: dir.clone(),
         resume,
@@ -944,6 +944,9 @@ fn run_one(
         },
         interrupt,
     };
+    // The run holds the only handle on the examples, so they are freed
+    // before the report is written.
+    drop(prepared);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

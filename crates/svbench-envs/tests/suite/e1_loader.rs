@@ -236,3 +236,77 @@ fn wrong_typed_split_and_repeated_keys_name_the_line() {
         "{msg}"
     );
 }
+
+/// `open` (rows kept on disk, examples built on demand) hands out exactly
+/// the examples `load` builds, for files, generated rows and the embedded
+/// set, with selection, shuffling and repeated ids.
+#[test]
+fn examples_built_on_demand_equal_the_eager_load() {
+    use svbench_core::ExampleSet;
+    use svbench_envs::e1::dataset::open;
+    let rows = "\u{feff}{\"id\":\"x\",\"question\":\"q1\",\"answer\":\"Benign\",\"meta\":{\"split\":\"test\"}}\r\n\
+                \n\
+                {\"id\":\"x\",\"question\":\"q2 é\",\"answer\":1,\"meta\":{\"split\":\"test\",\"k\":[1,2]}}\n\
+                {\"question\":\"q3\",\"answer\":false,\"meta\":{\"split\":\"dev\"}}\n\
+                {\"question\":\"q4\",\"answer\":\"malicious\",\"meta\":{\"split\":\"test\"}}";
+    let (_d, file_spec) = file(rows);
+    let specs = [
+        (file_spec, None),
+        (DatasetSpec::Synthetic { seed: 3, n: 40 }, Some("dev")),
+        (DatasetSpec::Embedded, Some("ood")),
+        (DatasetSpec::Embedded, Some("all")),
+    ];
+    for (spec, split) in specs {
+        for (shuffle, max_examples) in [(false, None), (true, None), (true, Some(2)), (false, Some(1))]
+        {
+            let selection = SelectionRequest {
+                max_examples,
+                shuffle,
+                seed: 9,
+            };
+            let split = SplitRequest(split.map(str::to_string));
+            let eager = load(&spec, &split, &selection).unwrap();
+            let lazy = open(&spec, &split, &selection).unwrap();
+            let what = format!("{spec:?} {split:?} {selection:?}");
+            assert_eq!(lazy.len(), eager.examples.len(), "{what}");
+            assert_eq!(lazy.gold(), eager.gold.as_slice(), "{what}");
+            assert_eq!(lazy.selected_sha256, eager.selected_sha256, "{what}");
+            assert_eq!(lazy.dataset_sha256, eager.dataset_sha256, "{what}");
+            for (i, e) in eager.examples.iter().enumerate() {
+                let l = lazy.example(i).unwrap();
+                assert_eq!(lazy.id(i), e.id, "{what}");
+                assert_eq!(
+                    (l.index, &l.id, &l.split, &l.question, &l.answer, l.info.get()),
+                    (i, &e.id, &e.split, &e.question, &e.answer, e.info.get()),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
+/// The file is read once: rows spooled at open stay what the hashes say even
+/// if the file is rewritten during the run.
+#[test]
+fn rows_do_not_change_when_the_file_does() {
+    use svbench_core::ExampleSet;
+    use svbench_envs::e1::dataset::open;
+    let (_d, spec) = file(
+        "{\"question\":\"first\",\"answer\":\"Benign\"}\n{\"question\":\"second\",\"answer\":\"Malicious\"}\n",
+    );
+    let lazy = open(&spec, &SplitRequest(None), &all()).unwrap();
+    let DatasetSpec::File(path) = &spec else {
+        unreachable!()
+    };
+    std::fs::write(path, "{\"question\":\"other\",\"answer\":\"Benign\"}\n").unwrap();
+    assert_eq!(lazy.example(1).unwrap().question, "second");
+    assert_eq!(lazy.example(0).unwrap().question, "first");
+}
+
+/// Line numbers of a spooled file count blank lines and CRLF endings.
+#[test]
+fn errors_after_blank_lines_name_the_source_line() {
+    let err = load_err("\r\n{\"question\":\"a\",\"answer\":\"Benign\"}\r\n\r\n  \n{\"question\":\"b\"}\r\n");
+    assert!(err.contains("rows.jsonl:5:"), "{err}");
+    assert!(err.contains("answer"), "{err}");
+}
