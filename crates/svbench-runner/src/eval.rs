@@ -175,15 +175,10 @@ fn now_rfc3339() -> String {
 
 /// Runs (or resumes) an evaluation to completion, abort or interrupt.
 pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
-    let dir = plan.run_dir.clone();
-    if !plan.resume {
-        create_run_dir(&dir)?;
-    }
-    let _lock = RunLock::acquire(&dir)?;
-    let results_path = dir.join("results.jsonl");
     let examples = plan.examples;
     let settings = plan.settings;
     let rollouts = settings.rollouts_per_example.max(1);
+    // Checked before the run directory is touched.
     let selection = Selection::new((0..examples.len()).map(|i| examples.id(i)), rollouts);
     if selection.len() != examples.len() {
         let mut seen = std::collections::HashSet::new();
@@ -193,6 +188,12 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             .unwrap_or_default();
         return Err(EvalError::DuplicateId(repeated.to_string()));
     }
+    let dir = plan.run_dir.clone();
+    if !plan.resume {
+        create_run_dir(&dir)?;
+    }
+    let _lock = RunLock::acquire(&dir)?;
+    let results_path = dir.join("results.jsonl");
     let mut recovered = recover(&results_path, Some(&selection))?;
     drop(selection);
     let mut done = SampleStates::new(examples.len(), rollouts);

@@ -151,7 +151,9 @@ pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, 
                         .into());
                     }
                     let key = match selection {
-                        Some(sel) => sel.check(path, line_no, &rec.example_id, rec.rollout_index)?,
+                        Some(sel) => {
+                            sel.check(path, line_no, &rec.example_id, rec.rollout_index)?
+                        }
                         None => (unselected_ids.insert(&rec.example_id).0, rec.rollout_index),
                     };
                     keys.observe(path, line_no, key, &rec.example_id, rec.error.is_some())?;

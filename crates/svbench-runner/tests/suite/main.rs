@@ -8,4 +8,5 @@ mod cache_throughput;
 mod client_http;
 mod client_routing;
 mod e2_rollout;
+mod example_set;
 mod shutdown;

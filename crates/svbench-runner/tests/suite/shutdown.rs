@@ -68,7 +68,8 @@ impl Environment for StuckScoring {
     }
 }
 
-fn metadata() -> RunMetadata {
+/// A run's metadata as `eval` writes it at start (6 examples, 1 rollout).
+pub(crate) fn metadata() -> RunMetadata {
     serde_json::from_str(
         r#"{
         "environment": "sv-env-network-logs", "env_version": "0.1.0",
