@@ -1,7 +1,6 @@
 //! Building `summary.json` from a loaded run (harness §4.1, §4.2).
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use svbench_core::metrics::{
     bootstrap, max, mean, min, percentile, population_std, BootstrapConfig,
@@ -17,6 +16,7 @@ use svbench_core::ParseStatus;
 use crate::e1::ci::{to_ci95, E1Classes};
 use crate::e1::{self, E1Input};
 use crate::e2::E2Input;
+use crate::read::lean::NONE;
 use crate::read::{LeanRun, E1_NAME, E2_NAME};
 
 /// Facts about how the summary was computed that the Markdown report states.
@@ -34,59 +34,93 @@ pub struct BuildNotes {
     pub superseded: usize,
 }
 
+/// The per-record values behind the summary, handed to the plots so that
+/// they draw exactly what the summary counted without collecting it again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummaryValues {
+    /// Total rewards of the scored records of the summary's profile.
+    pub rewards: Vec<f64>,
+    /// Component values of the same records, by component name.
+    pub components: BTreeMap<String, Vec<f64>>,
+    /// Recorded latencies of every record.
+    pub latencies: Vec<f64>,
+    /// E1 samples of the same records (E1 runs only).
+    pub e1_samples: Vec<crate::e1::E1Sample>,
+}
+
 /// Builds the summary of a run with at least one record; `None` otherwise.
+///
+/// The run's per-record columns are consumed as the summary takes what it
+/// needs (each is freed once read), so the run reads as having no record
+/// afterwards; the values the plots draw are returned instead.
 pub fn build_summary(
-    run: &LeanRun,
+    run: &mut LeanRun,
     cfg: BootstrapConfig,
     timestamp: String,
-) -> Option<(Summary, BuildNotes)> {
-    let lr = &run.records;
-    let recs = &lr.records;
-    if recs.is_empty() {
+) -> Option<(Summary, BuildNotes, SummaryValues)> {
+    let info = &run.info;
+    let lr = &mut run.records;
+    if lr.is_empty() {
         return None;
     }
-    let info = &run.info;
+    let n_records = lr.len();
+    let order = std::mem::take(&mut lr.order);
     let is_e1 = info.environment == E1_NAME;
     let is_e2 = info.environment == E2_NAME;
-    let mut warnings = run.records.warnings.clone();
+    let mut warnings = lr.warnings.clone();
     let mut notes = BuildNotes {
-        superseded: run.records.superseded,
+        superseded: lr.superseded,
         ..BuildNotes::default()
     };
 
     let mut counts = SummaryCounts {
-        records: recs.len() as u64,
+        records: n_records as u64,
         ..SummaryCounts::default()
     };
     let mut usage = Usage::default();
-    let mut latencies = Vec::with_capacity(recs.len());
+    for c in &lr.calls {
+        add_usage(&mut usage, &c.usage);
+        counts.cached_requests += c.cached;
+    }
+    // Every recorded latency (the plot's values); the summary's are the
+    // finite ones, the same values unless a recorded one overflowed.
+    let mut all_latencies = Vec::with_capacity(n_records);
     let mut errors_by_kind: BTreeMap<String, u64> = BTreeMap::new();
     // Counted per interned id, named once at the end.
     let mut by_error: BTreeMap<u32, u64> = BTreeMap::new();
     let mut by_profile: BTreeMap<u32, u64> = BTreeMap::new();
-    for r in recs {
-        if let Some(c) = lr.calls(r) {
-            add_usage(&mut usage, &c.usage);
-            counts.cached_requests += c.cached;
+    for &p in &order {
+        counts.truncated += u64::from(lr.truncated(p));
+        if let Some(l) = lr.latency_ms(p) {
+            all_latencies.push(l);
         }
-        counts.truncated += u64::from(r.truncated);
-        if let Some(l) = r.latency_ms().filter(|l| l.is_finite()) {
-            latencies.push(l);
-        }
-        if r.is_errored() {
+        let tags = lr.tags(p);
+        if tags.error != NONE {
             counts.errored += 1;
-            *by_error.entry(r.error).or_default() += 1;
+            *by_error.entry(tags.error).or_default() += 1;
             continue;
         }
         counts.scored += 1;
-        match r.status {
+        match lr.status(p) {
             ParseStatus::Valid => counts.valid += 1,
             ParseStatus::LabelOnly => counts.label_only += 1,
             ParseStatus::Invalid => counts.invalid += 1,
             ParseStatus::NoAnswer => counts.no_answer += 1,
         }
-        *by_profile.entry(r.profile).or_default() += 1;
+        *by_profile.entry(tags.profile).or_default() += 1;
     }
+    lr.release_latency();
+    let latencies = if all_latencies.iter().all(|l| l.is_finite()) {
+        None
+    } else {
+        Some(
+            all_latencies
+                .iter()
+                .copied()
+                .filter(|l| l.is_finite())
+                .collect::<Vec<f64>>(),
+        )
+    };
     for (id, n) in by_error {
         let kind = match lr.text(id) {
             Some("") | None => "unknown",
@@ -109,60 +143,85 @@ pub fn build_summary(
             .map(|(p, _)| p.clone())
     });
     notes.profile_used = profile.clone();
-    let in_profile = |r: &crate::read::Lean| {
-        let p = lr.profile(r);
-        p.is_empty() || Some(p) == profile.as_deref()
-    };
+    // The records behind the metrics: scored and of the run's profile (or
+    // without a recorded one), in report order.
+    let mut metric_records = Vec::new();
+    for &p in &order {
+        if lr.is_errored(p) {
+            continue;
+        }
+        let rp = lr.profile(p);
+        if rp.is_empty() || Some(rp) == profile.as_deref() {
+            metric_records.push(p);
+        } else {
+            notes.excluded_other_profile += 1;
+        }
+    }
+    drop(order);
 
+    // Each column is read once and then freed.
+    let mut items = Items::default();
     let mut rewards = Vec::new();
-    let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for &p in &metric_records {
+        let x = lr.reward.get(p).copied().unwrap_or(f64::NAN);
+        items.reward.push(x);
+        if !x.is_nan() {
+            rewards.push(x);
+        }
+    }
+    lr.release_reward();
+    let mut components: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for &p in &metric_records {
+        for (k, v) in lr.components(p) {
+            if let Some(v) = v {
+                match components.get_mut(k) {
+                    Some(list) => list.push(v),
+                    None => {
+                        components.insert(k.to_string(), vec![v]);
+                    }
+                }
+            }
+        }
+    }
+    lr.release_components();
+
     let mut e1_input = E1Input::default();
     let mut e2_input = E2Input::default();
     let mut e2_records = 0u64;
-    // What each metric-bearing record contributes to a bootstrap resample.
-    let mut items = Items::default();
-    let mut item_keys: Vec<Option<[u64; 2]>> = Vec::new();
-    // The example of the last E1 sample (units of rollouts of one example).
-    let mut last_e1: Option<[u64; 2]> = None;
-    for r in recs.iter().filter(|r| !r.is_errored()) {
-        if !in_profile(r) {
-            notes.excluded_other_profile += 1;
-            continue;
-        }
+    // Bootstrap units: contiguous runs of items of one example.
+    let mut units = Units::default();
+    for &p in &metric_records {
         let mut class = NO_CLASS;
-        if let Some(x) = r.reward() {
-            rewards.push(x);
-        }
-        for (k, v) in lr.components(r) {
-            if let Some(v) = v {
-                components.entry(k).or_default().push(v);
-            }
-        }
         if is_e1 {
-            match r.e1 {
+            match lr.e1(p) {
                 Some(Some(s)) => {
                     class = items.classes.class_of(&s);
-                    let same = r.example().is_some() && r.example() == last_e1;
-                    last_e1 = r.example();
-                    e1_input.push_unit(s, same, lr.text(r.source), lr.text(r.scenario));
+                    let tags = lr.tags(p);
+                    e1_input.push_sample(s, lr.text(tags.source), lr.text(tags.scenario));
                 }
                 _ => notes.unusable_gold += 1,
             }
         }
-        let mut item = Item::new(r.reward(), class);
+        items.class.push(class);
         if is_e2 {
-            if let Some(full) = lr.full(r) {
+            let mut e2_item = E2Item::default();
+            if let Some(full) = lr.full(p) {
                 let e2 = e2_input.add(full);
-                item.headline = e2.f1_weighted;
-                item.patch_provided = e2.patch_provided;
-                item.patch_applied = e2.patch_applied;
+                e2_item = E2Item {
+                    headline: e2.f1_weighted,
+                    patch_provided: e2.patch_provided,
+                    patch_applied: e2.patch_applied,
+                };
                 e2_records += 1;
             }
+            items.e2.push(e2_item);
         }
-        items.item.push(item);
-        item_keys.push(r.example());
+        units.push(lr.example(p));
     }
-    let ci = shared_bootstrap(&items, &units(&item_keys), is_e1, cfg);
+    drop(metric_records);
+    lr.release_records();
+    let ci = shared_bootstrap(&items, &units.starts, is_e1, cfg);
+    drop(units);
     let (e1_ci, reward_ci) = (ci.e1, ci.reward);
     let e1_ci = e1_ci.filter(|_| !e1_input.samples.is_empty());
     let reward_ci = reward_ci.filter(|_| !rewards.is_empty());
@@ -192,7 +251,7 @@ pub fn build_summary(
         Some(s) => warnings.push(format!(
             "the run is not complete (status {}): metrics cover the {} record(s) present",
             status_name(s),
-            recs.len()
+            n_records
         )),
     }
     if counts.scored == 0 {
@@ -203,6 +262,7 @@ pub fn build_summary(
     }
 
     let reward = reward_stats(&rewards, &components, reward_ci);
+    let latencies: &[f64] = latencies.as_deref().unwrap_or(&all_latencies);
 
     let mut validity = Validity {
         parse_failure_rate: rate(counts.invalid, counts.scored),
@@ -303,10 +363,10 @@ pub fn build_summary(
         reward,
         usage,
         latency_ms: LatencyStats {
-            mean: finite(mean(&latencies)),
-            p50: finite(percentile(&latencies, 0.5)),
-            p90: finite(percentile(&latencies, 0.9)),
-            p99: finite(percentile(&latencies, 0.99)),
+            mean: finite(mean(latencies)),
+            p50: finite(percentile(latencies, 0.5)),
+            p90: finite(percentile(latencies, 0.9)),
+            p99: finite(percentile(latencies, 0.99)),
         },
         errors_by_kind,
         warnings,
@@ -317,7 +377,13 @@ pub fn build_summary(
         e1,
         e2,
     };
-    Some((summary, notes))
+    let values = SummaryValues {
+        rewards,
+        components,
+        latencies: all_latencies,
+        e1_samples: e1_input.samples,
+    };
+    Some((summary, notes, values))
 }
 
 fn status_name(s: RunStatus) -> &'static str {
@@ -346,40 +412,51 @@ fn finite(v: Option<f64>) -> Option<f64> {
     v.filter(|x| x.is_finite())
 }
 
-/// Contiguous runs of equal keys; a missing (empty) key is its own unit.
-fn units<K: PartialEq>(keys: &[Option<K>]) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for (i, k) in keys.iter().enumerate() {
-        match out.last_mut() {
-            Some(r) if k.is_some() && keys[r.start] == *k => r.end = i + 1,
-            _ => out.push(i..i + 1),
+/// Bootstrap units: contiguous runs of equal keys, given one key per item
+/// in order; a missing (empty) key is its own unit.
+struct Units<K> {
+    /// The first item of each unit.
+    starts: Vec<usize>,
+    last: Option<K>,
+    n: usize,
+}
+
+impl<K> Default for Units<K> {
+    fn default() -> Self {
+        Units {
+            starts: Vec::new(),
+            last: None,
+            n: 0,
         }
     }
-    out
+}
+
+impl<K: PartialEq> Units<K> {
+    fn push(&mut self, key: Option<K>) {
+        if self.n == 0 || key.is_none() || key != self.last {
+            self.starts.push(self.n);
+        }
+        self.last = key;
+        self.n += 1;
+    }
 }
 
 const NO_CLASS: u32 = u32::MAX;
 
-/// What one metric-bearing record contributes to a bootstrap resample.
+/// What an E2 record contributes to a bootstrap resample.
 #[derive(Debug, Clone, Copy)]
-struct Item {
-    /// Total reward, NaN if none.
-    reward: f64,
-    /// E1 class, [`NO_CLASS`] if none.
-    class: u32,
-    /// Per-record headline value (E2 `f1_weighted`), NaN if none.
+struct E2Item {
+    /// Per-record headline value (`f1_weighted`), NaN if none.
     headline: f64,
-    /// E2: the record provided a patch.
+    /// The record provided a patch.
     patch_provided: bool,
-    /// E2: the provided patch applied.
+    /// The provided patch applied.
     patch_applied: bool,
 }
 
-impl Item {
-    fn new(reward: Option<f64>, class: u32) -> Item {
-        Item {
-            reward: reward.unwrap_or(f64::NAN),
-            class,
+impl Default for E2Item {
+    fn default() -> Self {
+        E2Item {
             headline: f64::NAN,
             patch_provided: false,
             patch_applied: false,
@@ -387,11 +464,17 @@ impl Item {
     }
 }
 
-/// The records' bootstrap contributions and the E1 classes they index.
+/// What each metric-bearing record contributes to a bootstrap resample, as
+/// columns (one entry per record), and the E1 classes they index.
 #[derive(Default)]
 struct Items {
     classes: E1Classes,
-    item: Vec<Item>,
+    /// Total reward, NaN if none.
+    reward: Vec<f64>,
+    /// E1 class, [`NO_CLASS`] if none.
+    class: Vec<u32>,
+    /// E2 contributions (E2 runs only; empty elsewhere).
+    e2: Vec<E2Item>,
 }
 
 /// Intervals of one shared bootstrap; `None` where undefined.
@@ -411,38 +494,44 @@ struct SharedCi {
 /// resamples.
 fn shared_bootstrap(
     items: &Items,
-    units: &[Range<usize>],
+    unit_starts: &[usize],
     is_e1: bool,
     cfg: BootstrapConfig,
 ) -> SharedCi {
     let mut counts = vec![0u32; items.classes.len()];
+    let n_items = items.class.len();
     // With one record per example (the usual case) units are the records.
-    let singletons = units.len() == items.item.len();
-    let intervals = bootstrap(units.len(), cfg, |indices| {
+    let singletons = unit_starts.len() == n_items;
+    let unit = |u: usize| unit_starts[u]..unit_starts.get(u + 1).copied().unwrap_or(n_items);
+    let no_e2 = E2Item::default();
+    let intervals = bootstrap(unit_starts.len(), cfg, |indices| {
         counts.iter_mut().for_each(|c| *c = 0);
         let (mut sum, mut n) = (0.0, 0u64);
         let (mut h_sum, mut h_n) = (0.0, 0u64);
         let (mut provided, mut applied) = (0u64, 0u64);
-        let mut add = |it: &Item| {
-            if it.class != NO_CLASS {
-                counts[it.class as usize] += 1;
+        let mut add = |i: usize| {
+            let class = items.class[i];
+            if class != NO_CLASS {
+                counts[class as usize] += 1;
             }
-            if !it.reward.is_nan() {
-                sum += it.reward;
+            let reward = items.reward[i];
+            if !reward.is_nan() {
+                sum += reward;
                 n += 1;
             }
-            if !it.headline.is_nan() {
-                h_sum += it.headline;
+            let e2 = items.e2.get(i).unwrap_or(&no_e2);
+            if !e2.headline.is_nan() {
+                h_sum += e2.headline;
                 h_n += 1;
             }
-            provided += u64::from(it.patch_provided);
-            applied += u64::from(it.patch_applied);
+            provided += u64::from(e2.patch_provided);
+            applied += u64::from(e2.patch_applied);
         };
         if singletons {
-            indices.iter().for_each(|&u| add(&items.item[u]));
+            indices.iter().for_each(|&u| add(u));
         } else {
             for &u in indices {
-                items.item[units[u].clone()].iter().for_each(&mut add);
+                unit(u).for_each(&mut add);
             }
         }
         let [a, f, e, b] = items.classes.stats(&counts);
@@ -470,7 +559,7 @@ fn shared_bootstrap(
 
 fn reward_stats(
     rewards: &[f64],
-    components: &BTreeMap<&str, Vec<f64>>,
+    components: &BTreeMap<String, Vec<f64>>,
     ci: Option<[f64; 2]>,
 ) -> RewardStats {
     let (lo, hi) = match ci {
@@ -660,11 +749,11 @@ mod tests {
 
     #[test]
     fn units_group_contiguous_keys() {
-        let keys: Vec<Option<&str>> = ["a", "a", "b", "", "", "c"]
-            .iter()
-            .map(|k| (!k.is_empty()).then_some(*k))
-            .collect();
-        assert_eq!(units(&keys), vec![0..2, 2..3, 3..4, 4..5, 5..6]);
-        assert!(units::<&str>(&[]).is_empty());
+        let mut u = Units::default();
+        for k in ["a", "a", "b", "", "", "c"] {
+            u.push((!k.is_empty()).then_some(k));
+        }
+        assert_eq!(u.starts, vec![0, 2, 3, 4, 5]);
+        assert!(Units::<&str>::default().starts.is_empty());
     }
 }

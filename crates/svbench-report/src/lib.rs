@@ -114,21 +114,24 @@ impl CheckOutcome {
 
 /// Computes the summary and Markdown report of the run in `run_dir`.
 pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
-    let run = read::load_lean(run_dir, opts.strict)?;
-    build_loaded(&run, opts)
+    let mut run = read::load_lean(run_dir, opts.strict)?;
+    build_loaded(&mut run, opts)
 }
 
-fn build_loaded(run: &read::LeanRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
-    let run_dir = run.dir.as_path();
+/// Builds the report of a loaded run, consuming its per-record columns
+/// (see [`build::build_summary`]).
+fn build_loaded(run: &mut read::LeanRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
+    let run_dir = run.dir.clone();
     let cfg = opts.bootstrap.unwrap_or_default();
     let timestamp = opts.timestamp.clone().unwrap_or_else(now);
     match build::build_summary(run, cfg, timestamp) {
-        Some((summary, notes)) => {
+        Some((summary, notes, values)) => {
             let plots = if opts.no_plots {
                 Vec::new()
             } else {
-                plots::render_plots(run, &summary)
+                plots::render_plots(&values, &summary)
             };
+            drop(values);
             let report_md = markdown::render(&summary, &run.info, &notes, &plots);
             let mut json =
                 serde_json::to_string_pretty(&summary).map_err(|e| ReportError::Metadata {
@@ -163,7 +166,7 @@ fn build_loaded(run: &read::LeanRun, opts: &ReportOptions) -> Result<BuiltReport
 /// they are.
 pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
     let mut run = read::load_lean(run_dir, opts.strict)?;
-    let built = build_loaded(&run, opts)?;
+    let built = build_loaded(&mut run, opts)?;
     let out = opts
         .out_dir
         .clone()
@@ -196,9 +199,9 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         }
     }
 
-    // The per-record numbers are no longer needed: free them before
-    // report.html reads the transcripts (the summary's reader skips them)
-    // and inlines the summary, report.md and the plots.
+    // The summary consumed the per-record numbers (freed before
+    // report.html reads the transcripts and inlines the summary, report.md
+    // and the plots).
     run.records.release_records();
     let html_path = out.join(html::HTML_FILE);
     let html_sha256 = html::write_html(

@@ -77,6 +77,16 @@ impl E1Input {
         }
     }
 
+    /// Adds a sample without recording example units (`units` stays
+    /// empty): for callers that compute the intervals themselves.
+    pub fn push_sample(&mut self, sample: E1Sample, source: Option<&str>, scenario: Option<&str>) {
+        self.samples.push(sample);
+        let source = self.key(source.unwrap_or("unknown"));
+        self.sources.push(source);
+        let scenario = self.key(scenario.unwrap_or("unknown"));
+        self.scenarios.push(scenario);
+    }
+
     fn key(&mut self, k: &str) -> u32 {
         if let Some(&id) = self.key_ids.get(k) {
             return id;

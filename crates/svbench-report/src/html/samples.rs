@@ -124,8 +124,8 @@ impl Entry {
 
 impl crate::read::records::Keyed for Entry {
     type Id = [u64; 2];
-    fn id_key(&self) -> Option<[u64; 2]> {
-        self.has_id.then_some(self.id)
+    fn id_key(&self) -> Option<&[u64; 2]> {
+        self.has_id.then_some(&self.id)
     }
     fn index(&self) -> Option<usize> {
         (self.index != u64::MAX).then_some(self.index as usize)

@@ -8,8 +8,8 @@ use svbench_core::summary::Summary;
 use super::axes::{Frame, Range};
 use super::histogram::{caption, histogram_plot, Histogram, BINS};
 use super::svg::{placeholder, truncate, Anchor, Doc, INK, PALETTE, WIDTH};
-use super::{scored_in_profile, Plot};
-use crate::read::LeanRun;
+use super::Plot;
+use crate::build::SummaryValues;
 
 /// At most this many component panels are drawn.
 const MAX_COMPONENTS: usize = 24;
@@ -18,44 +18,31 @@ const PANEL_W: f64 = WIDTH / 2.0;
 const PANEL_H: f64 = 220.0;
 
 /// `reward`, `reward_components` and `latency`.
-pub fn plots(run: &LeanRun, summary: &Summary) -> Vec<Plot> {
-    let mut rewards = Vec::new();
-    let mut components: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for r in scored_in_profile(run, summary) {
-        if let Some(x) = r.reward() {
-            rewards.push(x);
-        }
-        for (k, v) in run.records.components(r) {
-            if let Some(v) = v {
-                components.entry(k).or_default().push(v);
-            }
-        }
-    }
+pub fn plots(values: &SummaryValues, summary: &Summary) -> Vec<Plot> {
     let profile = summary.reward_profile.as_deref().unwrap_or("unrecorded");
-    let latencies: Vec<f64> = run
-        .records
-        .records
-        .iter()
-        .filter_map(|r| r.latency_ms())
-        .collect();
     vec![
         histogram_plot(
             "reward",
             &format!("Total reward (profile {profile})"),
             "reward",
-            &rewards,
+            &values.rewards,
         ),
-        components_plot(profile, &components),
-        histogram_plot("latency", "Sample latency", "latency (ms)", &latencies),
+        components_plot(profile, &values.components),
+        histogram_plot(
+            "latency",
+            "Sample latency",
+            "latency (ms)",
+            &values.latencies,
+        ),
     ]
 }
 
 /// One small histogram per component, two per row.
-fn components_plot(profile: &str, components: &BTreeMap<&str, Vec<f64>>) -> Plot {
+fn components_plot(profile: &str, components: &BTreeMap<String, Vec<f64>>) -> Plot {
     let title = format!("Reward components (profile {profile})");
     let panels: Vec<(&str, Histogram)> = components
         .iter()
-        .filter_map(|(k, v)| Some((*k, Histogram::of(v, BINS)?)))
+        .filter_map(|(k, v)| Some((k.as_str(), Histogram::of(v, BINS)?)))
         .take(MAX_COMPONENTS)
         .collect();
     let svg = if panels.is_empty() {
@@ -110,15 +97,15 @@ mod tests {
 
     #[test]
     fn component_panels() {
-        let mut c: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        let mut c: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         assert!(components_plot("v1", &c)
             .svg
             .contains("No reward component"));
-        c.insert("reward_accuracy", vec![0.0, 1.0, 1.0]);
+        c.insert("reward_accuracy".to_string(), vec![0.0, 1.0, 1.0]);
         let one = components_plot("v1", &c);
         assert_well_formed(&one.svg);
-        c.insert("format_reward", vec![1.0]);
-        c.insert("<odd & name>", vec![f64::NAN, 0.5]);
+        c.insert("format_reward".to_string(), vec![1.0]);
+        c.insert("<odd & name>".to_string(), vec![f64::NAN, 0.5]);
         let three = components_plot("v1", &c);
         assert_well_formed(&three.svg);
         assert!(three.svg.contains("&lt;odd &amp; name&gt;"));

@@ -4,28 +4,25 @@
 //! incorrect, abstentions left out), recomputed from the records.
 
 use svbench_core::metrics::{CalibrationAccumulator, ECE_BINS};
-use svbench_core::summary::{E1Metrics, E1Summary, Summary};
+use svbench_core::summary::{E1Metrics, E1Summary};
 
 use super::axes::{ticks, Frame, Range};
 use super::svg::{fixed, num, placeholder, Anchor, Doc, GRID, HEIGHT, INK, PALETTE, WIDTH};
-use super::{scored_in_profile, Plot};
+use super::Plot;
 use crate::e1::compute::point;
 use crate::e1::{E1Sample, Prediction};
-use crate::read::LeanRun;
 
 /// At most this many points of the risk–coverage curve are drawn.
 const MAX_CURVE_POINTS: usize = 2_000;
 
-/// `reliability`, `risk_coverage` and `confusion`.
-pub fn plots(run: &LeanRun, summary: &Summary, e1: &E1Summary, m: &E1Metrics) -> Vec<Plot> {
-    let samples: Vec<E1Sample> = scored_in_profile(run, summary)
-        .filter_map(|r| r.e1.flatten())
-        .collect();
+/// `reliability`, `risk_coverage` and `confusion` of the summary's E1
+/// samples (in record order).
+pub fn plots(samples: &[E1Sample], e1: &E1Summary, m: &E1Metrics) -> Vec<Plot> {
     let mut cal = CalibrationAccumulator::new();
     for p in samples.iter().filter_map(point) {
         cal.add(p);
     }
-    vec![reliability(&cal), risk_coverage(e1), confusion(&samples, m)]
+    vec![reliability(&cal), risk_coverage(e1), confusion(samples, m)]
 }
 
 fn plot(name: &str, title: &str, svg: String) -> Plot {

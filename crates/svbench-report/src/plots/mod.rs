@@ -1,5 +1,6 @@
 //! Plots of a report (harness §4.4): self-contained SVG documents computed
-//! from the summary and the recorded results, written next to the report
+//! from the summary and the per-record values it was computed from
+//! ([`SummaryValues`]: nothing is read or collected again), written next to the report
 //! under `plots/` and inlined into `report.html`.
 //!
 //! Every plot is hand-written SVG (no plotting crate, no fonts: text uses
@@ -19,7 +20,7 @@ pub mod svg;
 
 use svbench_core::summary::{Summary, SummaryMetrics};
 
-use crate::read::{Lean, LeanRun};
+use crate::build::SummaryValues;
 
 /// One plot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,29 +35,14 @@ pub struct Plot {
 
 /// The plots of a run with a summary: the environment's own (E1, E2)
 /// followed by the reward, reward-component and latency histograms.
-pub fn render_plots(run: &LeanRun, summary: &Summary) -> Vec<Plot> {
+pub fn render_plots(values: &SummaryValues, summary: &Summary) -> Vec<Plot> {
     let mut plots = Vec::new();
     if let (Some(e1), SummaryMetrics::E1(m)) = (&summary.e1, &summary.metrics) {
-        plots.extend(e1::plots(run, summary, e1, m));
+        plots.extend(e1::plots(&values.e1_samples, e1, m));
     }
     if let (Some(e2), SummaryMetrics::E2(m)) = (&summary.e2, &summary.metrics) {
         plots.extend(e2::plots(summary, e2, m));
     }
-    plots.extend(common::plots(run, summary));
+    plots.extend(common::plots(values, summary));
     plots
-}
-
-/// The records behind the summary's metrics and reward statistics: scored
-/// (not errored) and of the summary's reward profile (or without a recorded
-/// profile), as `build` selects them.
-pub fn scored_in_profile<'a>(
-    run: &'a LeanRun,
-    summary: &'a Summary,
-) -> impl Iterator<Item = &'a Lean> + 'a {
-    let profile = summary.reward_profile.as_deref();
-    let lr = &run.records;
-    lr.records.iter().filter(move |r| {
-        let p = lr.profile(r);
-        !r.is_errored() && (p.is_empty() || Some(p) == profile)
-    })
 }

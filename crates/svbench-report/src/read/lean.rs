@@ -1,13 +1,19 @@
 //! `results.jsonl` reduced to the numbers the summary and the plots use.
 //!
-//! Each line is parsed into a [`RecordView`] and at once reduced to a
-//! [`Lean`] record of fixed size (about 100 bytes): reward, component values
-//! (in a shared arena), E1 outcome, grouping keys, latency, parse status and
-//! counters, with repeated text (profiles, error kinds, component names,
-//! sources, scenarios) interned. Only E2 records keep their full view (E2's
-//! metrics read the findings and patches; its datasets hold hundreds of
-//! items, not millions). A 1,000,000-record E1 run thus needs ~150 MB
-//! instead of ~2 KB per record.
+//! Each line is parsed into a [`RecordView`] and at once reduced to a few
+//! numbers kept in columns, one entry per line in file order: reward,
+//! latency, E1 outcome (a code and a confidence), an example fingerprint,
+//! status flags, one interned id for the record's texts (profile, error
+//! kind, source, scenario) and its component values (in a shared arena).
+//! Usage counters are kept only for records that have them, and only E2
+//! records keep their full view (E2's metrics read the findings and
+//! patches; its datasets hold hundreds of items, not millions).
+//!
+//! De-duplication and ordering produce [`LeanRecords::order`], the
+//! surviving positions in report order; the columns are not copied. A
+//! 1,000,000-record E1 run with three reward components thus holds about
+//! 90 bytes per record while reading and less once the summary has taken
+//! what it needs (issue 13 item 12).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
@@ -16,91 +22,94 @@ use std::path::Path;
 use svbench_core::record::Usage;
 use svbench_core::ParseStatus;
 
-use super::records::{dedupe_and_sort_in_place, read_reduced, Keyed, RecordView, CHUNK};
-use crate::e1::outcome::{classify, status_of, E1Sample};
+use super::records::{read_reduced, survivors, Key, RecordView, CHUNK};
+use crate::e1::outcome::{classify, status_of, E1Sample, Prediction};
 use crate::error::ReportError;
 
-/// "None" for the interned ids and sentinel-coded numbers below.
+/// "None" for the interned ids below.
 pub const NONE: u32 = u32::MAX;
 
-/// One record, reduced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Lean {
-    /// Fingerprint of `example_id` (128 bits); meaningful with `has_example`.
-    example: [u64; 2],
-    /// `index`, `u64::MAX` when absent.
-    index: u64,
-    /// Total reward, `NaN` when absent (JSON has no NaN).
-    reward: f64,
-    /// Sample wall time, `NaN` when absent.
-    latency_ms: f64,
-    /// 1-based line in the file.
-    line: u32,
-    /// Rollout number.
-    pub rollout_index: u32,
-    /// Component values start at this position of [`LeanRecords::values`].
-    comps_start: u32,
-    /// Component names: an entry of [`LeanRecords::shapes`].
-    comps_shape: u32,
-    /// Interned `reward_profile`.
+/// The texts of a record, interned (entries of [`LeanRecords::strings`],
+/// [`NONE`] when absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tags {
+    /// `reward_profile` (the empty string when unrecorded).
     pub profile: u32,
-    /// Interned error kind; [`NONE`] when the record did not error.
+    /// Error kind; [`NONE`] when the record did not error.
     pub error: u32,
-    /// Interned `meta.source` ([`NONE`] when absent).
+    /// `meta.source` (E1).
     pub source: u32,
-    /// Interned `meta.scenario` ([`NONE`] when absent).
+    /// `meta.scenario` (E1).
     pub scenario: u32,
-    /// Usage, cache hits and response revisions: an entry of
-    /// [`LeanRecords::calls`], [`NONE`] when all zero.
-    calls: u32,
-    /// Full view (E2 only): an entry of [`LeanRecords::full`], else [`NONE`].
-    full: u32,
-    /// Parse status as counted.
-    pub status: ParseStatus,
-    /// Stopped by a limit.
-    pub truncated: bool,
-    /// The example id is not empty.
-    has_example: bool,
-    /// E1 outcome (`None` outside E1; `Some(None)` for an unusable gold).
-    pub e1: Option<Option<E1Sample>>,
 }
 
-impl Lean {
-    /// Total reward.
-    pub fn reward(&self) -> Option<f64> {
-        (!self.reward.is_nan()).then_some(self.reward)
-    }
+/// Flag bits of [`LeanRecords::flags`]; the low two bits hold the parse
+/// status.
+const TRUNCATED: u8 = 1 << 2;
+const HAS_EXAMPLE: u8 = 1 << 3;
 
-    /// Sample wall time.
-    pub fn latency_ms(&self) -> Option<f64> {
-        (!self.latency_ms.is_nan()).then_some(self.latency_ms)
-    }
-
-    /// Fingerprint of the example id; `None` when the id is empty (an
-    /// example of its own).
-    pub fn example(&self) -> Option<[u64; 2]> {
-        self.has_example.then_some(self.example)
-    }
-
-    /// Whether the sample errored.
-    pub fn is_errored(&self) -> bool {
-        self.error != NONE
+fn status_bits(s: ParseStatus) -> u8 {
+    match s {
+        ParseStatus::Valid => 0,
+        ParseStatus::LabelOnly => 1,
+        ParseStatus::Invalid => 2,
+        ParseStatus::NoAnswer => 3,
     }
 }
 
-impl Keyed for Lean {
-    type Id = [u64; 2];
-    fn id_key(&self) -> Option<[u64; 2]> {
-        self.example()
+fn status_from_bits(b: u8) -> ParseStatus {
+    match b & 3 {
+        0 => ParseStatus::Valid,
+        1 => ParseStatus::LabelOnly,
+        2 => ParseStatus::Invalid,
+        _ => ParseStatus::NoAnswer,
     }
-    fn index(&self) -> Option<usize> {
-        (self.index != u64::MAX).then_some(self.index as usize)
+}
+
+/// E1 outcome codes of [`LeanRecords::e1`]: no outcome (not E1, or
+/// errored), an unusable gold label, or a sample packed as
+/// `SAMPLE + prediction | gold << 2 | label_only << 3` (its confidence in
+/// [`LeanRecords::e1_confidence`]).
+const E1_NONE: u8 = 0;
+const E1_UNUSABLE: u8 = 1;
+const E1_SAMPLE: u8 = 2;
+
+fn e1_code(e1: Option<Option<E1Sample>>) -> (u8, f64) {
+    match e1 {
+        None => (E1_NONE, 0.0),
+        Some(None) => (E1_UNUSABLE, 0.0),
+        Some(Some(s)) => {
+            let p = match s.prediction {
+                Prediction::Malicious => 0,
+                Prediction::Benign => 1,
+                Prediction::Abstain => 2,
+                Prediction::Invalid => 3,
+            };
+            let bits = p | u8::from(s.gold_malicious) << 2 | u8::from(s.label_only) << 3;
+            (E1_SAMPLE + bits, s.confidence)
+        }
     }
-    fn rollout(&self) -> usize {
-        self.rollout_index as usize
-    }
-    fn line(&self) -> usize {
-        self.line as usize
+}
+
+fn e1_sample(code: u8, confidence: f64) -> Option<Option<E1Sample>> {
+    match code {
+        E1_NONE => None,
+        E1_UNUSABLE => Some(None),
+        c => {
+            let bits = c - E1_SAMPLE;
+            let prediction = match bits & 3 {
+                0 => Prediction::Malicious,
+                1 => Prediction::Benign,
+                2 => Prediction::Abstain,
+                _ => Prediction::Invalid,
+            };
+            Some(Some(E1Sample {
+                prediction,
+                confidence,
+                gold_malicious: bits & 4 != 0,
+                label_only: bits & 8 != 0,
+            }))
+        }
     }
 }
 
@@ -111,33 +120,50 @@ pub struct Calls {
     pub usage: Usage,
     /// Requests answered from the cache.
     pub cached: u64,
-    /// `model+fingerprint` tokens of the responses (see
-    /// [`crate::manifest::observed_revision`]): an entry of
-    /// `revision_sets`, [`NONE`] when none.
-    revisions: u32,
 }
 
-/// The reduced records of a run, sorted and de-duplicated as
+/// The reduced records of a run: columns indexed by a record's position
+/// (its line among the parsed lines, in file order) and the surviving
+/// positions in report order, de-duplicated and sorted as
 /// [`super::LoadedRecords`].
 #[derive(Debug, Clone, Default)]
 pub struct LeanRecords {
-    /// Records sorted by `(index, rollout_index)`; for a repeated key the
-    /// last line wins.
-    pub records: Vec<Lean>,
-    /// Interned text (profiles, error kinds, sources, scenarios).
-    pub strings: Vec<String>,
+    /// Surviving positions sorted by `(index, rollout_index)`; for a
+    /// repeated key the last line wins.
+    pub order: Vec<usize>,
+    /// Total reward, `NaN` when absent (JSON has no NaN).
+    pub reward: Vec<f64>,
+    /// Sample wall time, `NaN` when absent.
+    pub latency: Vec<f64>,
+    /// Fingerprint of `example_id` (meaningful when the id is not empty).
+    pub example: Vec<[u64; 2]>,
+    /// Parse status, truncation and whether the example id is not empty.
+    flags: Vec<u8>,
+    /// The record's texts: an entry of `tag_table`.
+    tags: Vec<u32>,
+    /// Distinct [`Tags`].
+    tag_table: Vec<Tags>,
+    /// E1 outcome codes (E1 runs only).
+    e1: Vec<u8>,
+    /// E1 stated confidences (E1 runs only).
+    e1_confidence: Vec<f64>,
+    /// Component values start at this position of `values`.
+    comps_start: Vec<u32>,
+    /// Component names: an entry of `shapes`.
+    comps_shape: Vec<u32>,
+    /// Component values (`NaN` for a recorded null).
+    values: Vec<f64>,
+    /// Component-name lists (indices into `names`, in key order).
+    shapes: Vec<Vec<u32>>,
     /// Component names.
     pub names: Vec<String>,
-    /// Component-name lists (indices into `names`, in key order).
-    pub shapes: Vec<Vec<u32>>,
-    /// Component values (`NaN` for a recorded null).
-    pub values: Vec<f64>,
-    /// Model-call facts.
+    /// Interned text (profiles, error kinds, sources, scenarios).
+    pub strings: Vec<String>,
+    /// Model-call facts of the surviving records that have any (in no
+    /// particular order: only their sums are used).
     pub calls: Vec<Calls>,
-    /// Full views of E2 records.
-    pub full: Vec<RecordView>,
-    /// Distinct sets of revision tokens.
-    revision_sets: Vec<Vec<String>>,
+    /// Full views of E2 records, by position.
+    full: Vec<RecordView>,
     /// Distinct revision tokens of the records kept.
     pub revisions: BTreeSet<String>,
     /// SHA-256 of the file bytes (of the empty string when the file is absent).
@@ -151,30 +177,89 @@ pub struct LeanRecords {
 }
 
 impl LeanRecords {
+    /// Number of surviving records.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether no record survived.
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
     /// An interned string.
     pub fn text(&self, id: u32) -> Option<&str> {
         self.strings.get(id as usize).map(String::as_str)
     }
 
-    /// `reward_profile` of a record (empty when unrecorded).
-    pub fn profile(&self, r: &Lean) -> &str {
-        self.text(r.profile).unwrap_or("")
+    /// The interned texts of the record at `pos`.
+    pub fn tags(&self, pos: usize) -> Tags {
+        self.tags
+            .get(pos)
+            .and_then(|t| self.tag_table.get(*t as usize))
+            .copied()
+            .unwrap_or(Tags {
+                profile: NONE,
+                error: NONE,
+                source: NONE,
+                scenario: NONE,
+            })
     }
 
-    /// The error kind of an errored record.
-    pub fn error_kind(&self, r: &Lean) -> Option<&str> {
-        self.text(r.error)
+    /// `reward_profile` of the record at `pos` (empty when unrecorded).
+    pub fn profile(&self, pos: usize) -> &str {
+        self.text(self.tags(pos).profile).unwrap_or("")
     }
 
-    /// `(component name, value)` of a record in name order, `None` for a
-    /// recorded null.
-    pub fn components<'a>(&'a self, r: &Lean) -> impl Iterator<Item = (&'a str, Option<f64>)> + 'a {
+    /// Whether the record at `pos` errored.
+    pub fn is_errored(&self, pos: usize) -> bool {
+        self.tags(pos).error != NONE
+    }
+
+    /// Total reward of the record at `pos`.
+    pub fn reward(&self, pos: usize) -> Option<f64> {
+        self.reward.get(pos).copied().filter(|x| !x.is_nan())
+    }
+
+    /// Sample wall time of the record at `pos`.
+    pub fn latency_ms(&self, pos: usize) -> Option<f64> {
+        self.latency.get(pos).copied().filter(|x| !x.is_nan())
+    }
+
+    /// Parse status as counted.
+    pub fn status(&self, pos: usize) -> ParseStatus {
+        status_from_bits(self.flags.get(pos).copied().unwrap_or(0))
+    }
+
+    /// Whether the record at `pos` was stopped by a limit.
+    pub fn truncated(&self, pos: usize) -> bool {
+        self.flags.get(pos).is_some_and(|f| f & TRUNCATED != 0)
+    }
+
+    /// Fingerprint of the example id; `None` when the id is empty (an
+    /// example of its own).
+    pub fn example(&self, pos: usize) -> Option<[u64; 2]> {
+        let has = self.flags.get(pos).is_some_and(|f| f & HAS_EXAMPLE != 0);
+        has.then(|| self.example.get(pos).copied()).flatten()
+    }
+
+    /// E1 outcome (`None` outside E1 and for errored records; `Some(None)`
+    /// for an unusable gold).
+    pub fn e1(&self, pos: usize) -> Option<Option<E1Sample>> {
+        let code = self.e1.get(pos).copied().unwrap_or(E1_NONE);
+        e1_sample(code, self.e1_confidence.get(pos).copied().unwrap_or(0.0))
+    }
+
+    /// `(component name, value)` of the record at `pos` in name order,
+    /// `None` for a recorded null.
+    pub fn components(&self, pos: usize) -> impl Iterator<Item = (&str, Option<f64>)> + '_ {
         let names = self
-            .shapes
-            .get(r.comps_shape as usize)
+            .comps_shape
+            .get(pos)
+            .and_then(|s| self.shapes.get(*s as usize))
             .map(Vec::as_slice)
             .unwrap_or(&[]);
-        let start = r.comps_start as usize;
+        let start = self.comps_start.get(pos).copied().unwrap_or(0) as usize;
         names.iter().enumerate().map(move |(k, n)| {
             let v = self.values.get(start + k).copied().unwrap_or(f64::NAN);
             (
@@ -187,30 +272,57 @@ impl LeanRecords {
         })
     }
 
-    /// Model-call facts of a record.
-    pub fn calls(&self, r: &Lean) -> Option<&Calls> {
-        self.calls.get(r.calls as usize)
+    /// The full view of an E2 record.
+    pub fn full(&self, pos: usize) -> Option<&RecordView> {
+        self.full.get(pos)
+    }
+
+    /// Frees the latency column (once the summary has taken its values).
+    pub fn release_latency(&mut self) {
+        self.latency = Vec::new();
+    }
+
+    /// Frees the reward column.
+    pub fn release_reward(&mut self) {
+        self.reward = Vec::new();
+    }
+
+    /// Frees the component values.
+    pub fn release_components(&mut self) {
+        self.comps_start = Vec::new();
+        self.comps_shape = Vec::new();
+        self.values = Vec::new();
     }
 
     /// Frees the per-record data (what the summary and plots read), keeping
-    /// hashes, warnings and the revision tokens.
+    /// hashes, warnings, names and the revision tokens; the run then reads
+    /// as having no record.
     pub fn release_records(&mut self) {
-        self.records = Vec::new();
-        self.values = Vec::new();
+        self.order = Vec::new();
+        self.reward = Vec::new();
+        self.latency = Vec::new();
+        self.example = Vec::new();
+        self.flags = Vec::new();
+        self.tags = Vec::new();
+        self.e1 = Vec::new();
+        self.e1_confidence = Vec::new();
+        self.release_components();
         self.calls = Vec::new();
         self.full = Vec::new();
-        self.revision_sets = Vec::new();
-    }
-
-    /// The full view of an E2 record.
-    pub fn full(&self, r: &Lean) -> Option<&RecordView> {
-        self.full.get(r.full as usize)
     }
 }
 
 /// What a line is reduced to on a parsing thread, before interning.
 struct Parsed {
-    lean: Lean,
+    example: [u64; 2],
+    has_example: bool,
+    index: Option<usize>,
+    rollout: usize,
+    reward: f64,
+    latency: f64,
+    status: ParseStatus,
+    truncated: bool,
+    e1: Option<Option<E1Sample>>,
     profile: String,
     error: Option<String>,
     source: Option<String>,
@@ -254,59 +366,44 @@ fn reduce(r: RecordView, is_e1: bool, keep_full: bool) -> Parsed {
             )
         })
         .collect();
-    let calls =
-        (r.usage != Usage::default() || cached > 0 || !revisions.is_empty()).then(|| Calls {
-            usage: r.usage.clone(),
-            cached,
-            revisions: NONE,
-        });
-    let lean = Lean {
-        example: fingerprint(&r.example_id),
-        has_example: !r.example_id.is_empty(),
-        index: r.index.map_or(u64::MAX, |i| i as u64),
-        line: 0,
-        rollout_index: u32::try_from(r.rollout_index).unwrap_or(u32::MAX),
-        reward: r.reward.unwrap_or(f64::NAN),
-        latency_ms: r.latency_ms.unwrap_or(f64::NAN),
-        comps_start: 0,
-        comps_shape: NONE,
-        profile: NONE,
-        error: NONE,
-        source: NONE,
-        scenario: NONE,
-        calls: NONE,
-        full: NONE,
-        status,
-        truncated: r.truncated,
-        e1,
-    };
+    let calls = (r.usage != Usage::default() || cached > 0).then(|| Calls {
+        usage: r.usage.clone(),
+        cached,
+    });
     let (source, scenario) = if is_e1 {
         (r.meta("source"), r.meta("scenario"))
     } else {
         (None, None)
     };
     let mut r = r;
-    let comps = std::mem::take(&mut r.rewards);
     Parsed {
-        lean,
+        example: fingerprint(&r.example_id),
+        has_example: !r.example_id.is_empty(),
+        index: r.index,
+        rollout: r.rollout_index,
+        reward: r.reward.unwrap_or(f64::NAN),
+        latency: r.latency_ms.unwrap_or(f64::NAN),
+        status,
+        truncated: r.truncated,
+        e1,
         profile: std::mem::take(&mut r.reward_profile),
         error,
         source,
         scenario,
-        comps,
+        comps: std::mem::take(&mut r.rewards),
         calls,
         revisions,
         full: keep_full.then(|| Box::new(r)),
     }
 }
 
-/// Interns strings and component shapes on the reading thread.
+/// Interns strings and shapes on the reading thread.
 #[derive(Default)]
 struct Interner {
     strings: HashMap<String, u32>,
     names: HashMap<String, u32>,
     shapes: HashMap<Vec<u32>, u32>,
-    revisions: HashMap<Vec<String>, u32>,
+    tags: HashMap<Tags, u32>,
 }
 
 fn intern(map: &mut HashMap<String, u32>, list: &mut Vec<String>, s: String) -> u32 {
@@ -316,6 +413,16 @@ fn intern(map: &mut HashMap<String, u32>, list: &mut Vec<String>, s: String) -> 
     let id = u32::try_from(list.len()).unwrap_or(NONE);
     list.push(s.clone());
     map.insert(s, id);
+    id
+}
+
+fn intern_copy<K: Hash + Eq + Clone>(map: &mut HashMap<K, u32>, list: &mut Vec<K>, k: K) -> u32 {
+    if let Some(&id) = map.get(&k) {
+        return id;
+    }
+    let id = u32::try_from(list.len()).unwrap_or(NONE);
+    list.push(k.clone());
+    map.insert(k, id);
     id
 }
 
@@ -340,75 +447,127 @@ fn read_lean_chunked(
 ) -> Result<LeanRecords, ReportError> {
     let mut out = LeanRecords::default();
     let mut int = Interner::default();
-    let mut kept: Vec<Lean> = Vec::new();
+    // Dedupe keys, dropped once the order is known.
+    let mut index: Vec<u64> = Vec::new();
+    let mut rollout: Vec<u32> = Vec::new();
+    // Model-call facts and revision tokens by position.
+    let mut calls: Vec<(usize, Calls)> = Vec::new();
+    let mut revisions: Vec<(usize, Vec<String>)> = Vec::new();
     let read = read_reduced(
         path,
         strict,
         chunk,
         &|r| reduce(r, is_e1, keep_full),
-        &mut |line, p: Parsed| {
-            let mut lean = p.lean;
-            lean.line = u32::try_from(line).unwrap_or(u32::MAX);
-            lean.profile = intern(&mut int.strings, &mut out.strings, p.profile);
+        &mut |_line, p: Parsed| {
+            let pos = out.reward.len();
+            let mut tags = Tags {
+                profile: intern(&mut int.strings, &mut out.strings, p.profile),
+                error: NONE,
+                source: NONE,
+                scenario: NONE,
+            };
             if let Some(e) = p.error {
-                lean.error = intern(&mut int.strings, &mut out.strings, e);
+                tags.error = intern(&mut int.strings, &mut out.strings, e);
             }
             if let Some(s) = p.source {
-                lean.source = intern(&mut int.strings, &mut out.strings, s);
+                tags.source = intern(&mut int.strings, &mut out.strings, s);
             }
             if let Some(s) = p.scenario {
-                lean.scenario = intern(&mut int.strings, &mut out.strings, s);
+                tags.scenario = intern(&mut int.strings, &mut out.strings, s);
             }
+            out.tags
+                .push(intern_copy(&mut int.tags, &mut out.tag_table, tags));
             let mut shape = Vec::with_capacity(p.comps.len());
-            lean.comps_start = u32::try_from(out.values.len()).unwrap_or(NONE);
+            out.comps_start
+                .push(u32::try_from(out.values.len()).unwrap_or(NONE));
             for (name, v) in p.comps {
                 shape.push(intern(&mut int.names, &mut out.names, name));
                 out.values.push(v.unwrap_or(f64::NAN));
             }
-            lean.comps_shape = match int.shapes.get(&shape) {
-                Some(&id) => id,
-                None => {
-                    let id = u32::try_from(out.shapes.len()).unwrap_or(NONE);
-                    out.shapes.push(shape.clone());
-                    int.shapes.insert(shape, id);
-                    id
-                }
-            };
-            if let Some(mut c) = p.calls {
-                if !p.revisions.is_empty() {
-                    c.revisions = match int.revisions.get(&p.revisions) {
-                        Some(&id) => id,
-                        None => {
-                            let id = u32::try_from(out.revision_sets.len()).unwrap_or(NONE);
-                            out.revision_sets.push(p.revisions.clone());
-                            int.revisions.insert(p.revisions, id);
-                            id
-                        }
-                    };
-                }
-                lean.calls = u32::try_from(out.calls.len()).unwrap_or(NONE);
-                out.calls.push(c);
+            out.comps_shape
+                .push(intern_copy(&mut int.shapes, &mut out.shapes, shape));
+            out.reward.push(p.reward);
+            out.latency.push(p.latency);
+            out.example.push(p.example);
+            out.flags.push(
+                status_bits(p.status)
+                    | if p.truncated { TRUNCATED } else { 0 }
+                    | if p.has_example { HAS_EXAMPLE } else { 0 },
+            );
+            if is_e1 {
+                let (code, confidence) = e1_code(p.e1);
+                out.e1.push(code);
+                out.e1_confidence.push(confidence);
+            }
+            index.push(p.index.map_or(u64::MAX, |i| i as u64));
+            rollout.push(u32::try_from(p.rollout).unwrap_or(u32::MAX));
+            if let Some(c) = p.calls {
+                calls.push((pos, c));
+            }
+            if !p.revisions.is_empty() {
+                revisions.push((pos, p.revisions));
             }
             if let Some(f) = p.full {
-                lean.full = u32::try_from(out.full.len()).unwrap_or(NONE);
+                // Aligned with the positions: E2 keeps every record's view.
+                out.full.resize_with(pos, RecordView::default);
                 out.full.push(*f);
             }
-            kept.push(lean);
         },
     )?;
-    let (sorted, superseded) = dedupe_and_sort_in_place(kept);
-    out.records = sorted;
-    out.revisions = out
-        .records
-        .iter()
-        .filter_map(|r| out.calls(r))
-        .filter_map(|c| out.revision_sets.get(c.revisions as usize))
-        .flatten()
-        .cloned()
+    let idx = |p: usize| (index[p] != u64::MAX).then_some(index[p] as usize);
+    let (order, superseded) = survivors(
+        index.len(),
+        |p| match (out.example(p), idx(p)) {
+            (Some(id), _) => Key::Id(id, rollout[p] as usize),
+            (None, Some(i)) => Key::Index(i, rollout[p] as usize),
+            (None, None) => Key::Line(p),
+        },
+        |p| (idx(p), rollout[p] as usize),
+    );
+    drop(index);
+    drop(rollout);
+    let mut alive = vec![false; out.reward.len()];
+    order.iter().for_each(|&p| alive[p] = true);
+    out.calls = calls
+        .into_iter()
+        .filter(|(p, _)| alive[*p])
+        .map(|(_, c)| c)
         .collect();
+    out.revisions = revisions
+        .into_iter()
+        .filter(|(p, _)| alive[*p])
+        .flat_map(|(_, r)| r)
+        .collect();
+    out.order = order;
     out.sha256 = read.sha256;
     out.file_present = read.file_present;
     out.superseded = superseded;
     out.warnings = read.warnings;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e1_codes_round_trip() {
+        assert_eq!(e1_sample(e1_code(None).0, 0.0), None);
+        assert_eq!(e1_sample(e1_code(Some(None)).0, 0.0), Some(None));
+        for gold in [false, true] {
+            let mut samples = vec![
+                E1Sample::decided(true, gold, 0.7),
+                E1Sample::decided(false, gold, 0.1),
+                E1Sample::abstain(gold),
+                E1Sample::invalid(gold),
+            ];
+            let mut label_only = E1Sample::decided(false, gold, 0.0);
+            label_only.label_only = true;
+            samples.push(label_only);
+            for s in samples {
+                let (code, confidence) = e1_code(Some(Some(s)));
+                assert_eq!(e1_sample(code, confidence), Some(Some(s)));
+            }
+        }
+    }
 }

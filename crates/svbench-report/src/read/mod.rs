@@ -6,7 +6,7 @@ pub mod records;
 
 use std::path::{Path, PathBuf};
 
-pub use lean::{Lean, LeanRecords};
+pub use lean::{LeanRecords, Tags};
 pub use metadata::{canonical_environment, RunInfo, E1_NAME, E2_NAME};
 pub use records::{LoadedRecords, RecordView};
 

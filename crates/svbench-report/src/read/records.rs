@@ -6,7 +6,7 @@
 //! view accepts everything `ResultRecord` accepts, plus upstream-style records
 //! (only `predicted_label` / `confidence`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -513,19 +513,23 @@ fn parse_line(line: &[u8], strict: bool) -> Result<RecordView, String> {
     Ok(rec)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key<I> {
+/// The key under which a later line supersedes an earlier one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Key<I> {
+    /// `(example_id, rollout_index)`.
     Id(I, usize),
+    /// `(index, rollout_index)` of a record without an example id.
     Index(usize, usize),
+    /// Neither: the line is its own key.
     Line(usize),
 }
 
 /// What de-duplication and ordering read from a record.
 pub(crate) trait Keyed {
     /// The example id as kept (the text, or a fingerprint of it).
-    type Id: std::hash::Hash + Eq;
+    type Id: Ord + ?Sized;
     /// The example id; `None` when empty.
-    fn id_key(&self) -> Option<Self::Id>;
+    fn id_key(&self) -> Option<&Self::Id>;
     /// Position of the example in the selection.
     fn index(&self) -> Option<usize>;
     /// Rollout number.
@@ -535,9 +539,9 @@ pub(crate) trait Keyed {
 }
 
 impl Keyed for (usize, RecordView) {
-    type Id = String;
-    fn id_key(&self) -> Option<String> {
-        (!self.1.example_id.is_empty()).then(|| self.1.example_id.clone())
+    type Id = str;
+    fn id_key(&self) -> Option<&str> {
+        (!self.1.example_id.is_empty()).then_some(self.1.example_id.as_str())
     }
     fn index(&self) -> Option<usize> {
         self.1.index
@@ -550,6 +554,15 @@ impl Keyed for (usize, RecordView) {
     }
 }
 
+/// The key of a record.
+fn key_of<T: Keyed>(rec: &T) -> Key<&T::Id> {
+    match (rec.id_key(), rec.index()) {
+        (Some(id), _) => Key::Id(id, rec.rollout()),
+        (None, Some(i)) => Key::Index(i, rec.rollout()),
+        (None, None) => Key::Line(rec.line()),
+    }
+}
+
 /// Keeps the last line per `(example_id, rollout_index)` and sorts by
 /// `(index, rollout_index)`, file order breaking ties.
 fn dedupe_and_sort(lines: Vec<(usize, RecordView)>) -> (Vec<RecordView>, usize) {
@@ -557,38 +570,60 @@ fn dedupe_and_sort(lines: Vec<(usize, RecordView)>) -> (Vec<RecordView>, usize) 
     (sorted.into_iter().map(|(_, r)| r).collect(), superseded)
 }
 
-/// [`dedupe_and_sort`] for any keyed record, without a second copy of the
-/// records: the sort works on a permutation applied in place.
-pub(crate) fn dedupe_and_sort_in_place<T: Keyed>(mut lines: Vec<T>) -> (Vec<T>, usize) {
-    let mut alive = vec![true; lines.len()];
+/// The surviving positions of `n` records (in file order) in report order,
+/// and how many were superseded: for each key (`key(pos)`) only the last
+/// position survives; survivors sort by `(index, rollout_index)` as
+/// `order(pos)` gives them (a record without an index sorts at its
+/// position), file order breaking ties.
+///
+/// Both steps sort positions with comparators that read the records, so
+/// the extra memory is two words per record (no hash table of keys).
+pub(crate) fn survivors<K: Ord>(
+    n: usize,
+    key: impl Fn(usize) -> Key<K>,
+    order: impl Fn(usize) -> (Option<usize>, usize),
+) -> (Vec<usize>, usize) {
+    let mut alive = vec![true; n];
     let mut superseded = 0;
     {
-        let mut slot: HashMap<Key<T::Id>, usize> = HashMap::with_capacity(lines.len());
-        for (pos, rec) in lines.iter().enumerate() {
-            let key = match (rec.id_key(), rec.index()) {
-                (Some(id), _) => Key::Id(id, rec.rollout()),
-                (None, Some(i)) => Key::Index(i, rec.rollout()),
-                (None, None) => Key::Line(rec.line()),
-            };
-            if let Some(old) = slot.insert(key, pos) {
-                alive[old] = false;
+        // A line key is unique: only id and index keys can repeat.
+        let mut by_key: Vec<usize> = (0..n)
+            .filter(|&p| !matches!(key(p), Key::Line(_)))
+            .collect();
+        by_key.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+        for w in by_key.windows(2) {
+            if key(w[0]) == key(w[1]) {
+                alive[w[0]] = false;
                 superseded += 1;
             }
         }
     }
-    let mut order: Vec<(usize, usize, usize, usize)> = lines
-        .iter()
-        .enumerate()
-        .filter(|(pos, _)| alive[*pos])
-        .map(|(pos, rec)| (rec.index().unwrap_or(pos), rec.rollout(), rec.line(), pos))
-        .collect();
-    order.sort_unstable();
+    let mut kept: Vec<usize> = (0..n).filter(|&p| alive[p]).collect();
+    drop(alive);
+    kept.sort_unstable_by_key(|&p| {
+        let (index, rollout) = order(p);
+        (index.unwrap_or(p), rollout, p)
+    });
+    (kept, superseded)
+}
+
+/// [`dedupe_and_sort`] for any keyed record (lines in file order), without
+/// a second copy of the records: the sort works on a permutation applied in
+/// place.
+pub(crate) fn dedupe_and_sort_in_place<T: Keyed>(mut lines: Vec<T>) -> (Vec<T>, usize) {
+    let (order, superseded) = survivors(
+        lines.len(),
+        |p| key_of(&lines[p]),
+        |p| (lines[p].index(), lines[p].rollout()),
+    );
     let kept = order.len();
     // Target i takes the record at perm[i]; superseded records go last.
-    let mut perm: Vec<usize> = order.iter().map(|o| o.3).collect();
-    drop(order);
-    perm.extend((0..lines.len()).filter(|p| !alive[*p]));
-    drop(alive);
+    let mut perm = order;
+    {
+        let mut alive = vec![false; lines.len()];
+        perm.iter().for_each(|&p| alive[p] = true);
+        perm.extend((0..lines.len()).filter(|p| !alive[*p]));
+    }
     for i in 0..perm.len() {
         let mut j = i;
         loop {
