@@ -421,4 +421,25 @@ fn resume_and_report_refuse_foreign_duplicated_and_damaged_records() {
         "{}",
         stderr(&out)
     );
+    // A foreign record that does not push the count past `planned` (as in a
+    // partial run) is refused by the report too: the run recorded its
+    // selection in selected_ids.jsonl.
+    let swapped = run_with_edited_results(&sb, "swapped", |mut lines| {
+        let mut rec: Value = serde_json::from_str(&lines[0]).unwrap();
+        rec["example_id"] = Value::from("from-another-run");
+        lines[0] = rec.to_string();
+        lines
+    });
+    let out = sb.run(&["report", "--check", swapped.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("line 1: sample `from-another-run` rollout 0 is not in this run's selection"),
+        "{}",
+        stderr(&out)
+    );
+    // A run directory from before the file existed is checked without it.
+    std::fs::remove_file(swapped.join("selected_ids.jsonl")).unwrap();
+    let out = sb.run(&["report", swapped.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }

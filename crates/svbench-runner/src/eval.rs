@@ -16,7 +16,7 @@ use svbench_envs::environment::{Budgets, Environment};
 use tokio::task::JoinSet;
 
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
-use crate::integrity::{SampleKey, Selection};
+use crate::integrity::{write_selected_ids, SampleKey, Selection, SELECTED_IDS_FILE};
 use crate::progress::Progress;
 use crate::results::{recover, ResultsWriter};
 use crate::rollout::{run_sample, Agent};
@@ -208,6 +208,13 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     let planned = examples.len() * rollouts;
     metadata.counts = done.counts();
     write_json_atomic(&dir.join("metadata.json"), "metadata.json", &metadata)?;
+    // So that `report` can tell a record of another run even in a partial run.
+    write_selected_ids(&dir, (0..examples.len()).map(|i| examples.id(i))).map_err(|source| {
+        ArtifactError::Io {
+            path: dir.join(SELECTED_IDS_FILE),
+            source,
+        }
+    })?;
 
     // Samples are taken in order from a cursor over the states (no list of
     // pending samples is built).

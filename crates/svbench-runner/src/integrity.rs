@@ -6,10 +6,12 @@
 //! [`KeyTracker`] enforces the first rule line by line; [`Selection`] the
 //! second. `eval --resume` applies both (it has the dataset);
 //! [`check_results_file`] applies what the run directory alone can prove
-//! (duplicates, rollout range, no more keys than planned) for `report`.
+//! (duplicates, rollout range, no more keys than planned, and membership
+//! in the selection that [`write_selected_ids`] recorded at the start of
+//! the run) for `report`.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::de::IgnoredAny;
@@ -192,6 +194,61 @@ impl Selection {
     }
 }
 
+/// The run-directory file listing the run's selected example ids, one JSON
+/// string per line in evaluation order, so `report` can refuse a record of
+/// another run even when the run is partial.
+pub const SELECTED_IDS_FILE: &str = "selected_ids.jsonl";
+
+/// Writes [`SELECTED_IDS_FILE`] into `dir` (atomically: a temporary file and
+/// a rename), streaming: about 20 bytes per example on disk, nothing kept.
+pub fn write_selected_ids<'a>(
+    dir: &Path,
+    ids: impl IntoIterator<Item = &'a str>,
+) -> std::io::Result<()> {
+    let path = dir.join(SELECTED_IDS_FILE);
+    let tmp = dir.join(format!("{SELECTED_IDS_FILE}.tmp"));
+    {
+        let mut out = BufWriter::new(std::fs::File::create(&tmp)?);
+        for id in ids {
+            serde_json::to_writer(&mut out, id)?;
+            out.write_all(b"\n")?;
+        }
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    }
+    std::fs::rename(&tmp, &path)
+}
+
+/// The selection recorded in `dir` by [`write_selected_ids`], or `None` for
+/// a run directory without one (runs from before it existed).
+pub fn read_selected_ids(dir: &Path, rollouts: usize) -> Result<Option<Selection>, IntegrityError> {
+    let path = dir.join(SELECTED_IDS_FILE);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(IntegrityError::Io {
+                path,
+                message: e.to_string(),
+            })
+        }
+    };
+    let mut ids = StrIndex::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let bad = |message: String| IntegrityError::BadLine {
+            path: path.clone(),
+            line: i + 1,
+            message,
+        };
+        let line = line.map_err(|e| bad(e.to_string()))?;
+        let id: String = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
+        ids.insert(&id);
+    }
+    Ok(Some(Selection {
+        ids,
+        rollouts: rollouts.max(1),
+    }))
+}
+
 /// The fields of a record the checks need.
 #[derive(Deserialize)]
 struct KeyView {
@@ -215,12 +272,15 @@ pub struct ResultsCheck {
 /// prove: every line but a torn last one is a record, no sample is recorded
 /// twice (an errored record followed by its retry is fine), rollout indices
 /// are below `rollouts_per_example`, and there are no more distinct samples
-/// than `planned`. A missing file passes (no samples). Memory grows with the
-/// number of distinct samples (their keys), not with record size.
+/// than `planned`; given the run's `selection` ([`read_selected_ids`]),
+/// every record's example is in it. A missing file passes (no samples).
+/// Memory grows with the number of distinct samples (their keys), not with
+/// record size.
 pub fn check_results_file(
     path: &Path,
     planned: usize,
     rollouts_per_example: usize,
+    selection: Option<&Selection>,
 ) -> Result<ResultsCheck, IntegrityError> {
     let io = |e: std::io::Error| IntegrityError::Io {
         path: path.to_path_buf(),
@@ -273,7 +333,10 @@ pub fn check_results_file(
                 why: format!("the run has {rollouts} rollout(s) per example"),
             });
         }
-        let key = (ids.insert(&view.example_id).0, view.rollout_index);
+        let key = match selection {
+            Some(sel) => sel.check(path, line_no, &view.example_id, view.rollout_index)?,
+            None => (ids.insert(&view.example_id).0, view.rollout_index),
+        };
         tracker.observe(path, line_no, key, &view.example_id, view.error.is_some())?;
     }
     if tracker.len() > planned {
@@ -309,7 +372,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.jsonl");
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        check_results_file(&path, planned, rollouts)
+        check_results_file(&path, planned, rollouts, None)
     }
 
     #[test]
@@ -379,6 +442,27 @@ mod tests {
         assert!(matches!(e, IntegrityError::BadLine { line: 2, .. }), "{e}");
         let ok = check(&[line("a", 0, false), "{\"example_id\":\"b".into()], 5, 1).unwrap();
         assert_eq!(ok.samples, 1);
+    }
+
+    #[test]
+    fn a_record_outside_the_recorded_selection_is_foreign_even_in_a_partial_run() {
+        let dir = tempfile::tempdir().unwrap();
+        write_selected_ids(dir.path(), ["a", "b\nwith a newline", "c"]).unwrap();
+        let sel = read_selected_ids(dir.path(), 1).unwrap().expect("recorded");
+        let path = dir.path().join("results.jsonl");
+        let ok = [line("a", 0, false), line("c", 0, false)];
+        std::fs::write(&path, ok.join("\n") + "\n").unwrap();
+        assert_eq!(
+            check_results_file(&path, 3, 1, Some(&sel)).unwrap().samples,
+            2
+        );
+        let foreign = [line("a", 0, false), line("zz", 0, false)];
+        std::fs::write(&path, foreign.join("\n") + "\n").unwrap();
+        let e = check_results_file(&path, 3, 1, Some(&sel)).unwrap_err();
+        assert!(matches!(e, IntegrityError::Foreign { line: 2, .. }), "{e}");
+        assert!(read_selected_ids(&dir.path().join("nowhere"), 1)
+            .unwrap()
+            .is_none());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use clap::Args;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_report::schema::{schema_text, SCHEMA_NAMES};
 use svbench_report::{check_run, report_run, ReportError, ReportOptions};
-use svbench_runner::integrity::check_results_file;
+use svbench_runner::integrity::{check_results_file, read_selected_ids, IntegrityError};
 
 use super::GlobalArgs;
 use crate::exit;
@@ -117,19 +117,30 @@ fn check_integrity(dir: &Path) -> anyhow::Result<()> {
         return Ok(());
     };
     let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    check_results_file(
-        &dir.join("results.jsonl"),
-        to_usize(planned),
-        to_usize(rollouts),
-    )
-    .map_err(|e| {
+    let hint = |e: IntegrityError| {
         exit::with_hint(
             exit::DATA,
             e.to_string(),
             "results.jsonl was changed outside svbench; remove the named line(s) by hand, \
              or re-run the evaluation",
         )
+    };
+    // Runs record their selection; older runs are checked without it.
+    let selection = read_selected_ids(dir, to_usize(rollouts)).map_err(|e| {
+        exit::with_hint(
+            exit::DATA,
+            e.to_string(),
+            "selected_ids.jsonl is damaged; restore it from the run, or delete it to check \
+             without the selection",
+        )
     })?;
+    check_results_file(
+        &dir.join("results.jsonl"),
+        to_usize(planned),
+        to_usize(rollouts),
+        selection.as_ref(),
+    )
+    .map_err(hint)?;
     Ok(())
 }
 

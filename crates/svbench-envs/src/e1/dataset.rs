@@ -446,9 +446,7 @@ pub fn open(
         check_common_fields(&value).map_err(|m| source.row_error(i, m))?;
         match value.get("question") {
             Some(Value::String(_)) => {}
-            Some(_) => {
-                return Err(source.row_error(i, "field `question` is not a string".into()))
-            }
+            Some(_) => return Err(source.row_error(i, "field `question` is not a string".into())),
             None => return Err(source.row_error(i, "missing field `question`".into())),
         }
         let answer = value

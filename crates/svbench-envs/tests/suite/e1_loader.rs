@@ -257,8 +257,12 @@ fn examples_built_on_demand_equal_the_eager_load() {
         (DatasetSpec::Embedded, Some("all")),
     ];
     for (spec, split) in specs {
-        for (shuffle, max_examples) in [(false, None), (true, None), (true, Some(2)), (false, Some(1))]
-        {
+        for (shuffle, max_examples) in [
+            (false, None),
+            (true, None),
+            (true, Some(2)),
+            (false, Some(1)),
+        ] {
             let selection = SelectionRequest {
                 max_examples,
                 shuffle,
@@ -276,7 +280,14 @@ fn examples_built_on_demand_equal_the_eager_load() {
                 let l = lazy.example(i).unwrap();
                 assert_eq!(lazy.id(i), e.id, "{what}");
                 assert_eq!(
-                    (l.index, &l.id, &l.split, &l.question, &l.answer, l.info.get()),
+                    (
+                        l.index,
+                        &l.id,
+                        &l.split,
+                        &l.question,
+                        &l.answer,
+                        l.info.get()
+                    ),
                     (i, &e.id, &e.split, &e.question, &e.answer, e.info.get()),
                     "{what}"
                 );
@@ -306,7 +317,9 @@ fn rows_do_not_change_when_the_file_does() {
 /// Line numbers of a spooled file count blank lines and CRLF endings.
 #[test]
 fn errors_after_blank_lines_name_the_source_line() {
-    let err = load_err("\r\n{\"question\":\"a\",\"answer\":\"Benign\"}\r\n\r\n  \n{\"question\":\"b\"}\r\n");
+    let err = load_err(
+        "\r\n{\"question\":\"a\",\"answer\":\"Benign\"}\r\n\r\n  \n{\"question\":\"b\"}\r\n",
+    );
     assert!(err.contains("rows.jsonl:5:"), "{err}");
     assert!(err.contains("answer"), "{err}");
 }
