@@ -1,7 +1,8 @@
 //! `upstream` object extraction (E1 §2.2 steps 1–4), reproducing upstream
 //! `sv_shared/parsers.py` quirks included.
 
-use crate::json::python::{loads_dict, py_isspace, py_strip, PyDict};
+use crate::json::python::{loads, py_isspace, py_strip, PyDict, PyValue};
+use crate::json::JsonErrorKind;
 
 /// Which step of the upstream chain produced the object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +15,12 @@ pub enum UpstreamSource {
     Braces,
     /// Step 4: nothing did; the object is empty.
     Empty,
+    /// A step's `json.loads` raised `RecursionError` (nesting deeper than
+    /// [`crate::json::PYTHON_MAX_DEPTH`]). Upstream catches only
+    /// `JSONDecodeError` and `TypeError` there, so the reward function
+    /// itself raises and verifiers' `Rubric` scores it 0.0; later steps are
+    /// never tried. The object is empty, which scores the same.
+    RecursionError,
 }
 
 /// The object upstream's parser works with.
@@ -29,35 +36,58 @@ pub struct UpstreamExtraction<'t> {
 /// ([`upstream_fence`]); the brace scan from the first `{`
 /// ([`upstream_brace_span`]); else an empty object. Each step uses Python
 /// `json.loads` and counts only if it yields a dict.
+///
+/// Nesting (issue 14 item 9): `json.loads` accepts as deep as CPython does
+/// under verifiers ([`crate::json::PYTHON_MAX_DEPTH`]). One level more raises
+/// `RecursionError`, which upstream's `_parse_json`
+/// (`sv_shared/parsers.py`, `except (json.JSONDecodeError, TypeError)`) does
+/// not catch: the chain stops there with [`UpstreamSource::RecursionError`]
+/// and an empty object, whatever a later step would have found.
 pub fn extract_upstream(text: &str) -> UpstreamExtraction<'_> {
-    if let Some(object) = loads_dict(text) {
-        return UpstreamExtraction {
-            object,
-            source: UpstreamSource::WholeText,
-        };
+    match upstream_chain(text) {
+        Ok((object, source)) => UpstreamExtraction { object, source },
+        Err(RecursionError) => UpstreamExtraction {
+            object: PyDict::new(),
+            source: UpstreamSource::RecursionError,
+        },
+    }
+}
+
+/// `json.loads` raised `RecursionError`.
+struct RecursionError;
+
+fn upstream_chain(text: &str) -> Result<(PyDict<'_>, UpstreamSource), RecursionError> {
+    if let Some(object) = loads_step(text)? {
+        return Ok((object, UpstreamSource::WholeText));
     }
     // Re-parsing the whole text would fail again, hence the `!= text` checks.
-    if let Some(object) = upstream_fence(text)
-        .filter(|g| *g != text)
-        .and_then(loads_dict)
-    {
-        return UpstreamExtraction {
-            object,
-            source: UpstreamSource::Fence,
-        };
+    if let Some(fenced) = upstream_fence(text).filter(|g| *g != text) {
+        if let Some(object) = loads_step(fenced)? {
+            return Ok((object, UpstreamSource::Fence));
+        }
     }
-    if let Some(object) = upstream_brace_span(text)
-        .filter(|s| *s != text)
-        .and_then(loads_dict)
-    {
-        return UpstreamExtraction {
-            object,
-            source: UpstreamSource::Braces,
-        };
+    if let Some(span) = upstream_brace_span(text).filter(|s| *s != text) {
+        if let Some(object) = loads_step(span)? {
+            return Ok((object, UpstreamSource::Braces));
+        }
     }
-    UpstreamExtraction {
-        object: PyDict::new(),
-        source: UpstreamSource::Empty,
+    Ok((PyDict::new(), UpstreamSource::Empty))
+}
+
+/// One `try: data = json.loads(s) … except (JSONDecodeError, TypeError)` of
+/// upstream: the dict, `None` for a decode error or a non-dict, and `Err`
+/// for the `RecursionError` that escapes.
+fn loads_step(s: &str) -> Result<Option<PyDict<'_>>, RecursionError> {
+    // Only a text opening with `{` can give a dict, and only one opening with
+    // `{` or `[` can nest: anything else is settled without parsing.
+    let first = s.trim_start_matches([' ', '\t', '\n', '\r']).bytes().next();
+    if !matches!(first, Some(b'{' | b'[')) {
+        return Ok(None);
+    }
+    match loads(s) {
+        Ok(PyValue::Dict(d)) => Ok(Some(d)),
+        Err(e) if e.kind == JsonErrorKind::TooDeep => Err(RecursionError),
+        _ => Ok(None),
     }
 }
 
@@ -197,5 +227,75 @@ mod tests {
         assert_eq!(extract_upstream("").source, UpstreamSource::Empty);
         let e = extract_upstream("{\"a\":1,\"a\":2}");
         assert_eq!(e.object.len(), 1);
+    }
+
+    /// `{"label":"Benign","confidence":0.9,"x":[[…]]}` with the list nested
+    /// so that the object is `depth` levels deep.
+    fn deep_answer(depth: usize) -> String {
+        let inner = depth - 1;
+        format!(
+            "{{\"label\":\"Benign\",\"confidence\":0.9,\"x\":{}{}}}",
+            "[".repeat(inner),
+            "]".repeat(inner)
+        )
+    }
+
+    #[test]
+    fn nesting_parity_with_cpython() {
+        use crate::json::PYTHON_MAX_DEPTH;
+        // Issue 14 item 9: CPython 3.12 under verifiers parses these.
+        for depth in [501, 900, PYTHON_MAX_DEPTH] {
+            let text = deep_answer(depth);
+            let e = extract_upstream(&text);
+            assert_eq!(e.source, UpstreamSource::WholeText, "depth {depth}");
+            assert!(e.object.contains_key("label"));
+            let text = format!("Answer: {text} done");
+            let e = extract_upstream(&text);
+            assert_eq!(e.source, UpstreamSource::Braces, "depth {depth}");
+        }
+        // One level more raises RecursionError, which upstream does not
+        // catch: no later step is tried.
+        let too_deep = deep_answer(PYTHON_MAX_DEPTH + 1);
+        let good = "{\"label\":\"Benign\",\"confidence\":0.9}";
+        for text in [
+            too_deep.clone(),
+            format!("x {too_deep}"),
+            format!("```json\n{too_deep}\n```\n{good}"),
+            format!("{good} ```json\n{}\n```", "[".repeat(PYTHON_MAX_DEPTH + 1)),
+            "[".repeat(PYTHON_MAX_DEPTH + 1),
+        ] {
+            let e = extract_upstream(&text);
+            assert_eq!(e.source, UpstreamSource::RecursionError, "{}", &text[..20]);
+            assert!(e.object.is_empty());
+        }
+        // Without the deep fence the same answer is found by the brace scan.
+        let text = format!("{good} ```json\n[1]\n```");
+        assert_eq!(extract_upstream(&text).source, UpstreamSource::Braces);
+        // A deep list that fails to decode first is a decode error.
+        let text = format!("[x{}", "[".repeat(100_000));
+        assert_eq!(extract_upstream(&text).source, UpstreamSource::Empty);
+    }
+
+    #[test]
+    fn nesting_never_exhausts_the_stack() {
+        // Rust's default for spawned threads (tokio's blocking pool too).
+        const STACK: usize = 2 << 20;
+        let run = || {
+            for text in [
+                "{\"a\":".repeat(100_000),
+                format!("{}0{}", "{\"a\":".repeat(100_000), "}".repeat(100_000)),
+                format!("see {}{}", "{".repeat(100_000), "}".repeat(100_000)),
+                format!("```\n{}\n```", "[".repeat(100_000)),
+            ] {
+                let e = extract_upstream(&text);
+                assert!(e.object.is_empty());
+            }
+        };
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

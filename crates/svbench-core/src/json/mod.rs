@@ -12,8 +12,11 @@
 //!   duplicate key wins. The module also provides Python's `float()` and
 //!   `str()` where upstream relies on them.
 //!
-//! Both readers borrow strings from the input when they contain no escapes,
-//! never panic, and reject nesting deeper than [`MAX_DEPTH`].
+//! Both readers borrow strings from the input when they contain no escapes
+//! and never panic. Nesting is bounded per dialect ([`MAX_DEPTH`] strict,
+//! [`PYTHON_MAX_DEPTH`] Python); deeper input is a [`JsonErrorKind::TooDeep`]
+//! error found before any deeper work, so no input depth can exhaust the
+//! stack.
 
 mod lexer;
 mod pyfloat;
@@ -24,10 +27,23 @@ mod unicode;
 
 use std::fmt;
 
-/// Deepest array/object nesting either reader accepts; deeper input is a
-/// [`JsonErrorKind::TooDeep`] error rather than a stack overflow. (CPython's
-/// `json.loads` raises `RecursionError` a little below 1,000 levels.)
+/// Deepest array/object nesting the strict (`v1`) reader accepts; deeper
+/// input is a [`JsonErrorKind::TooDeep`] error rather than a stack overflow.
 pub const MAX_DEPTH: usize = 500;
+
+/// Deepest array/object nesting the Python reader accepts, as CPython's
+/// `json.loads` under verifiers (issue 14 item 9). Upstream
+/// (`security-verifiers-utils`, `Requires-Python >=3.12`) runs on CPython
+/// 3.12, whose C scanner calls `Py_EnterRecursiveCall` for every `[` and
+/// `{` against the C recursion limit of 1,500, independent of the Python
+/// call depth; the few C-level calls already on the stack when verifiers'
+/// `Rubric` calls a reward function leave 1,493 levels (measured on CPython
+/// 3.12.1 with the call shape of verifiers 0.1.9; 1,497 at a script's top
+/// level; CPython 3.11 would give about 980). One more level raises
+/// `RecursionError`, which upstream's parser does not catch: see
+/// [`crate::extract::extract_upstream`]. The reader is iterative, so this is
+/// a parity limit, not a stack guard.
+pub const PYTHON_MAX_DEPTH: usize = 1493;
 
 /// Why a text is not JSON in the requested dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -55,7 +71,9 @@ pub enum JsonErrorKind {
     InvalidNumber,
     /// Non-whitespace after the top-level value.
     TrailingData,
-    /// Nesting deeper than [`MAX_DEPTH`].
+    /// Nesting deeper than the dialect's limit: [`MAX_DEPTH`] (strict) or
+    /// [`PYTHON_MAX_DEPTH`] (Python, where it stands for CPython's
+    /// `RecursionError`, not a `JSONDecodeError`).
     TooDeep,
     /// An integer with more than 4,300 digits, which CPython's `int()` refuses
     /// (`sys.set_int_max_str_digits` default); Python dialect only.

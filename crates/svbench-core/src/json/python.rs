@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::lexer::{token_f64, Lexer};
-use super::{JsonError, JsonErrorKind, MAX_DEPTH};
+use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
 pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
 pub use super::pystr::{py_isspace, py_str, py_strip};
@@ -150,12 +150,16 @@ impl<'a> PyDict<'a> {
 }
 
 /// `json.loads(text)`; `Err` wherever CPython raises (`JSONDecodeError`, the
-/// integer digit limit's `ValueError`, or `RecursionError` for nesting deeper
-/// than [`MAX_DEPTH`]).
+/// integer digit limit's `ValueError`, or, as [`JsonErrorKind::TooDeep`],
+/// `RecursionError` for nesting deeper than [`PYTHON_MAX_DEPTH`]).
+///
+/// The reader keeps open containers on a heap stack, not the call stack, so
+/// any depth of input is safe; like CPython's scanner it reports the
+/// too-deep `[`/`{` before reading what follows it.
 pub fn loads(text: &str) -> Result<PyValue<'_>, JsonError> {
     let mut lx = Lexer::new(text);
     lx.skip_ws();
-    let value = read_value(&mut lx, 0)?;
+    let value = read_value(&mut lx)?;
     lx.finish()?;
     Ok(value)
 }
@@ -175,10 +179,107 @@ pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
     }
 }
 
-fn read_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyValue<'a>, JsonError> {
+/// A container being read: its items so far (and, for a dict, the key whose
+/// value is being read).
+enum Open<'a> {
+    List(Vec<PyValue<'a>>),
+    Dict(Vec<(Cow<'a, str>, PyValue<'a>)>, Cow<'a, str>),
+}
+
+/// One value at the cursor, containers included, without recursion.
+fn read_value<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
+    let mut open: Vec<Open<'a>> = Vec::new();
+    loop {
+        // The cursor is at the start of a value.
+        let mut value = match lx.peek() {
+            Some(b'[' | b'{') if open.len() >= PYTHON_MAX_DEPTH => {
+                return Err(lx.error(JsonErrorKind::TooDeep));
+            }
+            Some(b'[') => {
+                lx.pos += 1;
+                lx.skip_ws();
+                if lx.peek() != Some(b']') {
+                    open.push(Open::List(Vec::new()));
+                    continue;
+                }
+                lx.pos += 1;
+                PyValue::List(Vec::new())
+            }
+            Some(b'{') => {
+                lx.pos += 1;
+                lx.skip_ws();
+                if lx.peek() != Some(b'}') {
+                    let key = read_key(lx)?;
+                    open.push(Open::Dict(Vec::new(), key));
+                    continue;
+                }
+                lx.pos += 1;
+                PyValue::Dict(PyDict::new())
+            }
+            _ => read_scalar(lx)?,
+        };
+        // Hand the value to the innermost open container, closing every
+        // container that ends right after it.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(value);
+            };
+            lx.skip_ws();
+            let next = lx.peek();
+            match top {
+                Open::List(items) => {
+                    items.push(value);
+                    match next {
+                        Some(b',') => {
+                            lx.pos += 1;
+                            lx.skip_ws();
+                            break;
+                        }
+                        Some(b']') => lx.pos += 1,
+                        _ => return Err(lx.unexpected()),
+                    }
+                }
+                Open::Dict(pairs, key) => {
+                    pairs.push((std::mem::take(key), value));
+                    match next {
+                        Some(b',') => {
+                            lx.pos += 1;
+                            lx.skip_ws();
+                            *key = read_key(lx)?;
+                            break;
+                        }
+                        Some(b'}') => lx.pos += 1,
+                        _ => return Err(lx.unexpected()),
+                    }
+                }
+            }
+            value = match open.pop() {
+                Some(Open::List(items)) => PyValue::List(items),
+                Some(Open::Dict(pairs, _)) => PyValue::Dict(PyDict::from_pairs(pairs)),
+                None => return Err(lx.unexpected()),
+            };
+        }
+    }
+}
+
+/// A dict key and its `:`, leaving the cursor at the value.
+fn read_key<'a>(lx: &mut Lexer<'a>) -> Result<Cow<'a, str>, JsonError> {
+    if lx.peek() != Some(b'"') {
+        return Err(lx.unexpected());
+    }
+    let key = lx.string()?;
+    lx.skip_ws();
+    if lx.peek() != Some(b':') {
+        return Err(lx.unexpected());
+    }
+    lx.pos += 1;
+    lx.skip_ws();
+    Ok(key)
+}
+
+/// A value that is not a container.
+fn read_scalar<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
     match lx.peek() {
-        Some(b'{') => read_dict(lx, depth + 1).map(PyValue::Dict),
-        Some(b'[') => read_list(lx, depth + 1),
         Some(b'"') => lx.string().map(PyValue::Str),
         Some(b'-') if lx.eat(b"-Infinity") => Ok(PyValue::Float(f64::NEG_INFINITY)),
         Some(b'-' | b'0'..=b'9') => {
@@ -198,73 +299,6 @@ fn read_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyValue<'a>, JsonE
         Some(b'f') if lx.eat(b"false") => Ok(PyValue::Bool(false)),
         Some(b'n') if lx.eat(b"null") => Ok(PyValue::None),
         _ => Err(lx.unexpected()),
-    }
-}
-
-fn read_list<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyValue<'a>, JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error(JsonErrorKind::TooDeep));
-    }
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut items = Vec::new();
-    if lx.peek() == Some(b']') {
-        lx.pos += 1;
-        return Ok(PyValue::List(items));
-    }
-    loop {
-        items.push(read_value(lx, depth)?);
-        lx.skip_ws();
-        match lx.peek() {
-            Some(b',') => {
-                lx.pos += 1;
-                lx.skip_ws();
-            }
-            Some(b']') => {
-                lx.pos += 1;
-                return Ok(PyValue::List(items));
-            }
-            _ => return Err(lx.unexpected()),
-        }
-    }
-}
-
-fn read_dict<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<PyDict<'a>, JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error(JsonErrorKind::TooDeep));
-    }
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut pairs = Vec::new();
-    if lx.peek() == Some(b'}') {
-        lx.pos += 1;
-        return Ok(PyDict::new());
-    }
-    loop {
-        if lx.peek() != Some(b'"') {
-            return Err(lx.unexpected());
-        }
-        let key = lx.string()?;
-        lx.skip_ws();
-        if lx.peek() != Some(b':') {
-            return Err(lx.unexpected());
-        }
-        lx.pos += 1;
-        lx.skip_ws();
-        let value = read_value(lx, depth)?;
-        pairs.push((key, value));
-        lx.skip_ws();
-        match lx.peek() {
-            Some(b',') => {
-                lx.pos += 1;
-                lx.skip_ws();
-            }
-            Some(b'}') => {
-                lx.pos += 1;
-                return Ok(PyDict::from_pairs(pairs));
-            }
-            _ => return Err(lx.unexpected()),
-        }
     }
 }
 
@@ -454,12 +488,88 @@ mod tests {
         ] {
             assert!(loads(bad).is_err(), "accepted {bad:?}");
         }
-        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let deep = format!(
+            "{}{}",
+            "[".repeat(PYTHON_MAX_DEPTH + 1),
+            "]".repeat(PYTHON_MAX_DEPTH + 1)
+        );
         assert_eq!(
             loads(&deep).map_err(|e| e.kind),
             Err(JsonErrorKind::TooDeep)
         );
         assert!(loads_dict("[{}]").is_none());
         assert!(loads_dict("{}").is_some_and(|d| d.is_empty()));
+    }
+
+    /// `[[…]]` and `{"a":{"a":…0}}` nested `depth` levels.
+    fn nested(depth: usize) -> [String; 2] {
+        [
+            format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+            format!("{}0{}", "{\"a\":".repeat(depth), "}".repeat(depth)),
+        ]
+    }
+
+    #[test]
+    fn nesting_as_deep_as_cpython_under_verifiers() {
+        // Issue 14 item 9: CPython 3.12 parses these; the last is its limit.
+        for depth in [501, 900, PYTHON_MAX_DEPTH] {
+            for text in nested(depth) {
+                assert!(loads(&text).is_ok(), "depth {depth}: {}", &text[..8]);
+            }
+        }
+        for text in nested(PYTHON_MAX_DEPTH + 1) {
+            let err = loads(&text).unwrap_err();
+            assert_eq!(err.kind, JsonErrorKind::TooDeep);
+        }
+        // The too-deep `[` is reported before anything after it is read, as
+        // CPython raises RecursionError before the syntax error.
+        let text = format!("{}x", "[".repeat(PYTHON_MAX_DEPTH + 1));
+        assert_eq!(
+            loads(&text).unwrap_err(),
+            JsonError {
+                offset: PYTHON_MAX_DEPTH,
+                kind: JsonErrorKind::TooDeep
+            }
+        );
+        let text = format!("{}x", "[".repeat(PYTHON_MAX_DEPTH));
+        assert_eq!(
+            loads(&text).unwrap_err().kind,
+            JsonErrorKind::UnexpectedChar
+        );
+        // Containers beside each other do not add up.
+        let wide = format!(
+            "[{}]",
+            vec![nested(PYTHON_MAX_DEPTH - 1)[0].clone(); 3].join(",")
+        );
+        assert!(loads(&wide).is_ok());
+    }
+
+    #[test]
+    fn nesting_never_exhausts_the_stack() {
+        // Rust's default for spawned threads (tokio's blocking pool too).
+        const STACK: usize = 2 << 20;
+        // 100,000 levels, closed, unclosed and mixed, on a thread with a
+        // default-size stack: the reader keeps no recursion.
+        let run = || {
+            let mut texts = nested(100_000).to_vec();
+            texts.push("[".repeat(100_000));
+            texts.push("[{\"a\":".repeat(50_000));
+            for text in &texts {
+                assert_eq!(loads(text).unwrap_err().kind, JsonErrorKind::TooDeep);
+                assert!(loads_dict(text).is_none());
+            }
+            // A value at the limit can be compared and dropped (both recurse:
+            // about 1 MiB and 0.5 MiB of stack in a debug build).
+            for text in nested(PYTHON_MAX_DEPTH) {
+                let value = loads(&text).unwrap();
+                assert!(value == value);
+            }
+        };
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

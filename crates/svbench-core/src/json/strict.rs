@@ -461,4 +461,35 @@ mod tests {
         assert!(owned.has_duplicate_keys());
         assert_eq!(owned.len(), 3);
     }
+
+    #[test]
+    fn nesting_never_exhausts_the_stack() {
+        // Rust's default for spawned threads (tokio's blocking pool too).
+        const STACK: usize = 2 << 20;
+        // Issue 14 item 9: `v1` keeps its bound, and input of any depth is
+        // refused at the bound on a thread with a default-size stack (the
+        // reader recurses to the bound: up to 1 MiB in a debug build).
+        let run = || {
+            for text in [
+                format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+                format!("{}0{}", "{\"a\":".repeat(100_000), "}".repeat(100_000)),
+                "{\"a\":[".repeat(50_000),
+            ] {
+                assert_eq!(
+                    parse(&text).map_err(|e| e.kind),
+                    Err(JsonErrorKind::TooDeep)
+                );
+                assert!(parse_object(&text).is_none());
+            }
+            let ok = format!("{}0{}", "{\"a\":".repeat(MAX_DEPTH), "}".repeat(MAX_DEPTH));
+            let value = parse(&ok).unwrap();
+            assert!(!value.has_duplicate_keys());
+        };
+        std::thread::Builder::new()
+            .stack_size(STACK)
+            .spawn(run)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 }

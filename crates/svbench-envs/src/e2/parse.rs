@@ -27,7 +27,8 @@
 //!
 //! [`E2Parse::Invalid`] reasons, `upstream` (first validation failure):
 //! - `not_json`: `json.loads` of the text raises and there is no fenced block
-//!   or its content raises too;
+//!   or its content raises too, or either nests deeper than CPython allows
+//!   (`RecursionError`, which ends upstream's parse at once);
 //! - `not_an_object`, `violations_missing`, `violations_not_list`,
 //!   `violation_not_object`, `violation_id_missing`, `violation_id_not_string`,
 //!   `severity_missing`, `severity_invalid`, `patch_not_string`,
@@ -38,6 +39,7 @@ use svbench_core::extract::{
 };
 use svbench_core::json::python::{loads, py_float_str, PyDict, PyValue};
 use svbench_core::json::strict::{Object, Value};
+use svbench_core::json::JsonErrorKind;
 use svbench_core::Completion;
 
 use super::{Answer, E2Parse, PredictedViolation, Severity};
@@ -290,9 +292,17 @@ fn write_string(s: &str, out: &mut String) {
 
 /// §3.3: `json.loads` of the whole text; only if that raises, of the first
 /// fenced block; then the pydantic-like validation.
+///
+/// Nesting (issue 14 item 9): `json.loads` accepts as deep as CPython under
+/// verifiers ([`svbench_core::json::PYTHON_MAX_DEPTH`]); deeper, it raises
+/// `RecursionError`, which is not the `JSONDecodeError`/`ValueError` a parser
+/// catches (upstream's shared parser catches only `JSONDecodeError` and
+/// `TypeError`), so the reward call fails and verifiers scores it 0: the
+/// answer is `not_json` at once, without trying the fenced block.
 fn parse_upstream(text: &str) -> E2Parse {
     let value = match loads(text) {
         Ok(value) => value,
+        Err(e) if e.kind == JsonErrorKind::TooDeep => return invalid("not_json"),
         Err(_) => match upstream_fence(text).map(loads) {
             Some(Ok(value)) => value,
             _ => return invalid("not_json"),

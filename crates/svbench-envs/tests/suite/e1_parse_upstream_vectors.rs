@@ -6,7 +6,10 @@
 //! underscores and non-ASCII digits, fences with `json`/`JSON`/`jſon`/other
 //! tags, think blocks, stray quotes, braces and backslashes.
 //!
-//! Reference (Python), for regeneration:
+//! Reference (Python), for regeneration. Its `loads_dict` also catches
+//! `RecursionError`, which upstream's `_parse_json` does not (it catches
+//! `JSONDecodeError` and `TypeError`); no vector nests deep enough for that
+//! to matter, and `parse_nesting.rs` covers it (issue 14 item 9).
 //!
 //! ```text
 //! # Direct port of E1 §2.2 (upstream extraction + E1 field rules), run on CPython

@@ -21,3 +21,4 @@ mod e2_patch_exploits;
 mod e2_reward;
 mod e2_tools;
 mod e2_upstream_patch;
+mod parse_nesting;
