@@ -282,7 +282,7 @@ fn generate_rows(
     seed: u64,
     split: Split,
     n: usize,
-    taken: &mut HashSet<String>,
+    taken: &mut HashSet<u64>,
 ) -> Vec<Value> {
     let mut rows = Vec::with_capacity(n);
     generate_rows_each(config, seed, split, n, taken, &mut |row| rows.push(row));
@@ -294,7 +294,7 @@ fn generate_rows_each(
     seed: u64,
     split: Split,
     n: usize,
-    taken: &mut HashSet<String>,
+    taken: &mut HashSet<u64>,
     sink: &mut dyn FnMut(Value),
 ) {
     let mut rng = GenRng::new(seed, &format!("v{GENERATOR_VERSION}/{split}"));
@@ -303,7 +303,10 @@ fn generate_rows_each(
         loop {
             let flow = draw_flow(&mut rng, kind, split);
             let row = build_row(&flow, kind, split, seed);
-            let hash = row["meta"]["hash"].as_str().unwrap_or_default().to_string();
+            // The hash is 16 hex digits: kept as the u64 they spell (8 bytes
+            // a row instead of a String), the same set.
+            let hash = row["meta"]["hash"].as_str().unwrap_or_default();
+            let hash = u64::from_str_radix(hash, 16).expect("question_hash is 16 hex digits");
             if taken.insert(hash) {
                 sink(row);
                 break;
