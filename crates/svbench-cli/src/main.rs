@@ -6,6 +6,7 @@
 mod build_info;
 mod cmd;
 mod exit;
+mod out;
 
 use std::process::ExitCode;
 
@@ -64,6 +65,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // The reader went away (`| head`): nothing more to say.
+        Err(err) if out::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let code = exit::code_for(&err);
             eprintln!("error: {err:#}");

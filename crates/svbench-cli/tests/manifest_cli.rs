@@ -327,3 +327,43 @@ fn validate_rejects_bad_manifests_with_reasons() {
     let v = sb.run(&["manifest", "validate"]);
     assert_eq!(v.status.code(), Some(2));
 }
+
+/// A reader that goes away (`svbench … | head -1`) ends the command quietly
+/// with exit 0, never with a panic: both for line-by-line output
+/// (`manifest validate`) and for streamed output (`data gen` to stdout).
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let sb = Sandbox::new();
+    let out = sb.run(&["eval", "e1", "-n", "2", "--run-id", "pipe"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let manifest = run_dir_of(&sb, &out).join("run_manifest.json");
+    let manifest = manifest.to_str().unwrap();
+    // Far more output than a pipe buffers, so the writer meets the closed end.
+    let many: Vec<&str> = std::iter::repeat_n(manifest, 4000).collect();
+    let validate: Vec<&str> = [&["manifest", "validate"][..], &many].concat();
+    let gen = ["data", "gen", "e1", "--split", "test", "-n", "3000"];
+    for args in [validate, gen.to_vec()] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .args(&args)
+            .current_dir(sb.path())
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn svbench");
+        let mut first = [0u8; 8];
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_exact(&mut first)
+            .expect("some output before the reader leaves");
+        // The read end is dropped here: the pipe is closed.
+        let out = child.wait_with_output().expect("wait");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(0), "{}: {err}", args[0]);
+        assert!(!err.contains("panicked"), "{}: {err}", args[0]);
+    }
+}

@@ -1,6 +1,7 @@
 //! `svbench bench ENV`: benchmarks of scoring and report generation.
 //! Prints measured figures; asserts nothing.
 
+use crate::out::outln;
 use std::path::Path;
 use std::time::Instant;
 
@@ -115,7 +116,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     // First, so the peak memory it reports is the rollout run's own.
     let r = super::bench_rollouts::bench_rollouts(args.rollouts, args.concurrency)?;
-    println!(
+    outln!(
         "e1 rollouts: {} single-turn rollouts against the fake endpoint at concurrency {} in {:.3} s = {:.0} rollouts/s; peak RSS {}",
         r.samples,
         args.concurrency,
@@ -124,13 +125,13 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         r.peak_rss_mb
             .map(|m| format!("{m:.0} MB"))
             .unwrap_or_else(|| "unknown".into())
-    );
-    bench_scoring(args.completions);
+    )?;
+    bench_scoring(args.completions)?;
     bench_report(args.records)?;
     Ok(exit::OK)
 }
 
-fn bench_scoring(n: usize) {
+fn bench_scoring(n: usize) -> std::io::Result<()> {
     for profile in ["v1", "upstream"] {
         let env = E1Env::new(profile, None).expect("built-in reward config is valid");
         let completions: Vec<Completion> = ANSWERS
@@ -155,11 +156,12 @@ fn bench_scoring(n: usize) {
                 .total;
         }
         let secs = start.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "e1 scoring ({profile}): {n} completions in {secs:.3} s = {:.0} completions/s on one core (checksum {checksum:.1})",
             n as f64 / secs
-        );
+        )?;
     }
+    Ok(())
 }
 
 fn bench_report(n: usize) -> anyhow::Result<()> {
@@ -179,12 +181,12 @@ fn bench_report(n: usize) -> anyhow::Result<()> {
     let start = Instant::now();
     let outcome = svbench_report::report_run(&run, &svbench_report::ReportOptions::default())?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "e1 report: {n} results ({:.0} MB results.jsonl) → summary.json + report.md + {} plots in {secs:.3} s (without plots: {bare:.3} s){}",
         bytes as f64 / 1e6,
         outcome.plot_paths.len(),
         if outcome.summary_path.is_some() { "" } else { " (no summary written!)" }
-    );
+    )?;
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

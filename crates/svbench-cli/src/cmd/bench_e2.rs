@@ -8,6 +8,7 @@
 //! each score scans the original and the patched text afresh — the cost of
 //! scoring a new rollout. The **warm** figures repeat one config.
 
+use crate::out::outln;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -79,12 +80,12 @@ pub fn run(n: usize) -> anyhow::Result<u8> {
             }
             latencies.sort_by(f64::total_cmp);
             let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
-            println!(
+            outln!(
                 "e2 score {label}, {cache} cache: {n} answers; p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms per answer on one core (reward {reward:.3})",
                 pct(0.5),
                 pct(0.9),
                 pct(0.99),
-            );
+            )?;
         }
     }
     Ok(crate::exit::OK)

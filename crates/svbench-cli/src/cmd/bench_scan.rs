@@ -1,6 +1,7 @@
 //! `svbench bench scan`: all config analyzers on the upstream mini configs
 //! and on a generated manifest set. Prints figures; asserts nothing.
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -33,7 +34,7 @@ pub fn run(configs: Option<&Path>, generated: usize, tools: Option<&str>) -> any
                 &mut scanner,
                 &format!("upstream mini ({})", mini_path.display()),
                 &items,
-            );
+            )?;
         }
         Err(e) if configs.is_some() => {
             return Err(exit::usage(format!("{}: {e}", mini_path.display())))
@@ -51,7 +52,7 @@ pub fn run(configs: Option<&Path>, generated: usize, tools: Option<&str>) -> any
             &mut scanner,
             &format!("{generated} generated manifests"),
             &items,
-        );
+        )?;
     }
     Ok(exit::OK)
 }
@@ -79,7 +80,11 @@ fn mini_items(text: &str) -> anyhow::Result<Vec<(FileType, String)>> {
 
 /// Scans every item once to warm up, then three timed passes: per-config
 /// latencies (p50/p90/p99/max) and the wall time of one whole pass.
-fn bench_set(scanner: &mut Scanner, label: &str, items: &[(FileType, String)]) {
+fn bench_set(
+    scanner: &mut Scanner,
+    label: &str,
+    items: &[(FileType, String)],
+) -> std::io::Result<()> {
     let name = |ty: FileType| {
         if ty == FileType::Tf {
             "main.tf"
@@ -110,7 +115,7 @@ fn bench_set(scanner: &mut Scanner, label: &str, items: &[(FileType, String)]) {
     let pct = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
     let bytes: usize = items.iter().map(|(_, t)| t.len()).sum();
     let p50 = pct(0.5);
-    println!(
+    outln!(
         "scan {label}: {} configs ({:.1} KB mean), {findings} findings; per config p50 {p50:.3} ms, p90 {:.3} ms, p99 {:.3} ms, max {:.3} ms; whole set {:.3} s wall on one core; p50 is {:.0}x faster than one opa process start ({OPA_PROCESS_MS} ms)",
         items.len(),
         bytes as f64 / items.len().max(1) as f64 / 1e3,
@@ -119,14 +124,15 @@ fn bench_set(scanner: &mut Scanner, label: &str, items: &[(FileType, String)]) {
         pct(1.0),
         pass_secs,
         OPA_PROCESS_MS / p50,
-    );
+    )?;
     slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let worst: Vec<String> = slowest
         .iter()
         .take(3)
         .map(|(ms, i)| format!("#{i} {ms:.1} ms ({:.1} KB)", items[*i].1.len() as f64 / 1e3))
         .collect();
-    println!("  slowest: {}", worst.join(", "));
+    outln!("  slowest: {}", worst.join(", "))?;
+    Ok(())
 }
 
 /// A deterministic multi-document manifest (Deployment + Service, sometimes

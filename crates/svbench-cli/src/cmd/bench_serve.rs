@@ -5,6 +5,7 @@
 //! percentiles and errors per scenario, and stops the server. Asserts
 //! nothing.
 
+use crate::out::outln;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -132,10 +133,10 @@ async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
     if e2_requests.is_empty() {
         bail!("no E2 row with findings to build a completion from");
     }
-    println!(
+    outln!(
         "serve load test: server on {addr}, client on one thread, {} connections, at most {} requests or {:.0} s per scenario",
         limits.connections, limits.requests, limits.max_seconds
-    );
+    )?;
     for (label, requests) in [
         ("e1 score by example_id", &by_id),
         ("e1 score inline answer", &inline),
@@ -148,7 +149,7 @@ async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
         };
         load(addr, requests, warm).await?;
         let r = load(addr, requests, limits).await?;
-        println!(
+        outln!(
             "serve {label}: {} requests in {:.3} s = {:.0} req/s; latency p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms; errors {}",
             r.latencies_ms.len() + r.errors,
             r.seconds,
@@ -157,7 +158,7 @@ async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
             percentile(&r.latencies_ms, 0.90),
             percentile(&r.latencies_ms, 0.99),
             r.errors
-        );
+        )?;
     }
     Ok(())
 }
@@ -251,7 +252,7 @@ async fn slow_loris(addr: &str, pid: u32, limits: Limits) -> anyhow::Result<()> 
     }
     warm.sort_by(f64::total_cmp);
     fresh.sort_by(f64::total_cmp);
-    println!(
+    outln!(
         "serve healthz under {} slow-loris clients ({held} connected at the end, {} closed by the server in {:.0} s): \
          keep-alive p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} requests); new connection p50 {:.3} ms, p99 {:.3} ms ({}); errors {errors}; server RSS {rss:.1} MB",
         limits.slow_clients,
@@ -264,7 +265,7 @@ async fn slow_loris(addr: &str, pid: u32, limits: Limits) -> anyhow::Result<()> 
         percentile(&fresh, 0.50),
         percentile(&fresh, 0.99),
         fresh.len(),
-    );
+    )?;
     Ok(())
 }
 
@@ -304,10 +305,10 @@ async fn dropped(addr: &str, pid: u32, total: usize) -> anyhow::Result<()> {
     let after = rss_mb(pid);
     tokio::time::sleep(Duration::from_secs(10)).await;
     let settled = rss_mb(pid);
-    println!(
+    outln!(
         "serve RSS around {total} dropped connections (batches of 1,000 held, half a head each; {refused} failed to connect or write): \
          before {before:.1} MB, peak {peak:.1} MB, 2 s after {after:.1} MB, 12 s after {settled:.1} MB"
-    );
+    )?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! (harness §5.3). Refuses (exit 5) when the runs do not match unless
 //! `--allow-unmatched`.
 
+use crate::out::{out, outln};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -92,7 +93,7 @@ pub fn run(args: CompareArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     let markdown = comparison_markdown(c);
     match &args.out {
-        None => print!("{markdown}"),
+        None => out!("{markdown}")?,
         Some(path) => {
             let mut json = serde_json::to_string_pretty(c)?;
             json.push('\n');
@@ -107,7 +108,7 @@ pub fn run(args: CompareArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             }
             write(&deltas, lines.as_bytes())?;
             for p in [path, &md, &deltas] {
-                println!("{}", p.display());
+                outln!("{}", p.display())?;
             }
         }
     }

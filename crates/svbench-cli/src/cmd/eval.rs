@@ -1,6 +1,7 @@
 //! `svbench eval ENV`: run a policy over an environment's examples and write
 //! the run artifacts (harness §1.1, §3).
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -982,7 +983,7 @@ fn run_one(
     write_report(&dir)?;
 
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "run_dir": dir.display().to_string(),
@@ -990,9 +991,9 @@ fn run_one(
                 "status": outcome.status,
                 "counts": outcome.counts,
             })
-        );
+        )?;
     } else {
-        println!("{}", dir.display());
+        outln!("{}", dir.display())?;
     }
     Ok(match outcome.status {
         RunStatus::Completed | RunStatus::Running => exit::OK,

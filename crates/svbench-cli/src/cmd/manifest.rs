@@ -2,6 +2,7 @@
 //! against the generated schema and the hosted-field rule (harness §1.2,
 //! §5.4).
 
+use crate::out::outln;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -28,20 +29,20 @@ pub struct ValidateArgs {
 /// Runs the command; returns the exit code.
 pub fn run(args: ManifestCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
     match args {
-        ManifestCommand::Validate(a) => Ok(validate(&a)),
+        ManifestCommand::Validate(a) => validate(&a),
     }
 }
 
-fn validate(args: &ValidateArgs) -> u8 {
+fn validate(args: &ValidateArgs) -> anyhow::Result<u8> {
     let mut code = exit::OK;
     for path in &args.paths {
         let problems = validate_manifest_file(path);
         if problems.is_empty() {
-            println!("✓ {}", path.display());
+            outln!("✓ {}", path.display())?;
         } else {
-            println!("✗ {}: {}", path.display(), problems.join("; "));
+            outln!("✗ {}: {}", path.display(), problems.join("; "))?;
             code = exit::CHECK_FAILED;
         }
     }
-    code
+    Ok(code)
 }

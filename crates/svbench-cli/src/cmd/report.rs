@@ -1,6 +1,7 @@
 //! `svbench report`: recompute `summary.json`, `report.md`, the SVG plots
 //! and `run_manifest.json` from run directories (harness §1.2, §4, §5.4).
 
+use crate::out::{out, outln};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -49,7 +50,7 @@ pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     if let Some(name) = &args.print_schema {
         let text =
             schema_text(name).ok_or_else(|| exit::usage(format!("unknown schema `{name}`")))?;
-        print!("{text}");
+        out!("{text}")?;
         return Ok(exit::OK);
     }
     if args.out.is_some() && args.run_dirs.len() > 1 {
@@ -158,11 +159,11 @@ fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
         );
     }
     if let Some(p) = &outcome.summary_path {
-        println!("{}", p.display());
+        outln!("{}", p.display())?;
     }
-    println!("{}", outcome.report_path.display());
+    outln!("{}", outcome.report_path.display())?;
     match (&outcome.manifest_path, &outcome.manifest_gaps) {
-        (Some(p), _) => println!("{}", p.display()),
+        (Some(p), _) => outln!("{}", p.display())?,
         (None, Some(gaps)) if outcome.summary.is_some() => {
             eprintln!("warning: {}: no run_manifest.json: {gaps}", dir.display())
         }

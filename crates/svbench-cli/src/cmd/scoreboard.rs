@@ -1,6 +1,7 @@
 //! `svbench scoreboard --env e1|e2 RUN_DIR...`: one entry per run, merged
 //! into `<env>_scoreboard.json` and `.md` (harness §5.1).
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -76,8 +77,8 @@ pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         out.entries,
         if out.entries == 1 { "y" } else { "ies" }
     );
-    println!("{}", out.json_path.display());
-    println!("{}", out.md_path.display());
+    outln!("{}", out.json_path.display())?;
+    outln!("{}", out.md_path.display())?;
     Ok(exit::OK)
 }
 

@@ -1,6 +1,7 @@
 //! `svbench serve`: flags to a [`svbench_serve::ServeConfig`], then serve
 //! until SIGINT/SIGTERM.
 
+use crate::out::outln;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -158,7 +159,7 @@ pub fn run(args: ServeArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         let server = Server::bind(&args.bind, config).await?;
         let addr = server.local_addr()?;
         // The address on stdout, alone, so scripts and tests can read it.
-        println!("http://{addr}");
+        outln!("http://{addr}")?;
         eprintln!("svbench serve: listening on http://{addr} (SIGINT/SIGTERM to stop)");
         server.run(svbench_serve::shutdown_signal()).await?;
         eprintln!("svbench serve: stopped");

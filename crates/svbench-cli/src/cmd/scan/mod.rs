@@ -10,6 +10,7 @@ mod inputs;
 mod sarif;
 mod text;
 
+use crate::out::out;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -151,7 +152,7 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     };
     let mut scanner = Scanner::new(&options).map_err(|e| exit::usage(e.to_string()))?;
     if args.list_checks {
-        print!("{}", text::render_checks(&scanner));
+        out!("{}", text::render_checks(&scanner))?;
         return Ok(exit::OK);
     }
 
