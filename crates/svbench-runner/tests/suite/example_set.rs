@@ -15,7 +15,7 @@ use svbench_envs::policy::Policy;
 use svbench_runner::eval::EvalError;
 use svbench_runner::{run_eval, Agent, EvalOutcome, EvalPlan, RunSettings};
 
-use crate::shutdown::metadata;
+use crate::shutdown::{metadata, six};
 
 /// The embedded test split's first six examples; `example(broken)` fails.
 struct Flaky {
@@ -36,20 +36,6 @@ impl ExampleSet for Flaky {
         }
         Ok(self.examples[index].clone())
     }
-}
-
-fn six() -> Vec<Example> {
-    svbench_envs::e1::dataset::load(
-        &svbench_envs::e1::dataset::DatasetSpec::Embedded,
-        &svbench_envs::e1::dataset::SplitRequest(Some("test".into())),
-        &svbench_envs::e1::dataset::SelectionRequest {
-            max_examples: Some(6),
-            shuffle: false,
-            seed: 0,
-        },
-    )
-    .expect("embedded")
-    .examples
 }
 
 fn run(

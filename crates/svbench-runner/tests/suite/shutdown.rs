@@ -96,12 +96,9 @@ pub(crate) fn metadata() -> RunMetadata {
     .expect("metadata fixture")
 }
 
-#[test]
-fn interrupt_returns_at_the_grace_deadline_while_scoring_is_stuck() {
-    let dir = tempfile::tempdir().unwrap();
-    let run_dir = dir.path().join("run");
-    let inner = E1Env::new("v1", None).expect("e1");
-    let examples: Vec<Example> = svbench_envs::e1::dataset::load(
+/// The embedded test split's first six examples (the runs' fixture).
+pub(crate) fn six() -> Vec<Example> {
+    svbench_envs::e1::dataset::load(
         &svbench_envs::e1::dataset::DatasetSpec::Embedded,
         &svbench_envs::e1::dataset::SplitRequest(Some("test".into())),
         &svbench_envs::e1::dataset::SelectionRequest {
@@ -111,7 +108,15 @@ fn interrupt_returns_at_the_grace_deadline_while_scoring_is_stuck() {
         },
     )
     .expect("embedded")
-    .examples;
+    .examples
+}
+
+#[test]
+fn interrupt_returns_at_the_grace_deadline_while_scoring_is_stuck() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("run");
+    let inner = E1Env::new("v1", None).expect("e1");
+    let examples = six();
     let gate = Arc::new(Gate::default());
     let entered = Arc::new(AtomicUsize::new(0));
     let policy: Arc<dyn Policy> =
