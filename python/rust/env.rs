@@ -88,7 +88,7 @@ impl PyEnv {
                     format!(
                         "no example `{id}` among the rows loaded for {} (load its split, or pass \
                          answer, info and question inline)",
-                        self.configured.id.name()
+                        self.configured.entry.name()
                     ),
                 ));
             }
@@ -102,7 +102,7 @@ impl PyEnv {
             question,
             ..ScoreRequest::default()
         };
-        inline_example(self.configured.id, &req).map(|e| Found::Inline(Box::new(e)))
+        inline_example(EnvId::from(self.configured.entry), &req).map(|e| Found::Inline(Box::new(e)))
     }
 }
 
@@ -200,13 +200,13 @@ impl PyEnv {
     /// Canonical environment name.
     #[getter]
     fn name(&self) -> &'static str {
-        self.configured.id.name()
+        self.configured.entry.name()
     }
 
     /// Environment version.
     #[getter]
     fn version(&self) -> &'static str {
-        self.configured.id.version()
+        self.configured.entry.version
     }
 
     /// `single_turn`, `tool` or `multi_turn`.
@@ -242,13 +242,13 @@ impl PyEnv {
     /// The embedded splits.
     #[getter]
     fn splits(&self) -> Vec<&'static str> {
-        self.configured.id.splits().to_vec()
+        self.configured.entry.splits.to_vec()
     }
 
     /// The environment's own argument names.
     #[getter]
     fn arg_names(&self) -> Vec<&'static str> {
-        self.configured.id.arg_names().to_vec()
+        self.configured.entry.arg_names.to_vec()
     }
 
     /// Components and weights of the profile, in declared order.
@@ -381,7 +381,7 @@ impl PyEnv {
         let split = self.find_loaded(example_id).ok_or_else(|| {
             ScoringError::new_err(format!(
                 "no example `{example_id}` among the rows loaded for {}",
-                self.configured.id.name()
+                self.configured.entry.name()
             ))
         })?;
         let example = split
@@ -423,7 +423,7 @@ impl PyEnv {
     fn __repr__(&self) -> String {
         format!(
             "Env({}, profile={}, config_hash={})",
-            self.configured.id.name(),
+            self.configured.entry.name(),
             self.configured.profile,
             self.configured.config_hash
         )

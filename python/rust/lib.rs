@@ -25,9 +25,21 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(advantages::grpo, m)?)?;
     m.add_function(wrap_pyfunction!(advantages::component_normalized, m)?)?;
     m.add_function(wrap_pyfunction!(advantages::gdpo, m)?)?;
+    let envs = svbench_api::envs::all();
     m.add(
         "ENVIRONMENTS",
-        svbench_api::envs::ALL.map(|id| id.name()).to_vec(),
+        envs.iter().map(|id| id.name()).collect::<Vec<_>>(),
     )?;
+    // Every accepted spelling → canonical name, so Python resolves names
+    // from the registry instead of a table of its own.
+    let names: std::collections::BTreeMap<&str, &str> = envs
+        .iter()
+        .flat_map(|id| {
+            std::iter::once(id.name())
+                .chain(id.aliases())
+                .map(move |spelling| (spelling, id.name()))
+        })
+        .collect();
+    m.add("ENVIRONMENT_NAMES", names)?;
     Ok(())
 }

@@ -2,130 +2,135 @@
 //! them (profile, reward-config overrides, environment arguments, budgets).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use svbench_envs::e1::env::E1Env;
-use svbench_envs::e2::env::{E2Args, E2Env, E2EnvError};
-use svbench_envs::environment::{Budgets, EnvKind, Environment};
-use svbench_scan::scan::ScanConfigError;
+use svbench_envs::environment::EnvKind;
+use svbench_envs::registry::{self, ConfigureError, EnvEntry, EnvSetup};
+
+pub use svbench_envs::registry::Configured;
 
 use crate::completion::json_kind;
 use crate::error::{ApiError, ErrorCode};
 
-/// The environments this build serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum EnvId {
-    /// `sv-env-network-logs`.
-    E1,
-    /// `sv-env-config-verification`.
-    E2,
+/// An environment this build serves: a handle on its registry entry.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvId(&'static EnvEntry);
+
+impl PartialEq for EnvId {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for EnvId {}
+
+impl std::hash::Hash for EnvId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl From<&'static EnvEntry> for EnvId {
+    fn from(entry: &'static EnvEntry) -> Self {
+        Self(entry)
+    }
 }
 
 /// Every environment, in catalogue order.
-pub const ALL: [EnvId; 2] = [EnvId::E1, EnvId::E2];
+#[must_use]
+pub fn all() -> Vec<EnvId> {
+    registry::REGISTRY.iter().map(|e| EnvId(e)).collect()
+}
 
 impl EnvId {
+    /// The registry entry.
+    #[must_use]
+    pub fn entry(self) -> &'static EnvEntry {
+        self.0
+    }
+
     /// Canonical name.
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            EnvId::E1 => svbench_envs::e1::NAME,
-            EnvId::E2 => svbench_envs::e2::NAME,
-        }
+        self.0.name()
     }
 
-    /// Other accepted spellings (harness §0).
+    /// Other accepted spellings.
     #[must_use]
-    pub fn aliases(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &["e1", "network-logs"],
-            EnvId::E2 => &["e2", "config-verification"],
-        }
+    pub fn aliases(self) -> [&'static str; 2] {
+        self.0.identity.aliases()
     }
 
     /// Environment version.
     #[must_use]
     pub fn version(self) -> &'static str {
-        match self {
-            EnvId::E1 => svbench_envs::e1::VERSION,
-            EnvId::E2 => svbench_envs::e2::VERSION,
-        }
+        self.0.version
     }
 
     /// The splits of the embedded dataset.
     #[must_use]
     pub fn splits(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &svbench_envs::e1::dataset::SPLITS,
-            EnvId::E2 => &["train", "dev", "test"],
-        }
+        self.0.splits
     }
 
     /// The split used when a request names none (as `eval`).
     #[must_use]
     pub fn default_split(self) -> &'static str {
-        "test"
+        self.0.default_split
     }
 
     /// Reward profiles, default first.
     #[must_use]
     pub fn profiles(self) -> &'static [&'static str] {
-        &["v1", "upstream"]
+        self.0.profiles
     }
 
     /// Builtin policies (`--model builtin:<name>`).
     #[must_use]
-    pub fn builtin_policies(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &svbench_envs::policy::E1_BUILTINS,
-            EnvId::E2 => &svbench_envs::policy::E2_BUILTINS,
-        }
+    pub fn builtin_policies(self) -> Vec<&'static str> {
+        self.0.builtin_names()
     }
 
     /// Dataset generators (`svbench data gen`).
     #[must_use]
     pub fn generators(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &[svbench_envs::e1::generate::GENERATOR_NAME],
-            EnvId::E2 => &[svbench_envs::e2::generate::GENERATOR_NAME],
-        }
+        self.0.generators
     }
 
     /// The environment's own argument names.
     #[must_use]
     pub fn arg_names(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &[],
-            EnvId::E2 => &svbench_envs::e2::env::ARG_NAMES,
-        }
+        self.0.arg_names
     }
 
     /// The arguments among [`EnvId::arg_names`] that name paths on the
     /// machine that configures the environment (see [`crate::fs_access`]).
     #[must_use]
     pub fn path_arg_names(self) -> &'static [&'static str] {
-        match self {
-            EnvId::E1 => &[],
-            EnvId::E2 => &svbench_envs::e2::env::PATH_ARG_NAMES,
-        }
+        self.0.path_arg_names
     }
 
     /// Resolves a canonical name or alias.
     ///
     /// # Errors
-    /// `unknown_env`, listing the known names.
+    /// `unknown_env`, listing the served names.
     pub fn resolve(name: &str) -> Result<Self, ApiError> {
-        ALL.into_iter()
-            .find(|id| id.name() == name || id.aliases().contains(&name))
+        registry::REGISTRY
+            .iter()
+            .find(|e| e.identity.is_named(name))
+            .map(|e| EnvId(e))
             .ok_or_else(|| {
                 ApiError::new(
                     ErrorCode::UnknownEnv,
                     format!(
                         "unknown environment `{name}` (served: {})",
-                        ALL.map(EnvId::name).join(", ")
+                        all()
+                            .iter()
+                            .map(|id| id.name())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 )
             })
@@ -134,23 +139,7 @@ impl EnvId {
     /// JSON schema of the environment's own arguments.
     #[must_use]
     pub fn args_schema(self) -> Value {
-        let properties = match self {
-            EnvId::E1 => json!({}),
-            EnvId::E2 => json!({
-                "include_tools": {"type": "boolean", "default": true},
-                "oracle": {"enum": ["dataset", "live"], "default": "dataset"},
-                "oracle_patch": {"type": "boolean", "default": false},
-                "lang": {"enum": ["k8s", "tf", "all"], "default": "all"},
-                "policy_dirs": {"type": "array", "items": {"type": "string"}, "default": []},
-                "kube_linter_checks": {"type": "string", "default": "default",
-                    "description": "default, all or a comma list of kube-linter checks"},
-                "backend": {"enum": ["native", "external", "crosscheck"], "default": "native"},
-                "semgrep_config": {"type": "string"},
-                "show_catalog": {"type": "boolean", "default": true},
-                "max_findings_per_result": {"type": "integer", "minimum": 1, "default": 200},
-            }),
-        };
-        json!({"type": "object", "properties": properties, "additionalProperties": false})
+        (self.0.args_schema)()
     }
 }
 
@@ -185,34 +174,6 @@ impl EnvConfig {
     }
 }
 
-/// A configured environment with the facts callers report.
-pub struct Configured {
-    /// Which environment.
-    pub id: EnvId,
-    /// The environment.
-    pub env: Arc<dyn Environment>,
-    /// Active profile name.
-    pub profile: &'static str,
-    /// Components and weights of the active profile, in declared order.
-    pub weights: Vec<(String, f64)>,
-    /// `reward_config_hash` of the effective config.
-    pub config_hash: String,
-    /// Turn and tool limits of an episode.
-    pub budgets: Budgets,
-    /// The E2 instance itself (its language filter and live oracle).
-    pub e2: Option<Arc<E2Env>>,
-}
-
-impl std::fmt::Debug for Configured {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Configured")
-            .field("id", &self.id)
-            .field("profile", &self.profile)
-            .field("config_hash", &self.config_hash)
-            .finish_non_exhaustive()
-    }
-}
-
 /// Builds a configured environment.
 ///
 /// # Errors
@@ -231,90 +192,33 @@ pub fn configure(id: EnvId, config: &EnvConfig) -> Result<Configured, ApiError> 
 /// # Errors
 /// As [`configure`].
 pub fn configure_for(id: EnvId, config: &EnvConfig, remote: bool) -> Result<Configured, ApiError> {
-    let profile = config.reward_profile.as_deref().unwrap_or("v1");
     let overrides = match &config.reward_config {
         None => None,
         Some(v) => Some(reward_config_toml(v)?),
     };
-    let overrides_ref = overrides.as_deref().map(|t| (t, "reward_config (request)"));
-    let invalid =
-        |e: &dyn std::fmt::Display| ApiError::new(ErrorCode::InvalidEnvArgs, e.to_string());
-    match id {
-        EnvId::E1 => {
-            if let Some(key) = config.env_args.keys().next() {
-                return Err(ApiError::new(
-                    ErrorCode::InvalidEnvArgs,
-                    format!("unknown E1 environment argument `{key}` (E1 has none)"),
-                ));
-            }
-            let env = E1Env::new(profile, overrides_ref).map_err(|e| invalid(&e))?;
-            let budgets = Budgets {
-                max_turns: config.max_turns.unwrap_or(1),
-                tool_budget: config.tool_budget.unwrap_or(0),
-            };
-            if budgets.max_turns != 1 {
-                return Err(ApiError::new(
-                    ErrorCode::InvalidEnvArgs,
-                    "E1 is single-turn: max_turns must be 1",
-                ));
-            }
-            Ok(Configured {
-                id,
-                profile: env.rewards.name(),
-                weights: named(env.rewards.weights()),
-                config_hash: env.rewards.config_hash(),
-                budgets,
-                env: Arc::new(env),
-                e2: None,
-            })
+    let pairs = env_arg_pairs(&config.env_args)?;
+    let setup = EnvSetup {
+        reward_profile: config.reward_profile.as_deref(),
+        reward_overrides: overrides.as_deref().map(|t| (t, "reward_config (request)")),
+        env_args: &pairs,
+        max_turns: config.max_turns,
+        tool_budget: config.tool_budget,
+        system_prompt: None,
+    };
+    (id.entry().configure)(&setup).map_err(|e| match e {
+        ConfigureError::Files(message) if remote => {
+            eprintln!("svbench: refused env_args of a request: {message}");
+            ApiError::new(
+                ErrorCode::InvalidEnvArgs,
+                format!(
+                    "env_args: the files named by {} could not be loaded (the reason is in \
+                     the server's log)",
+                    id.path_arg_names().join(" or ")
+                ),
+            )
         }
-        EnvId::E2 => {
-            let pairs = env_arg_pairs(&config.env_args)?;
-            let args = E2Args::parse(&pairs).map_err(|e| invalid(&e))?;
-            let mut env = E2Env::new(profile, overrides_ref, args).map_err(|e| match e {
-                E2EnvError::Scan(ScanConfigError::Policies(_)) | E2EnvError::Backend { .. }
-                    if remote =>
-                {
-                    eprintln!("svbench: refused env_args of a request: {e}");
-                    ApiError::new(
-                        ErrorCode::InvalidEnvArgs,
-                        "env_args: the files named by policy_dirs or semgrep_config could not be \
-                         loaded (the reason is in the server's log)",
-                    )
-                }
-                e => invalid(&e),
-            })?;
-            let defaults = env.default_budgets();
-            let budgets = Budgets {
-                max_turns: config.max_turns.unwrap_or(defaults.max_turns),
-                tool_budget: config.tool_budget.unwrap_or(defaults.tool_budget),
-            };
-            if budgets.max_turns == 0 {
-                return Err(ApiError::new(
-                    ErrorCode::InvalidEnvArgs,
-                    "max_turns must be at least 1",
-                ));
-            }
-            env.set_budgets(budgets);
-            let env = Arc::new(env);
-            Ok(Configured {
-                id,
-                profile: env.rewards().name(),
-                weights: named(env.rewards().weights()),
-                config_hash: env.rewards().config_hash(),
-                budgets,
-                env: Arc::clone(&env) as Arc<dyn Environment>,
-                e2: Some(env),
-            })
-        }
-    }
-}
-
-fn named(weights: Vec<(&'static str, f64)>) -> Vec<(String, f64)> {
-    weights
-        .into_iter()
-        .map(|(n, w)| (n.to_string(), w))
-        .collect()
+        e => ApiError::new(ErrorCode::InvalidEnvArgs, e.to_string()),
+    })
 }
 
 /// `KEY=VALUE` pairs as `--env-arg` takes them: strings as they are,

@@ -7,9 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use svbench_core::Example;
-use svbench_envs::e1::dataset as e1_dataset;
-use svbench_envs::e2::dataset as e2_dataset;
-use svbench_envs::e2::env::OracleMode;
+use svbench_envs::registry;
 
 use crate::envs::{Configured, EnvId};
 use crate::error::{ApiError, ErrorCode};
@@ -89,66 +87,36 @@ impl SplitData {
 /// `unknown_split` for a split the data does not have, `dataset_error` for
 /// unreadable or malformed data (naming the line).
 pub fn load_split(configured: &Configured, req: &DataRequest) -> Result<SplitData, ApiError> {
-    let id = configured.id;
+    let id = EnvId::from(configured.entry);
     if req.dataset == "embedded" && !id.splits().contains(&req.split.as_str()) {
         return Err(unknown_split(id, &req.split));
     }
-    let (examples, split, dataset_sha256, warnings) = match id {
-        EnvId::E1 => {
-            let spec = e1_dataset::DatasetSpec::parse(&req.dataset).map_err(dataset_error)?;
-            let loaded = e1_dataset::load(
-                &spec,
-                &e1_dataset::SplitRequest(Some(req.split.clone())),
-                &e1_dataset::SelectionRequest {
-                    max_examples: req.max_examples,
-                    shuffle: req.shuffle,
-                    seed: req.seed,
-                },
-            )
-            .map_err(dataset_error)?;
-            (
-                loaded.examples,
-                loaded.split,
-                loaded.dataset_sha256,
-                loaded.warnings,
-            )
-        }
-        EnvId::E2 => {
-            let env = configured.e2.as_ref().ok_or_else(|| {
-                ApiError::new(ErrorCode::Internal, "E2 configured without its instance")
-            })?;
-            let spec = e2_dataset::DatasetSpec::parse(&req.dataset).map_err(dataset_error)?;
-            let mut loaded = e2_dataset::load(&spec, Some(&req.split)).map_err(dataset_error)?;
-            loaded
-                .select(
-                    e2_dataset::lang_filter(env.args().lang),
-                    req.max_examples,
-                    req.shuffle,
-                    req.seed,
-                )
-                .map_err(dataset_error)?;
-            if env.args().oracle == OracleMode::Live {
-                // Items the oracle cannot label become scoring errors.
-                e2_dataset::relabel_live(&mut loaded.examples, env);
-            }
-            (
-                loaded.examples,
-                loaded.split,
-                loaded.dataset_sha256,
-                loaded.warnings,
-            )
-        }
-    };
+    let selected = (configured.entry.open)(
+        configured,
+        &registry::DataRequest {
+            dataset: req.dataset.clone(),
+            split: Some(req.split.clone()),
+            max_examples: req.max_examples,
+            shuffle: req.shuffle,
+            seed: req.seed,
+        },
+    )
+    .map_err(dataset_error)?;
+    let examples = (0..selected.examples.len())
+        .map(|i| selected.examples.example(i))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(dataset_error)?;
     let by_id = examples
         .iter()
         .enumerate()
         .map(|(i, e)| (e.id.clone(), i))
         .collect();
+    let provenance = selected.provenance;
     Ok(SplitData {
-        split,
-        dataset_sha256,
+        split: provenance.split,
+        dataset_sha256: provenance.dataset_sha256,
         examples,
-        warnings,
+        warnings: provenance.warnings,
         by_id,
     })
 }

@@ -91,13 +91,10 @@ pub fn inline_example(id: EnvId, req: &ScoreRequest) -> Result<Example, ApiError
     let answer = req.answer.clone().ok_or_else(|| {
         ApiError::bad_request("give either `example_id` or `answer` (with `info`) to score against")
     })?;
-    let question = match (id, &req.question) {
-        (_, Some(q)) => q.clone(),
-        (EnvId::E1, None) => String::new(),
-        (EnvId::E2, None) => return Err(ApiError::bad_request(
-            "E2 scores against the configuration under audit: give `question` (the config text) \
-                 with `answer`, or an `example_id`",
-        )),
+    let question = match (&req.question, id.entry().inline_question) {
+        (Some(q), _) => q.clone(),
+        (None, None) => String::new(),
+        (None, Some(needed)) => return Err(ApiError::bad_request(needed)),
     };
     let info = match &req.info {
         None | Some(Value::Null) => Value::Object(Map::new()),

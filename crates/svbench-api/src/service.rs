@@ -130,16 +130,13 @@ impl Service {
     /// # Errors
     /// `unknown_split`; loader errors.
     pub fn split(&self, configured: &Configured, split: &str) -> Result<Arc<SplitData>, ApiError> {
-        let id = configured.id;
+        let id = EnvId::from(configured.entry);
         if !id.splits().contains(&split) {
             return Err(crate::rows::unknown_split(id, split));
         }
-        // Only E2's arguments change what a split holds (lang filter, live oracle).
-        let args = configured
-            .e2
-            .as_ref()
-            .map(|e| serde_json::to_string(&e.args().to_record()).unwrap_or_default())
-            .unwrap_or_default();
+        // The environment's own arguments can change what a split holds
+        // (E2's lang filter and live oracle); profiles and budgets cannot.
+        let args = serde_json::to_string(&configured.facts.env_args).unwrap_or_default();
         let key = format!("{}\u{1f}{args}\u{1f}{split}", id.name());
         if let Some(s) = read(&self.splits).get(&key) {
             return Ok(Arc::clone(s));
@@ -229,7 +226,7 @@ impl Service {
                 let split_name = req
                     .split
                     .as_deref()
-                    .unwrap_or(configured.id.default_split());
+                    .unwrap_or(configured.entry.default_split);
                 let split = self.split(configured, split_name)?;
                 let example = split.by_id(example_id).ok_or_else(|| {
                     ApiError::new(
@@ -246,7 +243,7 @@ impl Service {
                 )
             }
             None => {
-                let example = inline_example(configured.id, req)?;
+                let example = inline_example(EnvId::from(configured.entry), req)?;
                 score_json_within(configured, &example, None, &req.completion, deadline)
             }
         }

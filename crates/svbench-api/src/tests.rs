@@ -27,7 +27,7 @@ fn request(example_id: &str, completion: Value) -> ScoreRequest {
 fn e1_scores_are_the_environments_bits() {
     let service = Service::new();
     let configured = service
-        .configured(EnvId::E1, &EnvConfig::default())
+        .configured(EnvId::resolve("e1").unwrap(), &EnvConfig::default())
         .unwrap();
     let split = service.split(&configured, "test").unwrap();
     let example = &split.examples[0];
@@ -58,7 +58,7 @@ fn e1_scores_are_the_environments_bits() {
 fn inline_reference_scores_like_the_example() {
     let service = Service::new();
     let configured = service
-        .configured(EnvId::E1, &EnvConfig::default())
+        .configured(EnvId::resolve("e1").unwrap(), &EnvConfig::default())
         .unwrap();
     let example = service.split(&configured, "test").unwrap().examples[0].clone();
     let by_id = service
@@ -132,10 +132,10 @@ fn errors_carry_their_codes() {
 fn reward_config_overrides_change_the_hash() {
     let service = Service::new();
     let base = service
-        .configured(EnvId::E1, &EnvConfig::default())
+        .configured(EnvId::resolve("e1").unwrap(), &EnvConfig::default())
         .unwrap();
     let bad = service.configured(
-        EnvId::E1,
+        EnvId::resolve("e1").unwrap(),
         &EnvConfig {
             reward_config: Some(json!({"v1": {"no_such_key": 1}})),
             ..EnvConfig::default()
@@ -144,7 +144,7 @@ fn reward_config_overrides_change_the_hash() {
     assert_eq!(bad.unwrap_err().code, ErrorCode::InvalidEnvArgs);
     let upstream = service
         .configured(
-            EnvId::E1,
+            EnvId::resolve("e1").unwrap(),
             &EnvConfig {
                 reward_profile: Some("upstream".into()),
                 ..EnvConfig::default()
@@ -168,7 +168,7 @@ fn reward_config_overrides_change_the_hash() {
 fn score_batch_computes_grpo_over_totals() {
     let service = Service::new();
     let configured = service
-        .configured(EnvId::E1, &EnvConfig::default())
+        .configured(EnvId::resolve("e1").unwrap(), &EnvConfig::default())
         .unwrap();
     let id = service.split(&configured, "test").unwrap().examples[0]
         .id
@@ -223,7 +223,7 @@ fn e2_example(
     svbench_core::Example,
 ) {
     let configured = service
-        .configured(EnvId::E2, &EnvConfig::default())
+        .configured(EnvId::resolve("e2").unwrap(), &EnvConfig::default())
         .unwrap();
     let example = service
         .split(&configured, "test")
@@ -277,7 +277,7 @@ fn e2_turn_limit_with_pending_calls_is_no_answer() {
     let service = Service::new();
     let configured = service
         .configured(
-            EnvId::E2,
+            EnvId::resolve("e2").unwrap(),
             &EnvConfig {
                 max_turns: Some(1),
                 ..EnvConfig::default()
@@ -305,7 +305,7 @@ fn e2_budget_exhaustion_is_a_tool_result() {
     let service = Service::new();
     let configured = service
         .configured(
-            EnvId::E2,
+            EnvId::resolve("e2").unwrap(),
             &EnvConfig {
                 tool_budget: Some(0),
                 ..EnvConfig::default()
@@ -330,7 +330,7 @@ fn e2_budget_exhaustion_is_a_tool_result() {
 #[test]
 fn catalogue_lists_both_environments() {
     let service = Service::new();
-    for id in crate::envs::ALL {
+    for id in crate::envs::all() {
         let info = service.env_info(id).unwrap();
         assert_eq!(info.splits.len(), id.splits().len());
         assert!(info
@@ -339,7 +339,7 @@ fn catalogue_lists_both_environments() {
             .all(|s| s.rows > 0 && s.dataset_sha256.len() == 64));
         assert_eq!(info.reward_profiles.len(), 2);
     }
-    let e2 = service.env_info(EnvId::E2).unwrap();
+    let e2 = service.env_info(EnvId::resolve("e2").unwrap()).unwrap();
     assert_eq!((e2.max_turns, e2.tool_budget, e2.tools.len()), (5, 3, 3));
 }
 

@@ -56,6 +56,15 @@ pub fn data(message: impl Into<String>) -> anyhow::Error {
     })
 }
 
+/// An error with a code and no hint.
+pub fn with_code(code: u8, message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Coded {
+        code,
+        message: message.into(),
+        hint: None,
+    })
+}
+
 /// An error with a code and a hint.
 pub fn with_hint(code: u8, message: impl Into<String>, hint: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Coded {

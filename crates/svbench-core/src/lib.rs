@@ -13,6 +13,7 @@ pub mod compare;
 pub mod cost;
 pub mod example;
 pub mod extract;
+pub mod identity;
 pub mod json;
 pub mod manifest;
 pub mod message;

@@ -8,3 +8,4 @@ pub mod e1;
 pub mod e2;
 pub mod environment;
 pub mod policy;
+pub mod registry;

@@ -419,12 +419,6 @@ impl Policy for ReplayPolicy {
     }
 }
 
-/// E1's builtin policies (`builtin:<name>`), as `svbench envs` lists them.
-pub const E1_BUILTINS: [&str; 3] = ["heuristic", "oracle", "replay:FILE"];
-
-/// E2's builtin policies (`builtin:<name>`).
-pub const E2_BUILTINS: [&str; 3] = ["oracle", "tool-only", "replay:FILE"];
-
 /// A builtin policy by name (`heuristic`, `oracle`, `replay:FILE`) for E1.
 pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     match name {
@@ -434,11 +428,7 @@ pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
             if let Some(file) = name.strip_prefix("replay:") {
                 return Ok(Box::new(ReplayPolicy::load(Path::new(file))?));
             }
-            Err(PolicyError::Unknown {
-                name: name.to_string(),
-                env: crate::e1::NAME.to_string(),
-                available: E1_BUILTINS.join(", "),
-            })
+            Err(crate::e1::entry::ENTRY.unknown_builtin(name))
         }
     }
 }
@@ -638,11 +628,7 @@ pub fn e2_builtin(name: &str, env: &E2Env) -> Result<Box<dyn Policy>, PolicyErro
             if let Some(file) = name.strip_prefix("replay:") {
                 return Ok(Box::new(ReplayPolicy::load(Path::new(file))?.multi_turn()));
             }
-            Err(PolicyError::Unknown {
-                name: name.to_string(),
-                env: crate::e2::NAME.to_string(),
-                available: E2_BUILTINS.join(", "),
-            })
+            Err(crate::e2::entry::ENTRY.unknown_builtin(name))
         }
     }
 }

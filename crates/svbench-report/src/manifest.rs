@@ -194,28 +194,18 @@ pub fn manifest_json(manifest: &RunManifest) -> String {
     s
 }
 
-/// The short alias (`e1`…`e6`) of a canonical environment name.
+/// The short id (`e1`…`e6`) of a canonical environment name.
 fn env_alias(environment: &str) -> Option<&'static str> {
-    Some(match environment {
-        "sv-env-network-logs" => "e1",
-        "sv-env-config-verification" => "e2",
-        "sv-env-code-vulnerability" => "e3",
-        "sv-env-phishing-detection" => "e4",
-        "sv-env-redteam-attack" => "e5",
-        "sv-env-redteam-defense" => "e6",
-        _ => return None,
-    })
+    svbench_core::identity::lookup(environment).map(|id| id.short)
 }
 
-/// How the environment's reward profiles score: E1–E4 execute checks
-/// (parsers, cost matrices, analyzers, tests, indicator matching) in every
-/// profile. E5 and E6 involve a safety judge whose kind depends on its
-/// configuration, so the field is left out rather than guessed.
+/// How the environment's reward profiles score: executable checks in every
+/// profile, or (E5, E6) a safety judge whose kind depends on its
+/// configuration, in which case the field is left out rather than guessed.
 fn reward_source(environment: &str) -> Option<RewardSource> {
-    match env_alias(environment)? {
-        "e1" | "e2" | "e3" | "e4" => Some(RewardSource::Executable),
-        _ => None,
-    }
+    svbench_core::identity::lookup(environment)
+        .filter(|id| id.executable_reward)
+        .map(|_| RewardSource::Executable)
 }
 
 /// Distinct `model+fingerprint` values of the responses the run received,

@@ -8,6 +8,7 @@ pub mod eval;
 pub mod integrity;
 pub mod limits;
 pub mod model;
+pub mod prepare;
 pub mod progress;
 pub mod results;
 pub mod rollout;

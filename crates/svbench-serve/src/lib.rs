@@ -23,7 +23,7 @@ use std::time::Duration;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use svbench_api::envs::{EnvId, ALL};
+use svbench_api::envs::{self, EnvId};
 use svbench_api::FsAccess;
 use tokio::net::TcpListener;
 
@@ -61,7 +61,7 @@ pub struct ServeConfig {
 impl Default for ServeConfig {
     fn default() -> Self {
         Self {
-            envs: ALL.to_vec(),
+            envs: envs::all(),
             max_episodes: 1024,
             episode_ttl: Duration::from_secs(600),
             request_timeout: Duration::from_secs(30),

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use svbench_api::envs::{EnvConfig, EnvId};
+use svbench_api::envs::EnvConfig;
 use svbench_api::rows::row;
 use svbench_api::score::ScoreRequest;
 use svbench_api::service::ScoreBatchRequest;
@@ -194,9 +194,9 @@ pub async fn score(
     JsonBody(req): JsonBody<ScoreRequest>,
 ) -> AppResult {
     let id = state.env(&env)?;
-    // E1 scores in microseconds: a hop to a blocking thread would cost more
-    // than the work. E2 re-scans configs on a cache miss, so it moves off.
-    let scored = if id == EnvId::E1 {
+    // Cheap scoring (E1: microseconds) would cost more in a hop to a
+    // blocking thread than the work; analyzers (E2) move off the runtime.
+    let scored = if id.entry().cheap_scoring {
         state.service.score(id.name(), &req)?
     } else {
         let service = Arc::clone(&state.service);
@@ -368,7 +368,7 @@ pub async fn step(
 }
 
 fn record_step_metrics(state: &AppState, session: &Session, outcome: &StepOutcome) {
-    let env = session.configured().id.name();
+    let env = session.configured().entry.name();
     // Tool names come from the model: only offered tools get their own
     // label, so the series count stays bounded.
     let offered: HashSet<&str> = session

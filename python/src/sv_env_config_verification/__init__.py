@@ -4,7 +4,8 @@ svbench's Rust core."""
 
 from typing import Any
 
-ENV_ID = "sv-env-config-verification"
+#: The environment is named after this package (`sv_env_x` serves `sv-env-x`).
+ENV_ID = __name__.replace("_", "-")
 
 
 def load_environment(**kwargs: Any) -> Any:

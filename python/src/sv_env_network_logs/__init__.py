@@ -3,7 +3,8 @@ classification, scored by svbench's Rust core."""
 
 from typing import Any
 
-ENV_ID = "sv-env-network-logs"
+#: The environment is named after this package (`sv_env_x` serves `sv-env-x`).
+ENV_ID = __name__.replace("_", "-")
 
 
 def load_environment(**kwargs: Any) -> Any:

@@ -12,7 +12,7 @@ from os import PathLike
 from typing import Any
 
 from svbench._messages import last_user_text, to_completion
-from svbench._native import Env, ScoringError, UnknownArgumentError
+from svbench._native import ENVIRONMENT_NAMES, Env, ScoringError, UnknownArgumentError
 
 #: The ``eval`` flags every environment accepts as keyword arguments (1.1).
 COMMON_ARGS = (
@@ -27,14 +27,9 @@ COMMON_ARGS = (
     "tool_budget",
 )
 
-_ENV_NAMES = {
-    "e1": "sv-env-network-logs",
-    "network-logs": "sv-env-network-logs",
-    "sv-env-network-logs": "sv-env-network-logs",
-    "e2": "sv-env-config-verification",
-    "config-verification": "sv-env-config-verification",
-    "sv-env-config-verification": "sv-env-config-verification",
-}
+#: Every accepted spelling of an environment → its canonical name (from the
+#: native registry, so Python never keeps a table of its own).
+_ENV_NAMES: dict[str, str] = dict(ENVIRONMENT_NAMES)
 
 
 def env_name(name: str) -> str:

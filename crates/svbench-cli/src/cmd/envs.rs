@@ -7,7 +7,7 @@ use std::io::Write as _;
 
 use clap::Args;
 use serde_json::json;
-use svbench_api::envs::{EnvId, EnvInfo, ALL};
+use svbench_api::envs::{self, EnvId, EnvInfo};
 use svbench_api::Service;
 
 use super::GlobalArgs;
@@ -28,7 +28,7 @@ pub struct EnvsArgs {
 pub fn run(args: EnvsArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let ids: Vec<EnvId> = match &args.name {
         Some(name) => vec![EnvId::resolve(name).map_err(|e| exit::usage(e.message))?],
-        None => ALL.to_vec(),
+        None => envs::all(),
     };
     let service = Service::new();
     let infos = ids

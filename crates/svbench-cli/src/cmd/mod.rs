@@ -9,7 +9,7 @@ pub mod compare;
 pub mod data;
 pub mod envs;
 pub mod eval;
-pub mod eval_agent;
+pub mod eval_args;
 pub mod manifest;
 pub mod report;
 pub mod scan;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use svbench_api::envs::{EnvId, ALL};
+use svbench_api::envs::{self, EnvId};
 use svbench_api::FsAccess;
 use svbench_serve::{ConnLimits, ServeConfig, Server};
 
@@ -99,7 +99,7 @@ fn auth_token(var: &str, value: Option<String>) -> anyhow::Result<String> {
 /// The server configuration the flags ask for.
 pub fn config(args: &ServeArgs) -> anyhow::Result<ServeConfig> {
     let envs = match &args.envs {
-        None => ALL.to_vec(),
+        None => envs::all(),
         Some(list) => {
             let mut envs = Vec::new();
             for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {

@@ -1,6 +1,7 @@
 //! E1 `sv-env-network-logs`: network flow classification (spec `e1-network-logs.md`).
 
 pub mod dataset;
+pub mod entry;
 pub mod env;
 pub mod generate;
 pub mod heuristic;
@@ -13,9 +14,9 @@ pub mod zeek;
 use std::fmt;
 
 /// Canonical environment name.
-pub const NAME: &str = "sv-env-network-logs";
+pub const NAME: &str = svbench_core::identity::NETWORK_LOGS.name;
 /// Short id, used in file names and config ids.
-pub const ALIAS: &str = "e1";
+pub const ALIAS: &str = svbench_core::identity::NETWORK_LOGS.short;
 /// Environment version (recorded as `env_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 pub mod dataset;
+pub mod entry;
 pub mod env;
 pub mod generate;
 pub mod ids;
@@ -20,9 +21,9 @@ pub mod tools;
 pub use svbench_scan::{Severity, Tool};
 
 /// Canonical environment name.
-pub const NAME: &str = "sv-env-config-verification";
+pub const NAME: &str = svbench_core::identity::CONFIG_VERIFICATION.name;
 /// Short id, used in file names and config ids.
-pub const ALIAS: &str = "e2";
+pub const ALIAS: &str = svbench_core::identity::CONFIG_VERIFICATION.short;
 /// Environment version (recorded as `env_version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -11,10 +11,10 @@ use svbench_core::record::{RunMetadata, RunStatus};
 use crate::error::ReportError;
 
 /// Canonical name of E1.
-pub const E1_NAME: &str = "sv-env-network-logs";
+pub const E1_NAME: &str = svbench_core::identity::NETWORK_LOGS.name;
 
 /// Canonical name of E2.
-pub const E2_NAME: &str = "sv-env-config-verification";
+pub const E2_NAME: &str = svbench_core::identity::CONFIG_VERIFICATION.name;
 
 /// The run facts the report uses.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -74,21 +74,10 @@ pub struct RunInfo {
 /// Resolves an environment name or alias to its canonical name; unknown
 /// names are returned unchanged with `false`.
 pub fn canonical_environment(name: &str) -> (String, bool) {
-    const ENVS: [(&str, &str, &str); 6] = [
-        ("sv-env-network-logs", "e1", "network-logs"),
-        ("sv-env-config-verification", "e2", "config-verification"),
-        ("sv-env-code-vulnerability", "e3", "code-vulnerability"),
-        ("sv-env-phishing-detection", "e4", "phishing-detection"),
-        ("sv-env-redteam-attack", "e5", "redteam-attack"),
-        ("sv-env-redteam-defense", "e6", "redteam-defense"),
-    ];
-    let lower = name.trim().to_ascii_lowercase();
-    for (canonical, id, short) in ENVS {
-        if lower == canonical || lower == id || lower == short {
-            return (canonical.to_string(), true);
-        }
+    match svbench_core::identity::lookup_loose(name) {
+        Some(id) => (id.name.to_string(), true),
+        None => (name.to_string(), false),
     }
-    (name.to_string(), false)
 }
 
 /// Reads and interprets `metadata.json`.

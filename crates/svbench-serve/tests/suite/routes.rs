@@ -46,7 +46,7 @@ async fn health_readiness_and_catalogue() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envs_flag_limits_what_is_served() {
     let s = TestServer::start(ServeConfig {
-        envs: vec![svbench_api::envs::EnvId::E1],
+        envs: vec![svbench_api::envs::EnvId::resolve("e1").unwrap()],
         ..ServeConfig::default()
     })
     .await;
@@ -88,7 +88,10 @@ async fn rows_pages_and_single_rows() {
     // The prompt is exactly what `eval` sends: the API layer's row.
     let service = svbench_api::Service::new();
     let configured = service
-        .configured(svbench_api::envs::EnvId::E1, &Default::default())
+        .configured(
+            svbench_api::envs::EnvId::resolve("e1").unwrap(),
+            &Default::default(),
+        )
         .unwrap();
     let split = service.split(&configured, "test").unwrap();
     let expected = svbench_api::rows::row(&configured, &split.examples[2], true);

@@ -1,31 +1,47 @@
-//! Who answers an eval: a builtin policy or a routed model endpoint, with
+//! Who answers a run: a builtin policy or a routed model endpoint, with
 //! everything metadata records about it.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use svbench_core::record::{EndpointRecord, FileRef};
-use svbench_envs::policy::{e1_builtin, Policy, PolicyError};
+use svbench_envs::policy::{Policy, PolicyError};
+use svbench_envs::registry::SamplingDefaults;
 
-/// E2's default token limit per call (harness §1.1; E2 sends no temperature by default).
-pub const E2_MAX_TOKENS: u32 = 4096;
-use svbench_runner::cache::{CacheMode, ResponseCache};
-use svbench_runner::client::{route, ClientSettings, Config, ModelClient, RetryPolicy, Route};
-use svbench_runner::limits::{effective_concurrency, LimiterRegistry};
-use svbench_runner::model::ModelResponder;
-use svbench_runner::progress::StatsNote;
-use svbench_runner::Agent;
+use super::PrepareError;
+use crate::cache::{CacheMode, ResponseCache};
+use crate::client::{route, ClientSettings, Config, ModelClient, RetryPolicy, Route};
+use crate::limits::{effective_concurrency, LimiterRegistry};
+use crate::model::ModelResponder;
+use crate::progress::StatsNote;
+use crate::Agent;
 
-use super::eval::EvalArgs;
-use crate::exit;
-
-/// E1's default sampling temperature (harness §1.1).
-pub const E1_TEMPERATURE: f64 = 0.2;
-/// E1's default token limit per call.
-pub const E1_MAX_TOKENS: u32 = 2048;
+/// How to reach and call a model endpoint: `eval`'s endpoint flags.
+#[derive(Debug, Clone, Default)]
+pub struct EndpointOptions {
+    /// `svbench.toml` (profiles, defaults).
+    pub config: Config,
+    /// Send every model to this OpenAI-compatible base URL.
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key for `base_url`.
+    pub api_key_env: Option<String>,
+    /// Samples in flight (default: config, then 8).
+    pub concurrency: Option<usize>,
+    /// Per-attempt request timeout.
+    pub request_timeout: Duration,
+    /// Response cache mode (`None`: config, then `auto`).
+    pub cache_mode: Option<CacheMode>,
+    /// Retries per model call after the first attempt.
+    pub max_retries: u32,
+    /// Token limit per call (`None`: the environment's default).
+    pub max_tokens: Option<u32>,
+    /// Temperature (`None`: the environment's default).
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
+}
 
 /// A resolved agent and what metadata records about it.
 pub struct AgentSetup {
@@ -56,24 +72,33 @@ pub struct AgentSetup {
     pub policy: Option<Arc<dyn Policy>>,
 }
 
+impl std::fmt::Debug for AgentSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentSetup")
+            .field("slug", &self.slug)
+            .field("effective_model", &self.effective_model)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The builtin policy name of a model reference, if it is one.
+#[must_use]
 pub fn builtin_name(model: &str) -> Option<&str> {
     model.strip_prefix("builtin:")
 }
 
-/// Resolves an E1 builtin policy.
-pub fn builtin_agent(name: &str) -> anyhow::Result<AgentSetup> {
-    builtin_agent_from(e1_builtin(name))
-}
-
-/// Wraps a constructed builtin policy (unknown names exit 2, unreadable
-/// replay files exit 3).
-pub fn builtin_agent_from(
+/// Wraps a constructed builtin policy (unknown names are usage errors,
+/// unreadable replay files data errors).
+///
+/// # Errors
+/// As described.
+pub fn builtin_agent(
     built: Result<Box<dyn Policy>, PolicyError>,
-) -> anyhow::Result<AgentSetup> {
+) -> Result<AgentSetup, PrepareError> {
     let policy: Arc<dyn Policy> = Arc::from(built.map_err(|e| match e {
-        PolicyError::Unknown { .. } => exit::usage(e.to_string()),
-        other => exit::data(other.to_string()),
+        PolicyError::Unknown { .. } => PrepareError::usage(e.to_string()),
+        other => PrepareError::data(other.to_string()),
     })?);
     let policy_name = policy.name().to_string();
     Ok(AgentSetup {
@@ -95,71 +120,40 @@ pub fn builtin_agent_from(
     })
 }
 
-/// Loads `svbench.toml` (global `--config`, `$SVBENCH_CONFIG`, `./svbench.toml`, built-ins).
-pub fn load_config(explicit: Option<&Path>) -> anyhow::Result<Config> {
-    let cwd = std::env::current_dir()?;
-    Config::load(explicit, &cwd).map_err(|e| exit::usage(e.to_string()))
-}
-
-/// Routes a model reference without touching the network (usage errors exit 2).
-pub fn route_model(model: &str, args: &EvalArgs, config: &Config) -> anyhow::Result<Route> {
+/// Routes a model reference without touching the network; a missing key
+/// variable is a usage error before anything is created.
+///
+/// # Errors
+/// Unknown providers, bad URLs, a missing key variable.
+pub fn route_model(model: &str, opts: &EndpointOptions) -> Result<Route, PrepareError> {
     let r = route(
         model,
-        config,
-        args.base_url.as_deref(),
-        args.api_key_env.as_deref(),
+        &opts.config,
+        opts.base_url.as_deref(),
+        opts.api_key_env.as_deref(),
     )
-    .map_err(|e| exit::usage(e.to_string()))?;
-    // A missing key variable is a usage error before anything is created.
-    r.api_key().map_err(|e| exit::usage(e.to_string()))?;
+    .map_err(|e| PrepareError::usage(e.to_string()))?;
+    r.api_key()
+        .map_err(|e| PrepareError::usage(e.to_string()))?;
     Ok(r)
 }
 
-/// The effective cache mode from flags, then config, then `auto`.
-pub fn cache_mode(args: &EvalArgs, config: &Config) -> anyhow::Result<CacheMode> {
-    if args.no_cache {
-        return Ok(CacheMode::Off);
-    }
-    match &args.cache_mode {
-        Some(m) => m
-            .parse()
-            .map_err(|e| exit::usage(format!("--cache-mode: {e}"))),
-        None => Ok(config.defaults.cache_mode.unwrap_or(CacheMode::Auto)),
-    }
-}
-
-/// The environment's sampling defaults (harness §1.1): token limit per
-/// call and temperature (`None`: not sent).
-#[derive(Debug, Clone, Copy)]
-pub struct SamplingDefaults {
-    /// `--max-tokens` default.
-    pub max_tokens: u32,
-    /// `--temperature` default.
-    pub temperature: Option<f64>,
-}
-
-/// E1's sampling defaults.
-pub const E1_SAMPLING: SamplingDefaults = SamplingDefaults {
-    max_tokens: E1_MAX_TOKENS,
-    temperature: Some(E1_TEMPERATURE),
-};
-
-/// E2's sampling defaults.
-pub const E2_SAMPLING: SamplingDefaults = SamplingDefaults {
-    max_tokens: E2_MAX_TOKENS,
-    temperature: None,
-};
-
 /// Builds the client of a routed model.
+///
+/// # Errors
+/// Routing errors, an unusable response cache.
 pub fn model_agent(
     model: &str,
-    args: &EvalArgs,
-    config: &Config,
+    opts: &EndpointOptions,
     run_seed: u64,
     defaults: SamplingDefaults,
-) -> anyhow::Result<AgentSetup> {
-    let r = route_model(model, args, config)?;
-    let mode = cache_mode(args, config)?;
+) -> Result<AgentSetup, PrepareError> {
+    let r = route_model(model, opts)?;
+    let config = &opts.config;
+    let mode = opts
+        .cache_mode
+        .or(config.defaults.cache_mode)
+        .unwrap_or(CacheMode::Auto);
     let cache = if mode == CacheMode::Off {
         None
     } else {
@@ -169,37 +163,34 @@ pub fn model_agent(
             .clone()
             .or_else(ResponseCache::default_path)
             .ok_or_else(|| {
-                exit::usage(
+                PrepareError::usage(
                     "no user cache directory: set cache_path in svbench.toml or pass --no-cache",
                 )
             })?;
         Some(Arc::new(ResponseCache::open(&path).map_err(|e| {
-            exit::with_hint(
-                exit::INTERNAL,
-                e.to_string(),
-                "delete the cache file or pass --no-cache",
-            )
+            PrepareError::internal(e.to_string())
+                .with_hint("delete the cache file or pass --no-cache")
         })?))
     };
-    let requested = args
+    let requested = opts
         .concurrency
         .or(config.defaults.concurrency)
         .unwrap_or(8);
     let concurrency = effective_concurrency(requested, r.limits.max_concurrency);
     let limiter = LimiterRegistry::global().get(&r.profile, r.limits);
     let settings = ClientSettings {
-        request_timeout: Duration::from_secs_f64(args.request_timeout),
-        max_tokens: args.max_tokens.unwrap_or(defaults.max_tokens),
-        temperature: args.temperature.or(defaults.temperature),
-        top_p: args.top_p,
+        request_timeout: opts.request_timeout,
+        max_tokens: opts.max_tokens.unwrap_or(defaults.max_tokens),
+        temperature: opts.temperature.or(defaults.temperature),
+        top_p: opts.top_p,
         run_seed,
         cache_mode: mode,
     };
     let client = Arc::new(
         ModelClient::new(r, settings, limiter, cache)
-            .map_err(|e| exit::usage(e.to_string()))?
+            .map_err(|e| PrepareError::usage(e.to_string()))?
             .with_retry_policy(RetryPolicy {
-                max_retries: args.max_retries,
+                max_retries: opts.max_retries,
                 ..RetryPolicy::default()
             }),
     );
