@@ -114,7 +114,7 @@ fn usage_errors_exit_2() {
     assert!(stderr(&o).contains("-n needs --split"), "{}", stderr(&o));
     let o = svbench(tmp.path(), &["data", "gen", "e3"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not implemented yet"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not built yet"), "{}", stderr(&o));
     let o = svbench(tmp.path(), &["data", "gen", "e9"]);
     assert_eq!(o.status.code(), Some(2));
     let o = svbench(tmp.path(), &["data", "gen", "e1", "--split", "validation"]);

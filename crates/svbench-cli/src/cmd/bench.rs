@@ -4,6 +4,9 @@
 use crate::out::outln;
 use std::path::Path;
 use std::time::Instant;
+use svbench_envs::e1::entry as e1_entry;
+use svbench_envs::e2::entry as e2_entry;
+use svbench_envs::registry::EnvEntry;
 
 use clap::Args;
 use serde_json::json;
@@ -77,10 +80,10 @@ const ANSWERS: [&str; 8] = [
 
 /// Runs the command; returns the exit code.
 pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    if matches!(
-        args.env.as_str(),
-        "e2" | "config-verification" | "sv-env-config-verification"
-    ) {
+    // Benchmarks are per environment (what each one times differs); the
+    // registry resolves the name.
+    let named = |entry: &EnvEntry| entry.identity.is_named(&args.env);
+    if named(&e2_entry::ENTRY) {
         if args.completions == 0 {
             return Err(exit::usage("--completions must be positive"));
         }
@@ -103,7 +106,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             args.tools.as_deref(),
         );
     }
-    if !["e1", "network-logs", "sv-env-network-logs"].contains(&args.env.as_str()) {
+    if !named(&e1_entry::ENTRY) {
         return Err(exit::usage(format!(
             "no benchmark for `{}` in this build (available: e1, e2, scan, serve)",
             args.env

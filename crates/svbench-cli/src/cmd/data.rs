@@ -5,6 +5,8 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use svbench_envs::e2::entry as e2_entry;
+use svbench_envs::registry;
 
 use clap::{Args, Subcommand};
 use serde_json::Value;
@@ -110,33 +112,16 @@ pub fn run(args: DataCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
 }
 
-/// Environments by canonical name and aliases (harness §0).
-const ENVS: [(&str, &str, &str); 6] = [
-    ("sv-env-network-logs", "e1", "network-logs"),
-    ("sv-env-config-verification", "e2", "config-verification"),
-    ("sv-env-code-vulnerability", "e3", "code-vulnerability"),
-    ("sv-env-phishing-detection", "e4", "phishing-detection"),
-    ("sv-env-redteam-attack", "e5", "redteam-attack"),
-    ("sv-env-redteam-defense", "e6", "redteam-defense"),
-];
-
 fn gen(a: GenArgs) -> anyhow::Result<u8> {
-    let Some((canonical, alias, _)) = ENVS
-        .iter()
-        .find(|(c, s, n)| [*c, *s, *n].contains(&a.env.as_str()))
-    else {
+    let entry = registry::find(&a.env).map_err(|e| exit::usage(e.to_string()))?;
+    if entry.generators.is_empty() {
         return Err(exit::usage(format!(
-            "unknown environment `{}` (e1…e6 or their names)",
-            a.env
+            "`data gen` for {} is not implemented yet",
+            entry.name()
         )));
-    };
-    if *alias == "e2" {
-        return e2_gen::gen(a);
     }
-    if *alias != "e1" {
-        return Err(exit::usage(format!(
-            "`data gen` for {canonical} is not implemented yet (e1 and e2 have generators so far)"
-        )));
+    if entry == &e2_entry::ENTRY {
+        return e2_gen::gen(a);
     }
     if let Some(g) = &a.generator {
         if g != GENERATOR_NAME {
