@@ -9,17 +9,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use svbench_core::record::{RequestRecord, RunCounts, RunStatus};
+use svbench_core::record::{RunCounts, RunStatus};
 use svbench_core::{Completion, Example, Message, Role};
 use svbench_envs::e1::env::E1Env;
 use svbench_envs::environment::{
     Budgets, Deadline, EnvKind, Environment, Episode, ScoreError, ScoredAnswer, ToolResult,
 };
-use svbench_runner::rollout::{run_sample_within, TurnFuture};
-use svbench_runner::{
-    run_eval, Agent, AssistantTurn, EvalPlan, Responder, RunSettings, TurnContext,
-};
+use svbench_runner::rollout::run_sample_within;
+use svbench_runner::{run_eval, Agent, EvalPlan, RunSettings};
 
+use crate::e2_rollout::Script;
 use crate::shutdown::{metadata, six};
 
 /// How long stuck work lasts unless released: far past the run's guard.
@@ -143,29 +142,16 @@ impl Environment for Hanging {
 }
 
 /// A model that calls `inspect` on its first turn and answers on its second.
-struct CallThenAnswer;
-
-impl Responder for CallThenAnswer {
-    fn respond<'a>(&'a self, ctx: TurnContext<'a>) -> TurnFuture<'a> {
-        let message = if ctx.turn == 0 {
-            Message {
-                role: Role::Assistant,
-                content: None,
-                tool_calls: vec![json!({"id": "c0", "type": "function",
-                    "function": {"name": "inspect", "arguments": "{}"}})],
-                tool_call_id: None,
-            }
-        } else {
-            Message::assistant(r#"{"label":"Benign","confidence":0.6}"#)
-        };
-        Box::pin(std::future::ready(Ok(AssistantTurn {
-            message,
-            reasoning: None,
-            record: RequestRecord::default(),
-            truncated: false,
-            ends_episode: false,
-        })))
-    }
+fn call_then_answer() -> Agent {
+    let call = Message {
+        role: Role::Assistant,
+        content: None,
+        tool_calls: vec![json!({"id": "c0", "type": "function",
+            "function": {"name": "inspect", "arguments": "{}"}})],
+        tool_call_id: None,
+    };
+    let answer = Message::assistant(r#"{"label":"Benign","confidence":0.6}"#);
+    Agent::Model(Arc::new(Script(vec![call, answer])))
 }
 
 /// Runs the six examples against `env` on a runtime shaped like the CLI's
@@ -177,7 +163,7 @@ fn run(env: Arc<Hanging>) -> Option<(RunStatus, RunCounts, Vec<Value>)> {
     let run_dir = dir.path().join("run");
     let plan = EvalPlan {
         env,
-        agent: Agent::Model(Arc::new(CallThenAnswer)),
+        agent: call_then_answer(),
         examples: Arc::new(six()),
         metadata: metadata(),
         run_dir: run_dir.clone(),
@@ -284,7 +270,7 @@ fn a_hanging_scorer_is_stopped_at_the_sample_deadline() {
 fn scoring_stopped_by_the_sample_deadline_is_a_timeout_not_an_error_record() {
     let env = Arc::new(Hanging::new(Stuck::Scorer));
     let example = six().swap_remove(STUCK);
-    let agent = Agent::Model(Arc::new(CallThenAnswer));
+    let agent = call_then_answer();
     let sample = run_sample_within(
         env.clone(),
         &agent,
