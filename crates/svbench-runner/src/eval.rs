@@ -12,14 +12,14 @@ use std::time::Duration;
 use chrono::{SecondsFormat, Utc};
 use svbench_core::record::{ResultRecord, RunCounts, RunMetadata, RunStatus, SampleError};
 use svbench_core::{Example, ExampleSet};
-use svbench_envs::environment::{Budgets, Environment};
+use svbench_envs::environment::{Budgets, Deadline, Environment};
 use tokio::task::JoinSet;
 
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
 use crate::integrity::{write_selected_ids, SampleKey, Selection, SELECTED_IDS_FILE};
 use crate::progress::Progress;
 use crate::results::{recover, ResultsWriter};
-use crate::rollout::{run_sample, Agent};
+use crate::rollout::{run_sample, run_sample_within, Agent};
 
 /// How long samples in flight may take to finish after an interrupt or an
 /// abort (harness §1.1: 10 s); [`RunSettings::interrupt_grace`].
@@ -40,7 +40,10 @@ pub struct RunSettings {
     pub concurrency: usize,
     /// Turn and tool limits per sample.
     pub budgets: Budgets,
-    /// Wall-time limit per sample (`timeout` error when exceeded).
+    /// Wall-time limit per sample (`timeout` error when exceeded). It ends
+    /// the sample even while a tool call or scoring is still running: that
+    /// work runs on the blocking pool and is abandoned there, and scoring
+    /// is handed the same deadline so environments that honour it stop.
     pub sample_timeout: Option<Duration>,
     /// Label of the progress bar.
     pub label: String,
@@ -271,16 +274,29 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
             let timeout = settings.sample_timeout;
             let rollout = key.1;
             in_flight.spawn(async move {
-                let sample = run_sample(env, &agent, &example, rollout, budgets);
                 let outcome: ResultRecordOutcome = match timeout {
-                    None => sample.await.into(),
-                    Some(limit) => match tokio::time::timeout(limit, sample).await {
-                        Ok(outcome) => outcome.into(),
-                        Err(_) => ResultRecordOutcome {
-                            record: timed_out(&example, rollout, limit),
-                            fatal: false,
-                        },
-                    },
+                    None => run_sample(env, &agent, &example, rollout, budgets)
+                        .await
+                        .into(),
+                    Some(limit) => {
+                        // One instant for the wait and for scoring's own deadline.
+                        let end = std::time::Instant::now() + limit;
+                        let sample = run_sample_within(
+                            env,
+                            &agent,
+                            &example,
+                            rollout,
+                            budgets,
+                            Deadline::at(end, limit),
+                        );
+                        match tokio::time::timeout_at(end.into(), sample).await {
+                            Ok(outcome) if !outcome.timed_out => outcome.into(),
+                            _ => ResultRecordOutcome {
+                                record: timed_out(&example, rollout, limit),
+                                fatal: false,
+                            },
+                        }
+                    }
                 };
                 (key, outcome)
             });

@@ -2,11 +2,14 @@
 //! within the environment's budgets, scoring, and the result record.
 //!
 //! Synchronous work that may take long — scoring (analyzers, patch
-//! application and re-scans), tool calls, a builtin policy's answer — runs
-//! on tokio's blocking pool ([`tokio::task::spawn_blocking`]), never on an
-//! async worker: the workers stay free to drive timers and I/O, so the
-//! runner can stop waiting at a deadline (`--sample-timeout`, the interrupt
-//! grace period) while such work is still running.
+//! application and re-scans), starting an episode and its tool calls, a
+//! builtin policy's turns — runs on tokio's blocking pool
+//! ([`tokio::task::spawn_blocking`]), never on an async worker: the workers
+//! stay free to drive timers and other samples' requests, so the runner can
+//! stop waiting at a deadline (`--sample-timeout`, the interrupt grace
+//! period) while such work is still running. Work that cannot be stopped is
+//! abandoned there; scoring is also handed the sample's deadline, so
+//! environments that honour one stop the work itself.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -17,7 +20,9 @@ use chrono::{SecondsFormat, Utc};
 use serde_json::{json, Value};
 use svbench_core::record::{RequestRecord, ResultRecord, SampleError, Usage};
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
-use svbench_envs::environment::{run_tool_call, Budgets, Environment};
+use svbench_envs::environment::{
+    run_tool_call, Budgets, Deadline, Environment, Episode, ScoreErrorKind,
+};
 use svbench_envs::policy::Policy;
 
 /// One assistant turn as produced by a model endpoint.
@@ -96,6 +101,10 @@ pub struct SampleOutcome {
     pub record: ResultRecord,
     /// A fatal endpoint error happened.
     pub fatal: bool,
+    /// Scoring stopped at the sample's deadline ([`run_sample_within`]):
+    /// the sample ran out of time, and `record` is not its final record —
+    /// callers record it as they record any sample past its time limit.
+    pub timed_out: bool,
 }
 
 fn now_rfc3339() -> String {
@@ -122,6 +131,22 @@ pub async fn run_sample(
     rollout_index: usize,
     budgets: Budgets,
 ) -> SampleOutcome {
+    run_sample_within(env, agent, example, rollout_index, budgets, Deadline::NONE).await
+}
+
+/// [`run_sample`] for a sample with a time limit ending at `deadline`:
+/// scoring is asked to stop then ([`Environment::score_within`]), and if it
+/// does the outcome is [`SampleOutcome::timed_out`]. The caller still
+/// bounds its wait for the sample (e.g. `tokio::time::timeout_at`), since
+/// tool calls and environments that ignore the deadline run on.
+pub async fn run_sample_within(
+    env: Arc<dyn Environment>,
+    agent: &Agent,
+    example: &Example,
+    rollout_index: usize,
+    budgets: Budgets,
+    deadline: Deadline,
+) -> SampleOutcome {
     let started_at = now_rfc3339();
     let clock = Instant::now();
     let prompt = env.initial_messages(example);
@@ -143,8 +168,8 @@ pub async fn run_sample(
             // A multi-turn builtin goes through the model loop (same tool
             // budget, turn limit and recorded tool interactions).
             let responder = PolicyResponder {
-                policy: policy.as_ref(),
-                example,
+                policy: policy.clone(),
+                example: Arc::new(example.clone()),
             };
             drive_model(
                 &env,
@@ -194,8 +219,9 @@ pub async fn run_sample(
             })
         }
     };
+    let mut timed_out = false;
     match transcript {
-        Ok(t) => score_into(&env, example, t, &mut record).await,
+        Ok(t) => timed_out = score_into(&env, example, t, &mut record, deadline).await,
         Err(err) => {
             record.completion = None;
             record.completion_error = Some(err.message.clone());
@@ -204,7 +230,11 @@ pub async fn run_sample(
     }
     record.latency_ms = clock.elapsed().as_secs_f64() * 1000.0;
     record.finished_at = now_rfc3339();
-    SampleOutcome { record, fatal }
+    SampleOutcome {
+        record,
+        fatal,
+        timed_out,
+    }
 }
 
 /// What the policy produced, ready for scoring.
@@ -213,41 +243,47 @@ struct Transcript {
     no_answer: bool,
 }
 
-/// A multi-turn builtin policy answering turns in-process.
-struct PolicyResponder<'p> {
-    policy: &'p dyn Policy,
-    example: &'p Example,
+/// A multi-turn builtin policy answering turns in-process (on the
+/// blocking pool: a policy may run analyzers).
+struct PolicyResponder {
+    policy: Arc<dyn Policy>,
+    example: Arc<Example>,
 }
 
-impl Responder for PolicyResponder<'_> {
+impl Responder for PolicyResponder {
     fn respond<'a>(&'a self, ctx: TurnContext<'a>) -> TurnFuture<'a> {
-        let clock = Instant::now();
-        let result = self
-            .policy
-            .respond(self.example, ctx.rollout_index, ctx.messages)
-            .map_err(TurnFailure::Sample)
-            .map(|completion| {
-                // An empty message list: the policy has no further turn.
-                let ends_episode = matches!(&completion, Completion::Messages(m) if m.is_empty());
-                let value = match completion {
-                    Completion::Text(text) => json!({"role": "assistant", "content": text}),
-                    Completion::Messages(msgs) => msgs.into_iter().last().unwrap_or(Value::Null),
-                };
-                let message = serde_json::from_value::<Message>(value)
-                    .unwrap_or_else(|_| Message::assistant(String::new()));
-                AssistantTurn {
-                    message,
-                    reasoning: None,
-                    record: RequestRecord {
-                        turn: ctx.turn,
-                        latency_ms: clock.elapsed().as_secs_f64() * 1000.0,
-                        ..RequestRecord::default()
-                    },
-                    truncated: false,
-                    ends_episode,
-                }
-            });
-        Box::pin(std::future::ready(result))
+        let (policy, example) = (self.policy.clone(), self.example.clone());
+        let (rollout_index, messages) = (ctx.rollout_index, ctx.messages.to_vec());
+        Box::pin(async move {
+            let clock = Instant::now();
+            off_runtime(move || policy.respond(&example, rollout_index, &messages))
+                .await
+                .map_err(TurnFailure::Sample)
+                .map(|completion| {
+                    // An empty message list: the policy has no further turn.
+                    let ends_episode =
+                        matches!(&completion, Completion::Messages(m) if m.is_empty());
+                    let value = match completion {
+                        Completion::Text(text) => json!({"role": "assistant", "content": text}),
+                        Completion::Messages(msgs) => {
+                            msgs.into_iter().last().unwrap_or(Value::Null)
+                        }
+                    };
+                    let message = serde_json::from_value::<Message>(value)
+                        .unwrap_or_else(|_| Message::assistant(String::new()));
+                    AssistantTurn {
+                        message,
+                        reasoning: None,
+                        record: RequestRecord {
+                            turn: ctx.turn,
+                            latency_ms: clock.elapsed().as_secs_f64() * 1000.0,
+                            ..RequestRecord::default()
+                        },
+                        truncated: false,
+                        ends_episode,
+                    }
+                })
+        })
     }
 }
 
@@ -266,7 +302,10 @@ async fn drive_model(
     record_requests: bool,
 ) -> Result<Transcript, TurnFailure> {
     let tools = env.tools();
-    let mut episode = env.start_episode(example);
+    // Started with the first tool call, on the blocking pool (an
+    // environment may set up a workspace); samples without tool calls
+    // never start one.
+    let mut episode: Option<Box<dyn Episode>> = None;
     let mut conversation = prompt;
     let mut transcript: Vec<Value> = Vec::new();
     let mut tool_calls_used = 0u32;
@@ -306,13 +345,14 @@ async fn drive_model(
         for call in calls {
             let budget = budgets.tool_budget;
             let mut used = tool_calls_used;
-            let mut ep = episode;
+            let state = episode.take().ok_or_else(|| (env.clone(), example.clone()));
             let (ep, used, run) = off_runtime(move || {
+                let mut ep = state.unwrap_or_else(|(env, example)| env.start_episode(&example));
                 let run = run_tool_call(ep.as_mut(), &call, turn, &mut used, budget);
                 (ep, used, run)
             })
             .await;
-            episode = ep;
+            episode = Some(ep);
             tool_calls_used = used;
             record.tool_time_ms += run.duration_ms;
             record.tool_calls += 1;
@@ -339,14 +379,16 @@ fn add_usage(total: &mut Usage, request: &RequestRecord) {
     total.cached_requests += u64::from(request.cached);
 }
 
-/// Scores a finished transcript (on the blocking pool) and fills the
-/// record's answer fields.
+/// Scores a finished transcript (on the blocking pool, within `deadline`)
+/// and fills the record's answer fields. True when scoring stopped because
+/// the sample's deadline passed.
 async fn score_into(
     env: &Arc<dyn Environment>,
     example: &Example,
     t: Transcript,
     record: &mut ResultRecord,
-) {
+    deadline: Deadline,
+) -> bool {
     let messages = match &t.completion {
         Completion::Text(text) => vec![json!({"role": "assistant", "content": text})],
         Completion::Messages(msgs) => msgs.clone(),
@@ -372,7 +414,7 @@ async fn score_into(
     });
     record.completion_messages = messages;
     let (env, owned) = (env.clone(), example.clone());
-    let scored = off_runtime(move || env.score(&owned, &scored_completion)).await;
+    let scored = off_runtime(move || env.score_within(&owned, &scored_completion, deadline)).await;
     match scored {
         Ok(scored) => {
             record.parsed = Some(scored.parsed).filter(|v| !v.is_null());
@@ -390,6 +432,11 @@ async fn score_into(
             record.reward_profile = scored.reward.profile.to_string();
             record.compat = scored.compat;
         }
+        // The sample's time limit, not the environment's own scoring
+        // budget: a timeout like any other.
+        Err(e) if e.kind == ScoreErrorKind::TimeBudgetExceeded && deadline.expired() => {
+            return true;
+        }
         Err(e) => {
             let err = SampleError {
                 kind: "internal".into(),
@@ -403,6 +450,7 @@ async fn score_into(
             record.error = Some(err);
         }
     }
+    false
 }
 
 /// The transcript with the content of its last assistant message (the one

@@ -29,7 +29,7 @@ fn example(question: &str) -> Example {
 }
 
 /// Replies with a fixed assistant message per turn.
-struct Script(Vec<Message>);
+pub(crate) struct Script(pub(crate) Vec<Message>);
 
 impl Responder for Script {
     fn respond<'a>(&'a self, ctx: TurnContext<'a>) -> TurnFuture<'a> {

@@ -9,4 +9,5 @@ mod client_http;
 mod client_routing;
 mod e2_rollout;
 mod example_set;
+mod sample_timeout;
 mod shutdown;
