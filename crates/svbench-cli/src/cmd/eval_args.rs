@@ -103,7 +103,8 @@ pub struct EvalArgs {
     /// Sampling temperature.
     #[arg(long)]
     pub temperature: Option<f64>,
-    /// Wall-time limit per sample, in seconds (exceeded: a `timeout` error).
+    /// Wall-time limit per sample, in seconds (exceeded: a `timeout` error,
+    /// even mid tool call or scoring).
     #[arg(long, default_value_t = 600.0)]
     pub sample_timeout: f64,
     /// Replace the environment's system prompt with this file.
