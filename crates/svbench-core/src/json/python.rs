@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 
 use super::lexer::{token_f64, Lexer};
+use super::reader::{read_document, starts_as_object, Dialect};
 use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
 pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
@@ -157,20 +158,13 @@ impl<'a> PyDict<'a> {
 /// any depth of input is safe; like CPython's scanner it reports the
 /// too-deep `[`/`{` before reading what follows it.
 pub fn loads(text: &str) -> Result<PyValue<'_>, JsonError> {
-    let mut lx = Lexer::new(text);
-    lx.skip_ws();
-    let value = read_value(&mut lx)?;
-    lx.finish()?;
-    Ok(value)
+    read_document::<Python>(text)
 }
 
 /// `json.loads(text)` when it returns a dict; `None` when it raises or
 /// returns anything else.
 pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
-    if !text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('{')
-    {
+    if !starts_as_object(text) {
         return None;
     }
     match loads(text) {
@@ -179,102 +173,24 @@ pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
     }
 }
 
-/// A container being read: its items so far (and, for a dict, the key whose
-/// value is being read).
-enum Open<'a> {
-    List(Vec<PyValue<'a>>),
-    Dict(Vec<(Cow<'a, str>, PyValue<'a>)>, Cow<'a, str>),
-}
+/// The Python dialect of the shared container reader.
+struct Python;
 
-/// One value at the cursor, containers included, without recursion.
-fn read_value<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
-    let mut open: Vec<Open<'a>> = Vec::new();
-    loop {
-        // The cursor is at the start of a value.
-        let mut value = match lx.peek() {
-            Some(b'[' | b'{') if open.len() >= PYTHON_MAX_DEPTH => {
-                return Err(lx.error(JsonErrorKind::TooDeep));
-            }
-            Some(b'[') => {
-                lx.pos += 1;
-                lx.skip_ws();
-                if lx.peek() != Some(b']') {
-                    open.push(Open::List(Vec::new()));
-                    continue;
-                }
-                lx.pos += 1;
-                PyValue::List(Vec::new())
-            }
-            Some(b'{') => {
-                lx.pos += 1;
-                lx.skip_ws();
-                if lx.peek() != Some(b'}') {
-                    let key = read_key(lx)?;
-                    open.push(Open::Dict(Vec::new(), key));
-                    continue;
-                }
-                lx.pos += 1;
-                PyValue::Dict(PyDict::new())
-            }
-            _ => read_scalar(lx)?,
-        };
-        // Hand the value to the innermost open container, closing every
-        // container that ends right after it.
-        loop {
-            let Some(top) = open.last_mut() else {
-                return Ok(value);
-            };
-            lx.skip_ws();
-            let next = lx.peek();
-            match top {
-                Open::List(items) => {
-                    items.push(value);
-                    match next {
-                        Some(b',') => {
-                            lx.pos += 1;
-                            lx.skip_ws();
-                            break;
-                        }
-                        Some(b']') => lx.pos += 1,
-                        _ => return Err(lx.unexpected()),
-                    }
-                }
-                Open::Dict(pairs, key) => {
-                    pairs.push((std::mem::take(key), value));
-                    match next {
-                        Some(b',') => {
-                            lx.pos += 1;
-                            lx.skip_ws();
-                            *key = read_key(lx)?;
-                            break;
-                        }
-                        Some(b'}') => lx.pos += 1,
-                        _ => return Err(lx.unexpected()),
-                    }
-                }
-            }
-            value = match open.pop() {
-                Some(Open::List(items)) => PyValue::List(items),
-                Some(Open::Dict(pairs, _)) => PyValue::Dict(PyDict::from_pairs(pairs)),
-                None => return Err(lx.unexpected()),
-            };
-        }
-    }
-}
+impl<'a> Dialect<'a> for Python {
+    type Value = PyValue<'a>;
+    const MAX_DEPTH: usize = PYTHON_MAX_DEPTH;
 
-/// A dict key and its `:`, leaving the cursor at the value.
-fn read_key<'a>(lx: &mut Lexer<'a>) -> Result<Cow<'a, str>, JsonError> {
-    if lx.peek() != Some(b'"') {
-        return Err(lx.unexpected());
+    fn scalar(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
+        read_scalar(lx)
     }
-    let key = lx.string()?;
-    lx.skip_ws();
-    if lx.peek() != Some(b':') {
-        return Err(lx.unexpected());
+
+    fn array(items: Vec<PyValue<'a>>, _marked: bool) -> (PyValue<'a>, bool) {
+        (PyValue::List(items), false)
     }
-    lx.pos += 1;
-    lx.skip_ws();
-    Ok(key)
+
+    fn object(members: Vec<(Cow<'a, str>, PyValue<'a>)>, _marked: bool) -> (PyValue<'a>, bool) {
+        (PyValue::Dict(PyDict::from_pairs(members)), false)
+    }
 }
 
 /// A value that is not a container.
