@@ -12,8 +12,8 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{token_f64, Lexer};
-use super::reader::{read_document, starts_as_object, Dialect};
+use super::lexer::{token_f64, Lexer, NumberToken};
+use super::reader::{read_document, read_object_document, Dialect};
 use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
 pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
@@ -164,13 +164,7 @@ pub fn loads(text: &str) -> Result<PyValue<'_>, JsonError> {
 /// `json.loads(text)` when it returns a dict; `None` when it raises or
 /// returns anything else.
 pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
-    if !starts_as_object(text) {
-        return None;
-    }
-    match loads(text) {
-        Ok(PyValue::Dict(d)) => Some(d),
-        _ => None,
-    }
+    read_object_document::<Python>(text)
 }
 
 /// The Python dialect of the shared container reader.
@@ -178,10 +172,40 @@ struct Python;
 
 impl<'a> Dialect<'a> for Python {
     type Value = PyValue<'a>;
+    type Object = PyDict<'a>;
     const MAX_DEPTH: usize = PYTHON_MAX_DEPTH;
 
-    fn scalar(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
-        read_scalar(lx)
+    fn null() -> PyValue<'a> {
+        PyValue::None
+    }
+
+    fn bool(b: bool) -> PyValue<'a> {
+        PyValue::Bool(b)
+    }
+
+    fn string(s: Cow<'a, str>) -> PyValue<'a> {
+        PyValue::Str(s)
+    }
+
+    fn number(lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<PyValue<'a>, JsonError> {
+        if !token.integer {
+            return Ok(PyValue::Float(token_f64(token.text)));
+        }
+        let digits = token.text.len() - usize::from(token.text.starts_with('-'));
+        if digits > INT_MAX_STR_DIGITS {
+            return Err(lx.error(JsonErrorKind::IntegerTooLong));
+        }
+        Ok(PyValue::Int(PyInt { text: token.text }))
+    }
+
+    fn extra_literal(lx: &mut Lexer<'a>) -> Option<PyValue<'a>> {
+        let value = match lx.peek()? {
+            b'-' if lx.eat(b"-Infinity") => f64::NEG_INFINITY,
+            b'N' if lx.eat(b"NaN") => f64::NAN,
+            b'I' if lx.eat(b"Infinity") => f64::INFINITY,
+            _ => return None,
+        };
+        Some(PyValue::Float(value))
     }
 
     fn array(items: Vec<PyValue<'a>>, _marked: bool) -> (PyValue<'a>, bool) {
@@ -191,30 +215,12 @@ impl<'a> Dialect<'a> for Python {
     fn object(members: Vec<(Cow<'a, str>, PyValue<'a>)>, _marked: bool) -> (PyValue<'a>, bool) {
         (PyValue::Dict(PyDict::from_pairs(members)), false)
     }
-}
 
-/// A value that is not a container.
-fn read_scalar<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
-    match lx.peek() {
-        Some(b'"') => lx.string().map(PyValue::Str),
-        Some(b'-') if lx.eat(b"-Infinity") => Ok(PyValue::Float(f64::NEG_INFINITY)),
-        Some(b'-' | b'0'..=b'9') => {
-            let token = lx.number()?;
-            if !token.integer {
-                return Ok(PyValue::Float(token_f64(token.text)));
-            }
-            let digits = token.text.len() - usize::from(token.text.starts_with('-'));
-            if digits > INT_MAX_STR_DIGITS {
-                return Err(lx.error(JsonErrorKind::IntegerTooLong));
-            }
-            Ok(PyValue::Int(PyInt { text: token.text }))
+    fn into_object(value: PyValue<'a>) -> Option<PyDict<'a>> {
+        match value {
+            PyValue::Dict(d) => Some(d),
+            _ => None,
         }
-        Some(b'N') if lx.eat(b"NaN") => Ok(PyValue::Float(f64::NAN)),
-        Some(b'I') if lx.eat(b"Infinity") => Ok(PyValue::Float(f64::INFINITY)),
-        Some(b't') if lx.eat(b"true") => Ok(PyValue::Bool(true)),
-        Some(b'f') if lx.eat(b"false") => Ok(PyValue::Bool(false)),
-        Some(b'n') if lx.eat(b"null") => Ok(PyValue::None),
-        _ => Err(lx.unexpected()),
     }
 }
 

@@ -2,27 +2,39 @@
 //! separators and the nesting bound, read without recursion.
 //!
 //! A dialect supplies only what differs: its value type, its depth limit,
-//! how a scalar is read (Python adds `NaN`/`Infinity` and the integer digit
-//! limit) and how a finished array or object becomes a value (Python keeps
+//! how a number becomes a value and which extra literals it reads
+//! (Python adds `NaN`/`Infinity` and the integer digit limit) and how a finished array or object becomes a value (Python keeps
 //! the last duplicate key, strict JSON keeps and flags them).
 
 use std::borrow::Cow;
 
-use super::lexer::Lexer;
-use super::JsonError;
-use super::JsonErrorKind;
+use super::lexer::{Lexer, NumberToken};
+use super::{JsonError, JsonErrorKind};
 
 /// What one JSON dialect adds to the shared container reader.
 pub(super) trait Dialect<'a> {
     /// The value type the dialect builds.
     type Value;
+    /// Its object (dict) type.
+    type Object;
 
     /// Deepest array/object nesting accepted; one more `[`/`{` is a
     /// [`JsonErrorKind::TooDeep`] error at that bracket.
     const MAX_DEPTH: usize;
 
-    /// A value that is not a container; the cursor is at its first byte.
-    fn scalar(lx: &mut Lexer<'a>) -> Result<Self::Value, JsonError>;
+    /// `null`.
+    fn null() -> Self::Value;
+    /// `true` / `false`.
+    fn bool(b: bool) -> Self::Value;
+    /// A string.
+    fn string(s: Cow<'a, str>) -> Self::Value;
+    /// A number token just read (the cursor is after it).
+    fn number(lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<Self::Value, JsonError>;
+    /// A literal JSON lacks (Python's `NaN`, `Infinity`, `-Infinity`),
+    /// consumed when the input continues with one.
+    fn extra_literal(_lx: &mut Lexer<'a>) -> Option<Self::Value> {
+        None
+    }
 
     /// A finished array. `marked` says whether any item was marked; the
     /// returned flag marks the array itself (see [`Dialect::object`]).
@@ -34,6 +46,9 @@ pub(super) trait Dialect<'a> {
     /// here or below", which the reader thereby carries up without walking
     /// the finished values again.
     fn object(members: Vec<(Cow<'a, str>, Self::Value)>, marked: bool) -> (Self::Value, bool);
+
+    /// The object, if `value` is one.
+    fn into_object(value: Self::Value) -> Option<Self::Object>;
 }
 
 /// `text` as one value of dialect `D`, with optional surrounding whitespace.
@@ -45,11 +60,17 @@ pub(super) fn read_document<'a, D: Dialect<'a>>(text: &'a str) -> Result<D::Valu
     Ok(value)
 }
 
-/// Whether `text` starts (after JSON whitespace) with `{`: a cheap refusal
-/// before a full parse for callers that only want an object.
-pub(super) fn starts_as_object(text: &str) -> bool {
-    text.trim_start_matches([' ', '\t', '\n', '\r'])
+/// `text` as one value of dialect `D` when that value is an object; `None`
+/// for any other value or an error. Input that does not start with `{`
+/// (after whitespace) is refused before parsing.
+pub(super) fn read_object_document<'a, D: Dialect<'a>>(text: &'a str) -> Option<D::Object> {
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('{')
+    {
+        return None;
+    }
+    read_document::<D>(text).ok().and_then(D::into_object)
 }
 
 /// A container being read: its items so far (and, for an object, the key
@@ -91,7 +112,7 @@ fn read_value<'a, D: Dialect<'a>>(lx: &mut Lexer<'a>) -> Result<D::Value, JsonEr
                 lx.pos += 1;
                 D::object(Vec::new(), false)
             }
-            _ => (D::scalar(lx)?, false),
+            _ => (read_scalar::<D>(lx)?, false),
         };
         // Hand the value to the innermost open container, closing every
         // container that ends right after it.
@@ -152,4 +173,22 @@ fn read_key<'a>(lx: &mut Lexer<'a>) -> Result<Cow<'a, str>, JsonError> {
     lx.pos += 1;
     lx.skip_ws();
     Ok(key)
+}
+
+/// A value that is not a container; the cursor is at its first byte.
+fn read_scalar<'a, D: Dialect<'a>>(lx: &mut Lexer<'a>) -> Result<D::Value, JsonError> {
+    if let Some(value) = D::extra_literal(lx) {
+        return Ok(value);
+    }
+    match lx.peek() {
+        Some(b'"') => lx.string().map(D::string),
+        Some(b'-' | b'0'..=b'9') => {
+            let token = lx.number()?;
+            D::number(lx, token)
+        }
+        Some(b't') if lx.eat(b"true") => Ok(D::bool(true)),
+        Some(b'f') if lx.eat(b"false") => Ok(D::bool(false)),
+        Some(b'n') if lx.eat(b"null") => Ok(D::null()),
+        _ => Err(lx.unexpected()),
+    }
 }

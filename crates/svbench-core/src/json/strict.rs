@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{token_f64, Lexer};
-use super::reader::{read_document, starts_as_object, Dialect};
+use super::lexer::{token_f64, Lexer, NumberToken};
+use super::reader::{read_document, read_object_document, Dialect};
 use super::{JsonError, MAX_DEPTH};
 
 /// A JSON value; strings borrow from the input when they hold no escapes.
@@ -189,13 +189,7 @@ pub fn parse(text: &str) -> Result<Value<'_>, JsonError> {
 
 /// Parses `text` and returns it only if it is a JSON object.
 pub fn parse_object(text: &str) -> Option<Object<'_>> {
-    if !starts_as_object(text) {
-        return None;
-    }
-    match parse(text) {
-        Ok(Value::Object(o)) => Some(o),
-        _ => None,
-    }
+    read_object_document::<Strict>(text)
 }
 
 /// The strict dialect of the shared container reader; a value is marked
@@ -204,23 +198,26 @@ struct Strict;
 
 impl<'a> Dialect<'a> for Strict {
     type Value = Value<'a>;
+    type Object = Object<'a>;
     const MAX_DEPTH: usize = MAX_DEPTH;
 
-    fn scalar(lx: &mut Lexer<'a>) -> Result<Value<'a>, JsonError> {
-        match lx.peek() {
-            Some(b'"') => lx.string().map(Value::String),
-            Some(b'-' | b'0'..=b'9') => {
-                let token = lx.number()?;
-                Ok(Value::Number(Number {
-                    value: token_f64(token.text),
-                    integer: token.integer,
-                }))
-            }
-            Some(b't') if lx.eat(b"true") => Ok(Value::Bool(true)),
-            Some(b'f') if lx.eat(b"false") => Ok(Value::Bool(false)),
-            Some(b'n') if lx.eat(b"null") => Ok(Value::Null),
-            _ => Err(lx.unexpected()),
-        }
+    fn null() -> Value<'a> {
+        Value::Null
+    }
+
+    fn bool(b: bool) -> Value<'a> {
+        Value::Bool(b)
+    }
+
+    fn string(s: Cow<'a, str>) -> Value<'a> {
+        Value::String(s)
+    }
+
+    fn number(_lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<Value<'a>, JsonError> {
+        Ok(Value::Number(Number {
+            value: token_f64(token.text),
+            integer: token.integer,
+        }))
     }
 
     fn array(items: Vec<Value<'a>>, marked: bool) -> (Value<'a>, bool) {
@@ -236,6 +233,13 @@ impl<'a> Dialect<'a> for Strict {
             duplicate_within,
         };
         (Value::Object(object), duplicate_within)
+    }
+
+    fn into_object(value: Value<'a>) -> Option<Object<'a>> {
+        match value {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
     }
 }
 
