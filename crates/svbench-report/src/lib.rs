@@ -17,6 +17,7 @@ pub mod error;
 pub mod html;
 pub mod manifest;
 pub mod markdown;
+pub mod markup;
 pub mod plots;
 pub mod read;
 pub mod schema;

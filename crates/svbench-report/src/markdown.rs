@@ -11,6 +11,7 @@ use svbench_core::summary::{
 };
 
 use crate::build::BuildNotes;
+use crate::markup::table_cell;
 use crate::plots::Plot;
 use crate::read::{LeanRun, RunInfo};
 
@@ -34,11 +35,6 @@ fn text(v: Option<&str>) -> String {
     }
 }
 
-/// Escapes a free-text table cell.
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 fn title(info: &RunInfo) -> String {
     let model = if info.model.is_empty() {
         "?"
@@ -48,7 +44,7 @@ fn title(info: &RunInfo) -> String {
     format!(
         "# svbench report: {} · {}\n\n",
         info.environment,
-        cell(model)
+        table_cell(model)
     )
 }
 
@@ -62,7 +58,7 @@ pub fn render_empty(run: &LeanRun) -> String {
     s.push('\n');
     s.push_str("**No records.** `results.jsonl` holds no result record, so there is nothing to summarise and no `summary.json` was written.\n");
     for w in &run.records.warnings {
-        let _ = writeln!(s, "\n- ⚠ {}", cell(w));
+        let _ = writeln!(s, "\n- ⚠ {}", table_cell(w));
     }
     s
 }
@@ -180,7 +176,7 @@ fn run_section(s: &mut String, sm: &Summary, info: &RunInfo, notes: &BuildNotes)
         ),
     ];
     for (k, v) in rows {
-        let _ = writeln!(s, "| {k} | {} |", cell(&v));
+        let _ = writeln!(s, "| {k} | {} |", table_cell(&v));
     }
     s.push('\n');
     if notes.profiles.keys().filter(|p| !p.is_empty()).count() > 1
@@ -207,7 +203,7 @@ fn warnings_section(s: &mut String, sm: &Summary) {
     }
     s.push_str("## Warnings\n\n");
     for w in &sm.warnings {
-        let _ = writeln!(s, "- ⚠ {}", cell(w));
+        let _ = writeln!(s, "- ⚠ {}", table_cell(w));
     }
     s.push('\n');
 }
@@ -250,7 +246,7 @@ fn validity_section(s: &mut String, sm: &Summary) {
     if !sm.errors_by_kind.is_empty() {
         s.push_str("| error kind | records |\n|---|---:|\n");
         for (k, n) in &sm.errors_by_kind {
-            let _ = writeln!(s, "| {} | {n} |", cell(k));
+            let _ = writeln!(s, "| {} | {n} |", table_cell(k));
         }
         s.push('\n');
     }
@@ -387,7 +383,7 @@ fn group_table(s: &mut String, name: &str, groups: &std::collections::BTreeMap<S
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            cell(k),
+            table_cell(k),
             g.n,
             f(m.detection.accuracy),
             f(m.detection.tpr),
@@ -427,7 +423,7 @@ fn reward_section(s: &mut String, sm: &Summary) {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | |",
-            cell(k),
+            table_cell(k),
             fo(c.mean),
             fo(c.std),
             fo(c.min),

@@ -11,6 +11,7 @@ use svbench_core::scoreboard::{E1Entry, E2Entry, EntryCommon, Scoreboard, Scoreb
 use svbench_core::summary::{Summary, SummaryMetrics};
 
 use crate::error::ReportError;
+use crate::markup::table_cell;
 use crate::{build_report, write, ReportOptions};
 use svbench_core::identity::{self, EnvIdentity};
 
@@ -279,10 +280,6 @@ fn ci(c: &EntryCommon, key: &str) -> String {
         .unwrap_or_else(|| "—".to_string())
 }
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
 /// The Markdown rendering: three decimals, the latest `run_finished_at` as
 /// the date (never today's).
 pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
@@ -305,9 +302,9 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                     let _ = writeln!(
                         s,
                         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
-                        cell(&x.baseline),
-                        cell(&x.model),
-                        cell(&x.dataset),
+                        table_cell(&x.baseline),
+                        table_cell(&x.model),
+                        table_cell(&x.dataset),
                         x.n,
                         num(x.acc),
                         ci(&x.common, "acc"),
@@ -318,7 +315,7 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                         num(x.cost_acc),
                         opt(x.common.parse_failure_rate),
                         opt(x.common.error_rate),
-                        cell(&x.run_id)
+                        table_cell(&x.run_id)
                     );
                 }
             }
@@ -330,9 +327,9 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                     let _ = writeln!(
                         s,
                         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
-                        cell(&x.baseline),
-                        cell(&x.model),
-                        cell(&x.dataset),
+                        table_cell(&x.baseline),
+                        table_cell(&x.model),
+                        table_cell(&x.dataset),
                         x.n,
                         num(x.f1),
                         ci(&x.common, "f1"),
@@ -343,7 +340,7 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                         num(x.fp_clean),
                         opt(x.common.parse_failure_rate),
                         opt(x.common.error_rate),
-                        cell(&x.run_id)
+                        table_cell(&x.run_id)
                     );
                 }
             }

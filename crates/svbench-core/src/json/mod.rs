@@ -22,6 +22,7 @@ mod lexer;
 mod pyfloat;
 mod pystr;
 pub mod python;
+mod reader;
 pub mod strict;
 mod unicode;
 

@@ -12,7 +12,8 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{token_f64, Lexer};
+use super::lexer::{token_f64, Lexer, NumberToken};
+use super::reader::{read_document, read_object_document, Dialect};
 use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
 pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
@@ -157,148 +158,69 @@ impl<'a> PyDict<'a> {
 /// any depth of input is safe; like CPython's scanner it reports the
 /// too-deep `[`/`{` before reading what follows it.
 pub fn loads(text: &str) -> Result<PyValue<'_>, JsonError> {
-    let mut lx = Lexer::new(text);
-    lx.skip_ws();
-    let value = read_value(&mut lx)?;
-    lx.finish()?;
-    Ok(value)
+    read_document::<Python>(text)
 }
 
 /// `json.loads(text)` when it returns a dict; `None` when it raises or
 /// returns anything else.
 pub fn loads_dict(text: &str) -> Option<PyDict<'_>> {
-    if !text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('{')
-    {
-        return None;
-    }
-    match loads(text) {
-        Ok(PyValue::Dict(d)) => Some(d),
-        _ => None,
-    }
+    read_object_document::<Python>(text)
 }
 
-/// A container being read: its items so far (and, for a dict, the key whose
-/// value is being read).
-enum Open<'a> {
-    List(Vec<PyValue<'a>>),
-    Dict(Vec<(Cow<'a, str>, PyValue<'a>)>, Cow<'a, str>),
-}
+/// The Python dialect of the shared container reader.
+struct Python;
 
-/// One value at the cursor, containers included, without recursion.
-fn read_value<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
-    let mut open: Vec<Open<'a>> = Vec::new();
-    loop {
-        // The cursor is at the start of a value.
-        let mut value = match lx.peek() {
-            Some(b'[' | b'{') if open.len() >= PYTHON_MAX_DEPTH => {
-                return Err(lx.error(JsonErrorKind::TooDeep));
-            }
-            Some(b'[') => {
-                lx.pos += 1;
-                lx.skip_ws();
-                if lx.peek() != Some(b']') {
-                    open.push(Open::List(Vec::new()));
-                    continue;
-                }
-                lx.pos += 1;
-                PyValue::List(Vec::new())
-            }
-            Some(b'{') => {
-                lx.pos += 1;
-                lx.skip_ws();
-                if lx.peek() != Some(b'}') {
-                    let key = read_key(lx)?;
-                    open.push(Open::Dict(Vec::new(), key));
-                    continue;
-                }
-                lx.pos += 1;
-                PyValue::Dict(PyDict::new())
-            }
-            _ => read_scalar(lx)?,
+impl<'a> Dialect<'a> for Python {
+    type Value = PyValue<'a>;
+    type Object = PyDict<'a>;
+    const MAX_DEPTH: usize = PYTHON_MAX_DEPTH;
+
+    fn null() -> PyValue<'a> {
+        PyValue::None
+    }
+
+    fn bool(b: bool) -> PyValue<'a> {
+        PyValue::Bool(b)
+    }
+
+    fn string(s: Cow<'a, str>) -> PyValue<'a> {
+        PyValue::Str(s)
+    }
+
+    fn number(lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<PyValue<'a>, JsonError> {
+        if !token.integer {
+            return Ok(PyValue::Float(token_f64(token.text)));
+        }
+        let digits = token.text.len() - usize::from(token.text.starts_with('-'));
+        if digits > INT_MAX_STR_DIGITS {
+            return Err(lx.error(JsonErrorKind::IntegerTooLong));
+        }
+        Ok(PyValue::Int(PyInt { text: token.text }))
+    }
+
+    fn extra_literal(lx: &mut Lexer<'a>) -> Option<PyValue<'a>> {
+        let value = match lx.peek()? {
+            b'-' if lx.eat(b"-Infinity") => f64::NEG_INFINITY,
+            b'N' if lx.eat(b"NaN") => f64::NAN,
+            b'I' if lx.eat(b"Infinity") => f64::INFINITY,
+            _ => return None,
         };
-        // Hand the value to the innermost open container, closing every
-        // container that ends right after it.
-        loop {
-            let Some(top) = open.last_mut() else {
-                return Ok(value);
-            };
-            lx.skip_ws();
-            let next = lx.peek();
-            match top {
-                Open::List(items) => {
-                    items.push(value);
-                    match next {
-                        Some(b',') => {
-                            lx.pos += 1;
-                            lx.skip_ws();
-                            break;
-                        }
-                        Some(b']') => lx.pos += 1,
-                        _ => return Err(lx.unexpected()),
-                    }
-                }
-                Open::Dict(pairs, key) => {
-                    pairs.push((std::mem::take(key), value));
-                    match next {
-                        Some(b',') => {
-                            lx.pos += 1;
-                            lx.skip_ws();
-                            *key = read_key(lx)?;
-                            break;
-                        }
-                        Some(b'}') => lx.pos += 1,
-                        _ => return Err(lx.unexpected()),
-                    }
-                }
-            }
-            value = match open.pop() {
-                Some(Open::List(items)) => PyValue::List(items),
-                Some(Open::Dict(pairs, _)) => PyValue::Dict(PyDict::from_pairs(pairs)),
-                None => return Err(lx.unexpected()),
-            };
-        }
+        Some(PyValue::Float(value))
     }
-}
 
-/// A dict key and its `:`, leaving the cursor at the value.
-fn read_key<'a>(lx: &mut Lexer<'a>) -> Result<Cow<'a, str>, JsonError> {
-    if lx.peek() != Some(b'"') {
-        return Err(lx.unexpected());
+    fn array(items: Vec<PyValue<'a>>, _marked: bool) -> (PyValue<'a>, bool) {
+        (PyValue::List(items), false)
     }
-    let key = lx.string()?;
-    lx.skip_ws();
-    if lx.peek() != Some(b':') {
-        return Err(lx.unexpected());
-    }
-    lx.pos += 1;
-    lx.skip_ws();
-    Ok(key)
-}
 
-/// A value that is not a container.
-fn read_scalar<'a>(lx: &mut Lexer<'a>) -> Result<PyValue<'a>, JsonError> {
-    match lx.peek() {
-        Some(b'"') => lx.string().map(PyValue::Str),
-        Some(b'-') if lx.eat(b"-Infinity") => Ok(PyValue::Float(f64::NEG_INFINITY)),
-        Some(b'-' | b'0'..=b'9') => {
-            let token = lx.number()?;
-            if !token.integer {
-                return Ok(PyValue::Float(token_f64(token.text)));
-            }
-            let digits = token.text.len() - usize::from(token.text.starts_with('-'));
-            if digits > INT_MAX_STR_DIGITS {
-                return Err(lx.error(JsonErrorKind::IntegerTooLong));
-            }
-            Ok(PyValue::Int(PyInt { text: token.text }))
+    fn object(members: Vec<(Cow<'a, str>, PyValue<'a>)>, _marked: bool) -> (PyValue<'a>, bool) {
+        (PyValue::Dict(PyDict::from_pairs(members)), false)
+    }
+
+    fn into_object(value: PyValue<'a>) -> Option<PyDict<'a>> {
+        match value {
+            PyValue::Dict(d) => Some(d),
+            _ => None,
         }
-        Some(b'N') if lx.eat(b"NaN") => Ok(PyValue::Float(f64::NAN)),
-        Some(b'I') if lx.eat(b"Infinity") => Ok(PyValue::Float(f64::INFINITY)),
-        Some(b't') if lx.eat(b"true") => Ok(PyValue::Bool(true)),
-        Some(b'f') if lx.eat(b"false") => Ok(PyValue::Bool(false)),
-        Some(b'n') if lx.eat(b"null") => Ok(PyValue::None),
-        _ => Err(lx.unexpected()),
     }
 }
 

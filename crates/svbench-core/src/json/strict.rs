@@ -11,8 +11,9 @@
 
 use std::borrow::Cow;
 
-use super::lexer::{token_f64, Lexer};
-use super::{JsonError, JsonErrorKind, MAX_DEPTH};
+use super::lexer::{token_f64, Lexer, NumberToken};
+use super::reader::{read_document, read_object_document, Dialect};
+use super::{JsonError, MAX_DEPTH};
 
 /// A JSON value; strings borrow from the input when they hold no escapes.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,110 +184,61 @@ impl<'a> Value<'a> {
 /// Parses `text` as one strict JSON value, with optional surrounding
 /// whitespace.
 pub fn parse(text: &str) -> Result<Value<'_>, JsonError> {
-    let mut lx = Lexer::new(text);
-    lx.skip_ws();
-    let value = read_value(&mut lx, 0)?;
-    lx.finish()?;
-    Ok(value)
+    read_document::<Strict>(text)
 }
 
 /// Parses `text` and returns it only if it is a JSON object.
 pub fn parse_object(text: &str) -> Option<Object<'_>> {
-    // Cheap rejection before the full parse: an object starts with `{`.
-    if !text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('{')
-    {
-        return None;
-    }
-    match parse(text) {
-        Ok(Value::Object(o)) => Some(o),
-        _ => None,
-    }
+    read_object_document::<Strict>(text)
 }
 
-fn read_value<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Value<'a>, JsonError> {
-    match lx.peek() {
-        Some(b'{') => read_object(lx, depth + 1).map(Value::Object),
-        Some(b'[') => read_array(lx, depth + 1),
-        Some(b'"') => lx.string().map(Value::String),
-        Some(b'-' | b'0'..=b'9') => {
-            let token = lx.number()?;
-            Ok(Value::Number(Number {
-                value: token_f64(token.text),
-                integer: token.integer,
-            }))
-        }
-        Some(b't') if lx.eat(b"true") => Ok(Value::Bool(true)),
-        Some(b'f') if lx.eat(b"false") => Ok(Value::Bool(false)),
-        Some(b'n') if lx.eat(b"null") => Ok(Value::Null),
-        _ => Err(lx.unexpected()),
-    }
-}
+/// The strict dialect of the shared container reader; a value is marked
+/// when it holds a duplicate key at any depth.
+struct Strict;
 
-fn read_array<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Value<'a>, JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error(JsonErrorKind::TooDeep));
-    }
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut items = Vec::new();
-    if lx.peek() == Some(b']') {
-        lx.pos += 1;
-        return Ok(Value::Array(items));
-    }
-    loop {
-        items.push(read_value(lx, depth)?);
-        lx.skip_ws();
-        match lx.peek() {
-            Some(b',') => {
-                lx.pos += 1;
-                lx.skip_ws();
-            }
-            Some(b']') => {
-                lx.pos += 1;
-                return Ok(Value::Array(items));
-            }
-            _ => return Err(lx.unexpected()),
-        }
-    }
-}
+impl<'a> Dialect<'a> for Strict {
+    type Value = Value<'a>;
+    type Object = Object<'a>;
+    const MAX_DEPTH: usize = MAX_DEPTH;
 
-fn read_object<'a>(lx: &mut Lexer<'a>, depth: usize) -> Result<Object<'a>, JsonError> {
-    if depth > MAX_DEPTH {
-        return Err(lx.error(JsonErrorKind::TooDeep));
+    fn null() -> Value<'a> {
+        Value::Null
     }
-    lx.pos += 1;
-    lx.skip_ws();
-    let mut members = Vec::new();
-    if lx.peek() == Some(b'}') {
-        lx.pos += 1;
-        return Ok(Object::default());
+
+    fn bool(b: bool) -> Value<'a> {
+        Value::Bool(b)
     }
-    loop {
-        if lx.peek() != Some(b'"') {
-            return Err(lx.unexpected());
-        }
-        let key = lx.string()?;
-        lx.skip_ws();
-        if lx.peek() != Some(b':') {
-            return Err(lx.unexpected());
-        }
-        lx.pos += 1;
-        lx.skip_ws();
-        let value = read_value(lx, depth)?;
-        members.push((key, value));
-        lx.skip_ws();
-        match lx.peek() {
-            Some(b',') => {
-                lx.pos += 1;
-                lx.skip_ws();
-            }
-            Some(b'}') => {
-                lx.pos += 1;
-                return Ok(Object::from_members(members));
-            }
-            _ => return Err(lx.unexpected()),
+
+    fn string(s: Cow<'a, str>) -> Value<'a> {
+        Value::String(s)
+    }
+
+    fn number(_lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<Value<'a>, JsonError> {
+        Ok(Value::Number(Number {
+            value: token_f64(token.text),
+            integer: token.integer,
+        }))
+    }
+
+    fn array(items: Vec<Value<'a>>, marked: bool) -> (Value<'a>, bool) {
+        (Value::Array(items), marked)
+    }
+
+    fn object(members: Vec<(Cow<'a, str>, Value<'a>)>, marked: bool) -> (Value<'a>, bool) {
+        let duplicate_here = has_duplicate(&members);
+        let duplicate_within = duplicate_here || marked;
+        let object = Object {
+            members,
+            duplicate_here,
+            duplicate_within,
+        };
+        (Value::Object(object), duplicate_within)
+    }
+
+    fn into_object(value: Value<'a>) -> Option<Object<'a>> {
+        match value {
+            Value::Object(o) => Some(o),
+            _ => None,
         }
     }
 }
@@ -310,6 +262,7 @@ fn has_duplicate(members: &[(Cow<'_, str>, Value<'_>)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::JsonErrorKind;
 
     fn obj(text: &str) -> Object<'_> {
         match parse(text) {
@@ -442,6 +395,15 @@ mod tests {
         );
         let hostile = "{\"a\":".repeat(100_000);
         assert!(parse(&hostile).is_err());
+        // Refused at the bracket past the bound, before what follows it.
+        let text = format!("{}x", "[".repeat(MAX_DEPTH + 1));
+        assert_eq!(
+            parse(&text),
+            Err(JsonError {
+                offset: MAX_DEPTH,
+                kind: JsonErrorKind::TooDeep
+            })
+        );
     }
 
     #[test]
@@ -468,7 +430,7 @@ mod tests {
         const STACK: usize = 2 << 20;
         // Issue 14 item 9: `v1` keeps its bound, and input of any depth is
         // refused at the bound on a thread with a default-size stack (the
-        // reader recurses to the bound: up to 1 MiB in a debug build).
+        // reader keeps open containers on the heap).
         let run = || {
             for text in [
                 format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use svbench_core::summary::Summary;
 
 use super::samples::{read_back, row_of, transcript_of, Entry, Grading, Outcome, SampleIndex};
+use crate::markup::Markup;
 use crate::plots::Plot;
 
 const CSS: &str = include_str!("report.css");
@@ -91,8 +92,8 @@ pub(super) fn render(
     let _ = writeln!(
         head,
         "<title>svbench report · {} · {}</title>",
-        esc(inp.environment),
-        esc(run_id)
+        Markup::Html.escape(inp.environment),
+        Markup::Html.escape(run_id)
     );
     head.push_str("<style>\n");
     head.push_str(CSS);
@@ -168,16 +169,16 @@ fn summary_section(out: &mut String, inp: &Inputs, sel: &Selection) {
     let _ = writeln!(
         out,
         "<p class=\"sub\">{} · {} · run <code>{}</code></p>\n</header>",
-        esc(inp.environment),
-        esc(s.map(|s| s.model.as_str()).unwrap_or("")),
-        esc(s.map(|s| s.run_id.as_str()).unwrap_or(""))
+        Markup::Html.escape(inp.environment),
+        Markup::Html.escape(s.map(|s| s.model.as_str()).unwrap_or("")),
+        Markup::Html.escape(s.map(|s| s.run_id.as_str()).unwrap_or(""))
     );
     out.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n");
     let warnings = warnings(inp, sel);
     if !warnings.is_empty() {
         out.push_str("<ul class=\"warnings\" id=\"svb-warnings\">\n");
         for w in &warnings {
-            let _ = writeln!(out, "<li>{}</li>", esc(w));
+            let _ = writeln!(out, "<li>{}</li>", Markup::Html.escape(w));
         }
         out.push_str("</ul>\n");
     }
@@ -192,7 +193,7 @@ fn summary_section(out: &mut String, inp: &Inputs, sel: &Selection) {
     }
     if !inp.report_md.is_empty() {
         out.push_str("<details><summary>report.md</summary>\n<pre class=\"md\">");
-        out.push_str(&esc(inp.report_md));
+        out.push_str(&Markup::Html.escape(inp.report_md));
         out.push_str("</pre>\n</details>\n");
     }
     out.push_str("</section>\n");
@@ -338,14 +339,14 @@ fn kv_table<K: AsRef<str>>(out: &mut String, title: &str, rows: &[(K, String)]) 
     let _ = writeln!(
         out,
         "<table class=\"kv\"><caption>{}</caption><tbody>",
-        esc(title)
+        Markup::Html.escape(title)
     );
     for (k, v) in rows {
         let _ = writeln!(
             out,
             "<tr><th>{}</th><td>{}</td></tr>",
-            esc(k.as_ref()),
-            esc(v)
+            Markup::Html.escape(k.as_ref()),
+            Markup::Html.escape(v)
         );
     }
     out.push_str("</tbody></table>\n");
@@ -398,12 +399,16 @@ fn plots_section(out: &mut String, plots: &[Plot]) {
         let _ = write!(
             out,
             "<figure id=\"plot-{}\">",
-            esc(&p.name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
+            Markup::Html.escape(&p.name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"))
         );
         // Inline SVG: drop any XML prolog or doctype before the root element.
         let svg = p.svg.find("<svg").map_or(p.svg.as_str(), |i| &p.svg[i..]);
         out.push_str(svg.trim_end());
-        let _ = writeln!(out, "<figcaption>{}</figcaption></figure>", esc(&p.title));
+        let _ = writeln!(
+            out,
+            "<figcaption>{}</figcaption></figure>",
+            Markup::Html.escape(&p.title)
+        );
     }
     out.push_str("</div>\n</section>\n");
 }
@@ -639,22 +644,6 @@ fn push_raw(out: &mut String, raw: &str) {
         last = i + 1;
     }
     out.push_str(&raw[last..]);
-}
-
-/// HTML text escaping.
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

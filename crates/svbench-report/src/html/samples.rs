@@ -22,7 +22,7 @@ use svbench_core::ParseStatus;
 
 use crate::e1::outcome::{classify, Prediction};
 use crate::error::ReportError;
-use crate::read::records::{map_lines, split_lines};
+use crate::read::records::{map_lines, stream_lines, LineFailure, CHUNK};
 use crate::read::RecordView;
 
 /// How a sample is filed in the browser (legend in the page).
@@ -258,82 +258,32 @@ struct Indexed {
 /// torn or unparseable last line is skipped with a warning; any other
 /// unparseable line is an error naming it (as [`crate::read`]).
 pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, ReportError> {
-    let read_err = |source| ReportError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SampleIndex::default()),
-        Err(e) => return Err(read_err(e)),
-    };
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK + CHUNK / 4);
-    // File offset of buf[0].
-    let mut base = 0u64;
-    let mut next_line = 1usize;
     let mut kept: Vec<Entry> = Vec::new();
     let mut profiles: Vec<String> = Vec::new();
     let mut profile_ids: HashMap<String, u32> = HashMap::new();
-    let mut failed: Option<(usize, String)> = None;
-    let mut eof = false;
-    while !eof {
-        let start = buf.len();
-        buf.resize(start + CHUNK, 0);
-        let got = read_full(&mut file, &mut buf[start..]).map_err(read_err)?;
-        buf.truncate(start + got);
-        eof = got == 0;
-        let end = if eof {
-            buf.len()
-        } else {
-            match memchr::memrchr(b'\n', &buf) {
-                Some(i) => i + 1,
-                None => continue,
-            }
-        };
-        let lines = split_lines(&buf[..end], &mut next_line);
-        let origin = buf.as_ptr() as usize;
-        let parsed = map_lines(&lines, threads, |l| {
-            let offset = base + (l.as_ptr() as usize - origin) as u64;
-            index_line(l, offset, grading)
-        });
-        for (line, result) in parsed {
-            if let Some((bad, message)) = failed.take() {
-                return Err(ReportError::ResultsLine {
-                    path: path.to_path_buf(),
-                    line: bad,
-                    message,
-                });
-            }
-            match result {
-                Ok(mut p) => {
-                    p.entry.line = u32::try_from(line).unwrap_or(u32::MAX);
-                    p.entry.profile = match profile_ids.get(&p.profile) {
-                        Some(&id) => id,
-                        None => {
-                            let id = u32::try_from(profiles.len()).unwrap_or(u32::MAX);
-                            profiles.push(p.profile.clone());
-                            profile_ids.insert(p.profile, id);
-                            id
-                        }
-                    };
-                    kept.push(p.entry);
+    let streamed = stream_lines(
+        path,
+        CHUNK,
+        false,
+        &|l, offset| index_line(l, offset, grading).map_err(LineFailure::Unparseable),
+        &mut |line, mut p: Indexed| {
+            p.entry.line = u32::try_from(line).unwrap_or(u32::MAX);
+            p.entry.profile = match profile_ids.get(&p.profile) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(profiles.len()).unwrap_or(u32::MAX);
+                    profiles.push(p.profile.clone());
+                    profile_ids.insert(p.profile, id);
+                    id
                 }
-                Err(message) => failed = Some((line, message)),
-            }
-        }
-        buf.drain(..end);
-        base += end as u64;
-    }
-    let mut warnings = Vec::new();
-    if let Some((line, message)) = failed {
-        warnings.push(format!(
-            "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
-        ));
-    }
+            };
+            kept.push(p.entry);
+        },
+    )?;
+    let Some(streamed) = streamed else {
+        return Ok(SampleIndex::default());
+    };
+    let mut warnings = streamed.warnings;
     let (entries, superseded) = crate::read::records::dedupe_and_sort_in_place(kept);
     if superseded > 0 {
         warnings.push(format!(
@@ -345,21 +295,6 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, Report
         profiles,
         warnings,
     })
-}
-
-const CHUNK: usize = 8 << 20;
-
-fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 fn index_line(line: &[u8], offset: u64, grading: Grading) -> Result<Indexed, String> {

@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use svbench_core::summary::{E2Metrics, E2Summary, Summary};
 
-use super::{cell, f, fo, pct};
+use super::{f, fo, pct};
+use crate::markup::table_cell;
 
 /// At most this many rules are listed in the per-rule table.
 const MAX_RULES: usize = 60;
@@ -77,7 +78,7 @@ pub fn sections(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary) {
     if !v1.patch_status.is_empty() {
         s.push_str("\nv1 patch outcomes (strict apply, re-scan, preservation):\n\n| status | records |\n|---|---:|\n");
         for (k, n) in &v1.patch_status {
-            let _ = writeln!(s, "| {} | {n} |", cell(k));
+            let _ = writeln!(s, "| {} | {n} |", table_cell(k));
         }
     }
 
@@ -88,7 +89,7 @@ pub fn sections(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary) {
     let _ = writeln!(s, "| calls_per_finding | {} |", f(t.calls_per_finding));
     s.push_str("\n| tool | calls | time (ms) |\n|---|---:|---:|\n");
     for (k, u) in &t.tool_distribution {
-        let _ = writeln!(s, "| {} | {} | {} |", cell(k), u.calls, f(u.time_ms));
+        let _ = writeln!(s, "| {} | {} | {} |", table_cell(k), u.calls, f(u.time_ms));
     }
 
     let e = &m.episode;
@@ -139,7 +140,7 @@ pub fn sections(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary) {
         let _ = writeln!(s, "| {k} | {v} |");
     }
     for (k, v) in &e2.upstream.components {
-        let _ = writeln!(s, "| upstream {} | {} |", cell(k), fo(*v));
+        let _ = writeln!(s, "| upstream {} | {} |", table_cell(k), fo(*v));
     }
 
     if e2.by_lang.len() > 1 {
@@ -148,7 +149,7 @@ pub fn sections(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary) {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {} |",
-                cell(lang),
+                table_cell(lang),
                 g.n,
                 f(g.metrics.finding_quality.f1_weighted),
                 f(g.metrics.finding_quality.f1_weighted_positive_only),
@@ -183,7 +184,7 @@ pub fn sections(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary) {
             let _ = writeln!(
                 s,
                 "| `{}` | {} | {} | {} | {} | {} | {} |",
-                cell(id).replace('`', "'"),
+                table_cell(id).replace('`', "'"),
                 r.support,
                 r.tp,
                 r.fp,

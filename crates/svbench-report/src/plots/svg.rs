@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use crate::markup::Markup;
+
 /// Default canvas width.
 pub const WIDTH: f64 = 640.0;
 /// Default canvas height.
@@ -15,24 +17,6 @@ pub const PALETTE: [&str; 4] = ["#4c72b0", "#dd8452", "#55a868", "#8172b3"];
 pub const INK: &str = "#222222";
 /// Grid and reference-line colour.
 pub const GRID: &str = "#bbbbbb";
-
-/// Escapes text for XML character data and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 forbids (other control characters).
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// A coordinate with two decimals; non-finite values become 0 and `-0.00`
 /// becomes `0.00`, so output never depends on the sign of a rounded zero.
@@ -87,7 +71,7 @@ impl Doc {
         let _ = write!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\">\n<title>{}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
-            escape(title)
+            Markup::Svg.escape(title)
         );
         let mut doc = Doc { out };
         doc.text(width / 2.0, 22.0, title, Anchor::Middle, 15.0, INK);
@@ -162,7 +146,7 @@ impl Doc {
             num(y),
             anchor.attr(),
             num(size),
-            escape(s)
+            Markup::Svg.escape(s)
         );
     }
 
@@ -172,7 +156,7 @@ impl Doc {
         let _ = writeln!(
             self.out,
             "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\" font-size=\"12\" fill=\"{INK}\" transform=\"rotate(-90 {x} {y})\">{}</text>",
-            escape(s)
+            Markup::Svg.escape(s)
         );
     }
 
@@ -284,7 +268,7 @@ pub(crate) mod tests {
     #[test]
     fn escaping_and_numbers() {
         assert_eq!(
-            escape("a<b & \"c\" > 'd'\u{1}"),
+            Markup::Svg.escape("a<b & \"c\" > 'd'\u{1}"),
             "a&lt;b &amp; &quot;c&quot; &gt; &apos;d&apos;\u{fffd}"
         );
         assert_eq!(num(-0.001), "0.00");

@@ -318,31 +318,81 @@ pub(crate) fn read_reduced<T: Send>(
     reduce: &(dyn Fn(RecordView) -> T + Sync),
     sink: &mut dyn FnMut(usize, T),
 ) -> Result<ReadInfo, ReportError> {
+    let streamed = stream_lines(
+        path,
+        chunk,
+        true,
+        &|line, _offset| parse_line(line, strict).map(reduce),
+        sink,
+    )?;
+    Ok(match streamed {
+        None => ReadInfo {
+            sha256: sha256_hex(b""),
+            file_present: false,
+            warnings: vec!["results.jsonl is missing: the run recorded no sample".to_string()],
+        },
+        Some(s) => ReadInfo {
+            sha256: s.sha256.unwrap_or_default(),
+            file_present: true,
+            warnings: s.warnings,
+        },
+    })
+}
+
+/// Why a line of `results.jsonl` yields no record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineFailure {
+    /// Not a record (bad JSON, a field of the wrong type): fatal unless it
+    /// is the last line, which may have been torn by an interrupted run.
+    Unparseable(String),
+    /// A record that `--strict` refuses: fatal wherever it stands.
+    Strict(String),
+}
+
+/// What [`stream_lines`] found besides the records.
+pub(crate) struct Streamed {
+    /// SHA-256 of the file bytes, when asked for.
+    pub sha256: Option<String>,
+    /// Reading warnings (a skipped torn last line).
+    pub warnings: Vec<String>,
+}
+
+/// The one reader of `results.jsonl` (the summary's and report.html's):
+/// reads the file in chunks of `chunk` bytes, parses each chunk's complete
+/// lines with `parse` (given the line and its byte offset in the file) on
+/// all cores, optionally hashing the bytes on another thread, and hands the
+/// results to `sink` in file order with their 1-based line numbers, so
+/// memory is bounded by what the sink keeps. `None` when the file does not
+/// exist. A torn or unparseable last line is skipped with a warning; any
+/// other unparseable line, and any [`LineFailure::Strict`], is an error
+/// naming it.
+pub(crate) fn stream_lines<T: Send>(
+    path: &Path,
+    chunk: usize,
+    hash: bool,
+    parse: &(dyn Fn(&[u8], u64) -> Result<T, LineFailure> + Sync),
+    sink: &mut dyn FnMut(usize, T),
+) -> Result<Option<Streamed>, ReportError> {
     let read_err = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
     };
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(ReadInfo {
-                sha256: sha256_hex(b""),
-                file_present: false,
-                warnings: vec!["results.jsonl is missing: the run recorded no sample".to_string()],
-            });
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(read_err(e)),
     };
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, 8);
-    let mut hasher = Sha256::new();
+    let mut hasher = hash.then(Sha256::new);
     let mut buf: Vec<u8> = Vec::with_capacity(chunk + chunk / 4);
+    // File offset of buf[0].
+    let mut base = 0u64;
     let mut next_line = 1usize;
     // The first unparseable line; fatal unless it turns out to be the last.
     let mut failed: Option<(usize, String)> = None;
-    let mut last_line: Option<usize> = None;
     let mut eof = false;
     while !eof {
         let start = buf.len();
@@ -361,41 +411,52 @@ pub(crate) fn read_reduced<T: Send>(
         };
         let lines = split_lines(&buf[..end], &mut next_line);
         let bytes = &buf[..end];
+        let origin = bytes.as_ptr() as usize;
         let parsed = std::thread::scope(|scope| {
-            let hashing = scope.spawn(|| hasher.update(bytes));
-            let parsed = map_lines(&lines, threads, |l| parse_line(l, strict).map(reduce));
+            let hashing = hasher
+                .as_mut()
+                .map(|h| scope.spawn(move || h.update(bytes)));
+            let parsed = map_lines(&lines, threads, |l| {
+                parse(l, base + (l.as_ptr() as usize - origin) as u64)
+            });
             // Hashing a byte slice cannot panic.
-            let _ = hashing.join();
+            if let Some(h) = hashing {
+                let _ = h.join();
+            }
             parsed
         });
         for (line, result) in parsed {
-            last_line = Some(line);
             if let Some((bad, message)) = failed.take() {
                 // A later non-blank line exists: the earlier failure is fatal.
-                return Err(line_error(path, bad, message));
+                return Err(ReportError::ResultsLine {
+                    path: path.to_path_buf(),
+                    line: bad,
+                    message,
+                });
             }
             match result {
                 Ok(rec) => sink(line, rec),
-                Err(message) if message.starts_with(STRICT_PREFIX) => {
-                    return Err(line_error(path, line, message));
+                Err(LineFailure::Strict(m)) => {
+                    return Err(ReportError::Strict {
+                        message: format!("{}:{line}: {m}", path.display()),
+                    });
                 }
-                Err(message) => failed = Some((line, message)),
+                Err(LineFailure::Unparseable(message)) => failed = Some((line, message)),
             }
         }
         buf.drain(..end);
+        base += end as u64;
     }
     let mut warnings = Vec::new();
     if let Some((line, message)) = failed {
-        debug_assert_eq!(Some(line), last_line);
         warnings.push(format!(
             "results.jsonl line {line} is torn or unparseable ({message}); it is the last line and was skipped"
         ));
     }
-    Ok(ReadInfo {
-        sha256: hex(&hasher.finalize()),
-        file_present: true,
+    Ok(Some(Streamed {
+        sha256: hasher.map(|h| hex(&h.finalize())),
         warnings,
-    })
+    }))
 }
 
 /// Bytes read per chunk.
@@ -414,21 +475,6 @@ fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize>
     }
     Ok(n)
 }
-
-fn line_error(path: &Path, line: usize, message: String) -> ReportError {
-    match message.strip_prefix(STRICT_PREFIX) {
-        Some(m) => ReportError::Strict {
-            message: format!("{}:{line}: {m}", path.display()),
-        },
-        None => ReportError::ResultsLine {
-            path: path.to_path_buf(),
-            line,
-            message,
-        },
-    }
-}
-
-const STRICT_PREFIX: &str = "\u{0}strict:";
 
 /// The non-blank lines of `bytes` with their 1-based numbers, continuing
 /// the count in `next_line`.
@@ -490,24 +536,27 @@ where
     })
 }
 
-fn parse_line(line: &[u8], strict: bool) -> Result<RecordView, String> {
-    let rec: RecordView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+fn parse_line(line: &[u8], strict: bool) -> Result<RecordView, LineFailure> {
+    let unparseable = |e: serde_json::Error| LineFailure::Unparseable(e.to_string());
+    let rec: RecordView = serde_json::from_slice(line).map_err(unparseable)?;
     if strict {
         let obj: serde_json::Map<String, Value> =
-            serde_json::from_slice(line).map_err(|e| e.to_string())?;
+            serde_json::from_slice(line).map_err(unparseable)?;
         let missing: Vec<&str> = STRICT_KEYS
             .iter()
             .copied()
             .filter(|k| !obj.contains_key(*k))
             .collect();
         if !missing.is_empty() {
-            return Err(format!(
-                "{STRICT_PREFIX}missing field(s) {}",
+            return Err(LineFailure::Strict(format!(
+                "missing field(s) {}",
                 missing.join(", ")
-            ));
+            )));
         }
         if !rec.is_errored() && rec.parse.is_none() {
-            return Err(format!("{STRICT_PREFIX}scored record without `parse`"));
+            return Err(LineFailure::Strict(
+                "scored record without `parse`".to_string(),
+            ));
         }
     }
     Ok(rec)
@@ -704,6 +753,34 @@ mod tests {
                 Err(ReportError::ResultsLine { line, .. }) => assert_eq!(line, 12),
                 other => panic!("expected a line error, got {other:?}"),
             }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn strict_refusals_are_fatal_even_on_the_last_line() {
+        let dir = std::env::temp_dir().join(format!("svbench-strict-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("results.jsonl");
+        let good = r#"{"index": 0, "rollout_index": 0, "example_id": "a", "reward": 1, "rewards": {}, "parse": {"status": "valid"}}"#;
+        std::fs::write(&path, format!("{good}\n{{\"index\": 1}}\n")).unwrap();
+        match read_records(&path, true) {
+            Err(ReportError::Strict { message }) => assert_eq!(
+                message,
+                format!(
+                    "{}:2: missing field(s) rollout_index, example_id, reward, rewards",
+                    path.display()
+                )
+            ),
+            other => panic!("expected a strict error, got {other:?}"),
+        }
+        // Without --strict the same file reads.
+        assert_eq!(read_records(&path, false).unwrap().records.len(), 2);
+        // An unparseable line before a strict refusal is the error reported.
+        std::fs::write(&path, format!("{{\n{good}\n{{\"index\": 1}}\n")).unwrap();
+        match read_records(&path, true) {
+            Err(ReportError::ResultsLine { line, .. }) => assert_eq!(line, 1),
+            other => panic!("expected a line error, got {other:?}"),
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
