@@ -68,16 +68,3 @@ pub fn results(run_dir: &Path) -> Vec<serde_json::Value> {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
-
-/// `../shared/data/upstream-sv` relative to the workspace, if present.
-pub fn upstream_data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/upstream-sv");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "notice: ../shared/data/upstream-sv is absent; skipping this upstream parity test"
-        );
-        None
-    }
-}
