@@ -28,14 +28,19 @@ impl Sandbox {
         self.dir.path()
     }
 
-    /// Runs `svbench ARGS` with the sandbox as working directory.
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_svbench"))
+    /// `svbench ARGS` with the sandbox as working directory, to run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_svbench"));
+        command
             .args(args)
             .current_dir(self.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run svbench")
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// Runs `svbench ARGS` with the sandbox as working directory.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run svbench")
     }
 
     pub fn write(&self, name: &str, text: &str) -> PathBuf {
