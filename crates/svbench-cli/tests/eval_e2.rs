@@ -9,6 +9,7 @@ use std::process::{Command, Output};
 
 use common::*;
 use serde_json::{json, Value};
+use svbench_core::upstream_data;
 use svbench_fakeai::{FakeServer, Rule, Script, Step};
 
 fn run_dir_of(sb: &Sandbox, out: &Output) -> PathBuf {
@@ -454,14 +455,9 @@ fn model_episode_tool_call_then_answer_with_a_verified_patch() {
 
 #[test]
 fn public_mini_with_dataset_oracle_tool_only_detects_well() {
-    let Some(root) = upstream_data() else {
+    let Some(file) = upstream_data::path(env!("CARGO_MANIFEST_DIR"), "public_mini/e2.jsonl") else {
         return;
     };
-    let file = root.join("public_mini/e2.jsonl");
-    if !file.is_file() {
-        eprintln!("notice: {} is absent; skipping", file.display());
-        return;
-    }
     let sb = Sandbox::new();
     let out = sb.run(&[
         "eval",

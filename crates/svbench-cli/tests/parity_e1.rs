@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use common::*;
 use serde_json::Value;
+use svbench_core::upstream_data;
 
 /// The heuristic of E1 §5, written out independently of the crate's code.
 fn reference_heuristic(q: &str) -> (&'static str, f64) {
@@ -159,7 +160,9 @@ fn close(a: &Value, b: f64) -> bool {
 
 #[test]
 fn heuristic_on_public_mini_follows_upstream() {
-    let Some(root) = upstream_data() else { return };
+    let Some(root) = upstream_data::dir(env!("CARGO_MANIFEST_DIR")) else {
+        return;
+    };
     let file: PathBuf = root.join("public_mini/e1.jsonl");
     let sb = Sandbox::new();
     let out = sb.run(&[
@@ -257,7 +260,9 @@ fn heuristic_on_public_mini_follows_upstream() {
 
 #[test]
 fn loader_reads_all_upstream_files_and_keeps_meta_extras() {
-    let Some(root) = upstream_data() else { return };
+    let Some(root) = upstream_data::dir(env!("CARGO_MANIFEST_DIR")) else {
+        return;
+    };
     let sb = Sandbox::new();
     for (file, split) in [
         ("public_mini/e1.jsonl", "all"),

@@ -25,6 +25,7 @@ pub mod reward_config;
 pub mod scoreboard;
 pub mod spool;
 pub mod summary;
+pub mod upstream_data;
 
 pub use example::{Example, ExampleSet};
 

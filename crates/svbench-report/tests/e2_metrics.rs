@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{metadata, upstream_summary_schema, write_run, TS};
+use common::{metadata, redact_version, upstream_summary_schema, write_run, TS};
 use serde_json::{json, Value};
 use svbench_report::schema::schema;
 use svbench_report::{report_run, ReportOptions};
@@ -482,4 +482,12 @@ fn e2_plots_are_written_and_linked() {
     assert_eq!(out.plot_paths.len(), 6);
     let severity = std::fs::read_to_string(dir.join("plots/severity.svg")).expect("svg");
     assert!(severity.contains(">high<") && severity.contains(">found<"));
+}
+
+/// report.md of the hand-built E2 run, whole, as a reviewed snapshot
+/// (docs/testing.md).
+#[test]
+fn report_md_snapshot() {
+    let (_, md) = run_summary("tool-only");
+    insta::assert_snapshot!("e2_report_md", redact_version(&md));
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{e1_record, errored_record, metadata, sample_records, write_run, TS};
+use common::{e1_record, errored_record, metadata, redact_version, sample_records, write_run, TS};
 use serde_json::{json, Value};
 use svbench_core::metrics::BootstrapConfig;
 use svbench_report::{build_report, check_run, report_run, ReportError, ReportOptions};
@@ -544,4 +544,16 @@ fn plots_of_a_run_with_only_errors_or_one_record() {
     let dir = write_run(tmp.path(), "one", &metadata("v1"), &one);
     let out = report_run(&dir, &opts()).expect("report");
     assert_eq!(out.plot_paths.len(), E1_PLOTS.len());
+}
+
+/// report.md of the sample run, whole, as a reviewed snapshot: every change
+/// to its wording or layout shows up in review (docs/testing.md).
+#[test]
+fn report_md_snapshot() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &metadata("v1"), &sample_records());
+    let out = report_run(&dir, &opts()).expect("report");
+    let md = std::fs::read_to_string(&out.report_path).expect("report.md");
+    assert!(!md.contains(&tmp.path().display().to_string()), "{md}");
+    insta::assert_snapshot!("e1_report_md", redact_version(&md));
 }

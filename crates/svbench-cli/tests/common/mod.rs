@@ -28,14 +28,19 @@ impl Sandbox {
         self.dir.path()
     }
 
-    /// Runs `svbench ARGS` with the sandbox as working directory.
-    pub fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_svbench"))
+    /// `svbench ARGS` with the sandbox as working directory, to run.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_svbench"));
+        command
             .args(args)
             .current_dir(self.path())
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run svbench")
+            .env("NO_COLOR", "1");
+        command
+    }
+
+    /// Runs `svbench ARGS` with the sandbox as working directory.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run svbench")
     }
 
     pub fn write(&self, name: &str, text: &str) -> PathBuf {
@@ -67,17 +72,4 @@ pub fn results(run_dir: &Path) -> Vec<serde_json::Value> {
 
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// `../shared/data/upstream-sv` relative to the workspace, if present.
-pub fn upstream_data() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/upstream-sv");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!(
-            "notice: ../shared/data/upstream-sv is absent; skipping this upstream parity test"
-        );
-        None
-    }
 }

@@ -237,12 +237,11 @@ fn no_single_field_leaks_beyond_0_75() {
 
 #[test]
 fn the_leak_checker_flags_upstream_duration_missingness() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e1.jsonl");
-    if !path.exists() {
-        eprintln!("skipped: upstream data not found at {}", path.display());
+    let Some(path) =
+        svbench_core::upstream_data::path(env!("CARGO_MANIFEST_DIR"), "public_mini/e1.jsonl")
+    else {
         return;
-    }
+    };
     let rows: Vec<Value> = svbench_core::example::read_jsonl(&path)
         .unwrap()
         .into_iter()

@@ -456,12 +456,11 @@ fn loader_reads_upstream_rows_and_names_bad_lines() {
 
 #[test]
 fn public_mini_loads_whole_with_upstream_namespaces() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e2.jsonl");
-    if !path.exists() {
-        eprintln!("skipping: {} absent", path.display());
+    let Some(path) =
+        svbench_core::upstream_data::path(env!("CARGO_MANIFEST_DIR"), "public_mini/e2.jsonl")
+    else {
         return;
-    }
+    };
     use svbench_envs::e2::dataset::{load, DatasetSpec};
     let loaded = load(&DatasetSpec::File(path), None).expect("loads");
     assert_eq!(loaded.examples.len(), 100);

@@ -2,9 +2,9 @@
 //! catalogues, and the oracle reader (§5.1, §8.2).
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 use serde_json::{json, Value};
+use svbench_core::upstream_data;
 use svbench_envs::e2::ids::{namespace_alias, Catalogue};
 use svbench_envs::e2::oracle::{
     oracle_from_list, oracle_from_row, primary_tool, row_lang, upstream_severity, OracleError,
@@ -344,19 +344,12 @@ fn env_rows_and_oracle_lists() {
     );
 }
 
-fn upstream_data(rel: &str) -> Option<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv")
-        .join(rel);
-    std::fs::read_to_string(path).ok()
-}
-
 /// Every upstream label id is a catalogue id in catalogue spelling, so the
 /// dataset oracle and normalised predictions meet (skips without the data).
 #[test]
 fn upstream_labels_are_catalogue_ids() {
-    let Some(text) = upstream_data("public_mini/e2.jsonl") else {
-        eprintln!("skipped: no upstream public_mini/e2.jsonl");
+    let here = env!("CARGO_MANIFEST_DIR");
+    let Some(text) = upstream_data::read(here, "public_mini/e2.jsonl") else {
         return;
     };
     let c = Catalogue::builtin();
@@ -374,7 +367,7 @@ fn upstream_labels_are_catalogue_ids() {
     }
     assert_eq!(entries, 366);
 
-    let Some(bad_pod) = upstream_data("e2/oracle/bad_pod.json") else {
+    let Some(bad_pod) = upstream_data::read(here, "e2/oracle/bad_pod.json") else {
         return;
     };
     let list: Value = serde_json::from_str(&bad_pod).expect("JSON");

@@ -302,3 +302,11 @@ pub fn upstream_summary_schema() -> Value {
         }
     })
 }
+
+/// `report.md` with this build's version replaced by `[version]`, so that
+/// snapshots do not change with every release.
+pub fn redact_version(md: &str) -> String {
+    let line = concat!("| svbench (report) | `", env!("CARGO_PKG_VERSION"), "` |");
+    assert_eq!(md.matches(line).count(), 1, "{line} in\n{md}");
+    md.replace(line, "| svbench (report) | `[version]` |")
+}

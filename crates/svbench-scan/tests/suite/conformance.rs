@@ -6,15 +6,13 @@
 //! Skips with a notice when `../shared` is absent.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use svbench_core::upstream_data;
 
 use svbench_scan::scan::{FileType, ScanOptions, Scanner, ToolSelection};
 use svbench_scan::{kube_linter, semgrep, Tier, Tool};
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e2.jsonl")
-}
+/// The upstream mini set (see `svbench_core::upstream_data`).
+const MINI: &str = "public_mini/e2.jsonl";
 
 type RuleSet = BTreeSet<(String, String)>;
 
@@ -27,9 +25,7 @@ struct Counts {
 
 #[test]
 fn native_analyzers_reproduce_the_upstream_labels() {
-    let path = data_file();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found (../shared absent)", path.display());
+    let Some(text) = upstream_data::read(env!("CARGO_MANIFEST_DIR"), MINI) else {
         return;
     };
     let options = ScanOptions {
@@ -137,13 +133,11 @@ fn native_analyzers_reproduce_the_upstream_labels() {
 /// line 9 — not run-as-non-root, since the container sets runAsNonRoot.
 #[test]
 fn upstream_bad_pod_fixture() {
-    let base =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/upstream-sv/e2");
-    let (Ok(yaml), Ok(oracle)) = (
-        std::fs::read_to_string(base.join("fixtures/bad_pod.yaml")),
-        std::fs::read_to_string(base.join("oracle/bad_pod.json")),
-    ) else {
-        eprintln!("skipping: {} not found (../shared absent)", base.display());
+    let here = env!("CARGO_MANIFEST_DIR");
+    let Some(yaml) = upstream_data::read(here, "e2/fixtures/bad_pod.yaml") else {
+        return;
+    };
+    let Some(oracle) = upstream_data::read(here, "e2/oracle/bad_pod.json") else {
         return;
     };
     let oracle: Vec<serde_json::Value> = serde_json::from_str(&oracle).unwrap();

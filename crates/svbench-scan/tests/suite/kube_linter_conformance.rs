@@ -3,15 +3,13 @@
 //! `../shared` is absent.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use svbench_core::upstream_data;
 
 use svbench_scan::kube_linter::{catalogue, lint};
 use svbench_scan::{parse_documents, Enabled, Limits, Tier};
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e2.jsonl")
-}
+/// The upstream mini set (see `svbench_core::upstream_data`).
+const MINI: &str = "public_mini/e2.jsonl";
 
 /// Rule id → occurrences.
 type Counts = BTreeMap<String, usize>;
@@ -57,9 +55,7 @@ fn ratio(num: usize, den: usize) -> f64 {
 
 #[test]
 fn native_kube_linter_reproduces_upstream_labels() {
-    let path = data_file();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found (../shared absent)", path.display());
+    let Some(text) = upstream_data::read(env!("CARGO_MANIFEST_DIR"), MINI) else {
         return;
     };
     let (mut rows, mut exact, mut multiset) = (0usize, 0usize, 0usize);

@@ -489,12 +489,9 @@ fn object_reference_and_excluded_rules() {
 
 #[test]
 fn upstream_bad_pod_fixture() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/upstream-sv/e2/fixtures/bad_pod.yaml"
-    );
-    let Ok(yaml) = std::fs::read_to_string(path) else {
-        eprintln!("skipping: {path} is absent (../shared not mounted)");
+    let Some(yaml) =
+        svbench_core::upstream_data::read(env!("CARGO_MANIFEST_DIR"), "e2/fixtures/bad_pod.yaml")
+    else {
         return;
     };
     // The upstream oracle (e2/oracle/bad_pod.json) lists only kube-linter

@@ -544,12 +544,9 @@ variable "password" {
 
 #[test]
 fn upstream_bad_tf_fixture() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/upstream-sv/e2/fixtures/bad.tf"
-    );
-    let Ok(tf) = std::fs::read_to_string(path) else {
-        eprintln!("skipping: {path} is absent (../shared not mounted)");
+    let Some(tf) =
+        svbench_core::upstream_data::read(env!("CARGO_MANIFEST_DIR"), "e2/fixtures/bad.tf")
+    else {
         return;
     };
     // The upstream oracle (e2/oracle/bad_tf.json) has only the semgrep

@@ -7,14 +7,12 @@
 //! `../shared` is absent.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use svbench_core::upstream_data;
 
 use svbench_scan::{parse_documents, semgrep, Enabled, Limits};
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e2.jsonl")
-}
+/// The upstream mini set (see `svbench_core::upstream_data`).
+const MINI: &str = "public_mini/e2.jsonl";
 
 /// One row's semgrep matches as `(rule id, line)`, sorted (a multiset).
 type Matches = Vec<(String, usize)>;
@@ -104,9 +102,7 @@ fn ratio(n: usize, d: usize) -> f64 {
 
 #[test]
 fn native_semgrep_reproduces_upstream_labels() {
-    let path = data_file();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found (../shared absent)", path.display());
+    let Some(text) = upstream_data::read(env!("CARGO_MANIFEST_DIR"), MINI) else {
         return;
     };
     let mut per_rule: BTreeMap<String, Counts> = semgrep::catalogue()

@@ -1,23 +1,19 @@
 //! The YAML model on the upstream mini E2 configs (labels from real kube-linter
 //! 0.7.6). Skips with a notice when `../shared` is absent.
 
-use std::path::PathBuf;
+use svbench_core::upstream_data;
 
 use svbench_scan::{parse_documents, Limits};
 
-fn data_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/upstream-sv/public_mini/e2.jsonl")
-}
+/// The upstream mini set (see `svbench_core::upstream_data`).
+const MINI: &str = "public_mini/e2.jsonl";
 
 /// Every document parses, except in rows for which kube-linter reported
 /// nothing — there it dropped the undecodable documents too (Helm templates
 /// such as `cell: {{cell}}`, whose flow-mapping key go-yaml v2 rejects).
 #[test]
 fn upstream_mini_configs_parse_where_kube_linter_decoded_them() {
-    let path = data_file();
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipping: {} not found (../shared absent)", path.display());
+    let Some(text) = upstream_data::read(env!("CARGO_MANIFEST_DIR"), MINI) else {
         return;
     };
     let (mut rows, mut docs_ok, mut docs_err) = (0, 0, 0);
