@@ -83,11 +83,17 @@ fn text(out: &mut String, info: &EnvInfo) {
     if !tools.is_empty() {
         let _ = writeln!(out, "  tools: {}", tools.join(", "));
     }
-    let _ = writeln!(
-        out,
-        "  builtin policies: {}",
-        info.builtin_policies.join(", ")
-    );
+    let _ = writeln!(out, "  builtin policies (--model builtin:NAME):");
+    let summaries = svbench_envs::registry::find(&info.name)
+        .map(|entry| entry.builtins)
+        .unwrap_or_default();
+    for name in &info.builtin_policies {
+        let summary = summaries
+            .iter()
+            .find(|b| b.name == name)
+            .map_or("", |b| b.summary);
+        let _ = writeln!(out, "    {name}: {summary}");
+    }
     let _ = writeln!(out, "  generators: {}", info.generators.join(", "));
     if let Some(props) = info
         .args_schema

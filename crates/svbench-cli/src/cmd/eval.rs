@@ -146,12 +146,16 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
             let builtins: Vec<String> = entry
                 .builtins
                 .iter()
-                .map(|b| format!("builtin:{} ({})", b.name, b.summary))
+                .map(|b| format!("builtin:{}", b.name))
                 .collect();
             return Err(exit::with_hint(
                 exit::USAGE,
                 format!("{} has no default policy: pass --model", entry.name()),
-                format!("a model name, or one of {}", builtins.join("; ")),
+                format!(
+                    "a model name, or one of {} (`svbench envs {}` says what each does)",
+                    builtins.join(", "),
+                    entry.identity.short
+                ),
             ));
         };
         eprintln!(

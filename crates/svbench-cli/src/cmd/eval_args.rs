@@ -127,9 +127,9 @@ pub struct EvalArgs {
 /// `--reward-profile`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RewardProfileArg {
-    /// Fixes known exploits of the upstream rewards.
+    // Fixes known exploits of the upstream rewards.
     V1,
-    /// Reproduces the upstream Python rewards exactly.
+    // Reproduces the upstream Python rewards exactly.
     Upstream,
 }
 
@@ -146,9 +146,9 @@ impl RewardProfileArg {
 /// `--oracle`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OracleArg {
-    /// The row's stored labels.
+    // The row's stored labels.
     Dataset,
-    /// A re-scan of the config.
+    // A re-scan of the config.
     Live,
 }
 

@@ -357,6 +357,9 @@ pub(crate) struct Streamed {
     pub warnings: Vec<String>,
 }
 
+/// Parses one line (given its byte offset in the file).
+pub(crate) type ParseLine<'a, T> = dyn Fn(&[u8], u64) -> Result<T, LineFailure> + Sync + 'a;
+
 /// The one reader of `results.jsonl` (the summary's and report.html's):
 /// reads the file in chunks of `chunk` bytes, parses each chunk's complete
 /// lines with `parse` (given the line and its byte offset in the file) on
@@ -370,7 +373,7 @@ pub(crate) fn stream_lines<T: Send>(
     path: &Path,
     chunk: usize,
     hash: bool,
-    parse: &(dyn Fn(&[u8], u64) -> Result<T, LineFailure> + Sync),
+    parse: &ParseLine<'_, T>,
     sink: &mut dyn FnMut(usize, T),
 ) -> Result<Option<Streamed>, ReportError> {
     let read_err = |source| ReportError::Read {
