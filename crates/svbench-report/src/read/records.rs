@@ -366,13 +366,17 @@ pub(crate) struct Streamed {
 /// exist. A torn or unparseable last line is skipped with a warning; any
 /// other unparseable line, and any [`LineFailure::Strict`], is an error
 /// naming it.
-pub(crate) fn stream_lines<T: Send>(
+pub(crate) fn stream_lines<T, P>(
     path: &Path,
     chunk: usize,
     hash: bool,
-    parse: &(dyn Fn(&[u8], u64) -> Result<T, LineFailure> + Sync),
+    parse: &P,
     sink: &mut dyn FnMut(usize, T),
-) -> Result<Option<Streamed>, ReportError> {
+) -> Result<Option<Streamed>, ReportError>
+where
+    T: Send,
+    P: Fn(&[u8], u64) -> Result<T, LineFailure> + Sync,
+{
     let read_err = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,
