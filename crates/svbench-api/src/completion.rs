@@ -37,25 +37,59 @@ pub fn completion_from_json(value: &Value) -> Result<Completion, ApiError> {
     }
 }
 
+/// Why a message cannot be normalised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MessageError {
+    /// Not a JSON object (its [`json_kind`]).
+    #[error("a message must be an object, got {0}")]
+    NotAnObject(&'static str),
+    /// No string `role`.
+    #[error("a message needs a string `role`")]
+    NoRole,
+    /// A role other than system, user, assistant or tool.
+    #[error("unknown role `{0}` (system, user, assistant or tool)")]
+    UnknownRole(String),
+    /// `tool_calls` is neither a list nor null (its [`json_kind`]).
+    #[error("`tool_calls` must be a list, got {0}")]
+    ToolCallsNotAList(&'static str),
+    /// A malformed tool call.
+    #[error("tool_calls[{index}]: {error}")]
+    ToolCall {
+        /// Its position in `tool_calls`.
+        index: usize,
+        /// What is wrong with it.
+        error: ToolCallError,
+    },
+}
+
+/// Why a tool call cannot be normalised.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolCallError {
+    /// Not a JSON object (its [`json_kind`]).
+    #[error("a tool call must be an object, got {0}")]
+    NotAnObject(&'static str),
+    /// `function` is present and not an object (its [`json_kind`]).
+    #[error("`function` must be an object, got {0}")]
+    FunctionNotAnObject(&'static str),
+    /// No string `name`, flat or under `function`.
+    #[error("a tool call needs a string `name` (flat or under `function`)")]
+    NoName,
+}
+
 /// Normalises one message (see the module docs).
 ///
 /// # Errors
 /// Not an object, no string `role`, or a malformed tool call.
-pub fn normalize_message(value: &Value) -> Result<Value, String> {
+pub fn normalize_message(value: &Value) -> Result<Value, MessageError> {
     let Value::Object(obj) = value else {
-        return Err(format!(
-            "a message must be an object, got {}",
-            json_kind(value)
-        ));
+        return Err(MessageError::NotAnObject(json_kind(value)));
     };
     let role = obj
         .get("role")
         .and_then(Value::as_str)
-        .ok_or("a message needs a string `role`")?;
+        .ok_or(MessageError::NoRole)?;
     if !matches!(role, "system" | "user" | "assistant" | "tool") {
-        return Err(format!(
-            "unknown role `{role}` (system, user, assistant or tool)"
-        ));
+        return Err(MessageError::UnknownRole(role.to_owned()));
     }
     let mut out = obj.clone();
     match obj.get("tool_calls") {
@@ -66,7 +100,9 @@ pub fn normalize_message(value: &Value) -> Result<Value, String> {
             let calls = calls
                 .iter()
                 .enumerate()
-                .map(|(i, c)| normalize_tool_call(c).map_err(|e| format!("tool_calls[{i}]: {e}")))
+                .map(|(index, c)| {
+                    normalize_tool_call(c).map_err(|error| MessageError::ToolCall { index, error })
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             if calls.is_empty() {
                 out.remove("tool_calls");
@@ -74,23 +110,15 @@ pub fn normalize_message(value: &Value) -> Result<Value, String> {
                 out.insert("tool_calls".into(), Value::Array(calls));
             }
         }
-        Some(other) => {
-            return Err(format!(
-                "`tool_calls` must be a list, got {}",
-                json_kind(other)
-            ));
-        }
+        Some(other) => return Err(MessageError::ToolCallsNotAList(json_kind(other))),
     }
     Ok(Value::Object(out))
 }
 
 /// One tool call in nested OpenAI form with string arguments.
-fn normalize_tool_call(call: &Value) -> Result<Value, String> {
+fn normalize_tool_call(call: &Value) -> Result<Value, ToolCallError> {
     let Value::Object(obj) = call else {
-        return Err(format!(
-            "a tool call must be an object, got {}",
-            json_kind(call)
-        ));
+        return Err(ToolCallError::NotAnObject(json_kind(call)));
     };
     let id = obj
         .get("id")
@@ -99,17 +127,10 @@ fn normalize_tool_call(call: &Value) -> Result<Value, String> {
         .to_string();
     let (name, arguments) = match obj.get("function") {
         Some(Value::Object(f)) => (f.get("name"), f.get("arguments")),
-        Some(other) => {
-            return Err(format!(
-                "`function` must be an object, got {}",
-                json_kind(other)
-            ))
-        }
+        Some(other) => return Err(ToolCallError::FunctionNotAnObject(json_kind(other))),
         None => (obj.get("name"), obj.get("arguments")),
     };
-    let name = name
-        .and_then(Value::as_str)
-        .ok_or("a tool call needs a string `name` (flat or under `function`)")?;
+    let name = name.and_then(Value::as_str).ok_or(ToolCallError::NoName)?;
     let arguments = match arguments {
         None | Some(Value::Null) => "{}".to_string(),
         Some(Value::String(s)) => s.clone(),
@@ -156,9 +177,22 @@ mod tests {
         let e = completion_from_json(&json!([{"role": "assistant"}, 3])).unwrap_err();
         assert!(e.message.contains("completion[1]"), "{}", e.message);
         assert!(completion_from_json(&json!(5)).is_err());
-        assert!(normalize_message(&json!({"role": "wizard"})).is_err());
-        assert!(
-            normalize_message(&json!({"role": "assistant", "tool_calls": [{"id": "x"}]})).is_err()
+        assert_eq!(
+            normalize_message(&json!({"role": "wizard"})),
+            Err(MessageError::UnknownRole("wizard".into()))
+        );
+        let e = normalize_message(&json!({"role": "assistant", "tool_calls": [{"id": "x"}]}))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tool_calls[0]: a tool call needs a string `name` (flat or under `function`)"
+        );
+        assert_eq!(
+            e,
+            MessageError::ToolCall {
+                index: 0,
+                error: ToolCallError::NoName
+            }
         );
     }
 

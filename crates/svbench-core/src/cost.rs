@@ -12,6 +12,30 @@ pub struct CostMatrix {
     pub cost_abstain: f64,
 }
 
+/// Why a [`CostMatrix`] is not usable.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum CostError {
+    /// A cost is NaN or infinite.
+    #[error("costs must be finite numbers")]
+    NotFinite,
+    /// `cost_fn`, the normaliser, is not positive.
+    #[error("cost_fn must be > 0 (got {cost_fn})")]
+    MissNotPositive {
+        /// The value given.
+        cost_fn: f64,
+    },
+    /// `cost_fp` or `cost_abstain` is outside `[0, cost_fn]`.
+    #[error("{name} must be within [0, cost_fn] (got {value}, cost_fn {cost_fn})")]
+    OutOfRange {
+        /// `cost_fp` or `cost_abstain`.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// The normaliser.
+        cost_fn: f64,
+    },
+}
+
 /// A decision against a binary gold label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -27,27 +51,31 @@ pub enum Decision {
 
 impl CostMatrix {
     /// Checks `cost_fn > 0`, `0 ≤ cost_fp ≤ cost_fn`, `0 ≤ cost_abstain ≤ cost_fn`.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), CostError> {
         let all_finite = [self.cost_fp, self.cost_fn, self.cost_abstain]
             .iter()
             .all(|x| x.is_finite());
         if !all_finite {
-            return Err("costs must be finite numbers".to_string());
+            return Err(CostError::NotFinite);
         }
         if self.cost_fn <= 0.0 {
-            return Err(format!("cost_fn must be > 0 (got {})", self.cost_fn));
+            return Err(CostError::MissNotPositive {
+                cost_fn: self.cost_fn,
+            });
         }
         if !(0.0..=self.cost_fn).contains(&self.cost_fp) {
-            return Err(format!(
-                "cost_fp must be within [0, cost_fn] (got {}, cost_fn {})",
-                self.cost_fp, self.cost_fn
-            ));
+            return Err(CostError::OutOfRange {
+                name: "cost_fp",
+                value: self.cost_fp,
+                cost_fn: self.cost_fn,
+            });
         }
         if !(0.0..=self.cost_fn).contains(&self.cost_abstain) {
-            return Err(format!(
-                "cost_abstain must be within [0, cost_fn] (got {}, cost_fn {})",
-                self.cost_abstain, self.cost_fn
-            ));
+            return Err(CostError::OutOfRange {
+                name: "cost_abstain",
+                value: self.cost_abstain,
+                cost_fn: self.cost_fn,
+            });
         }
         Ok(())
     }
@@ -95,18 +123,28 @@ mod tests {
     #[test]
     fn invalid_matrices_rejected() {
         let bad = [
-            (0.25, 0.0, 0.1),
-            (2.0, 1.0, 0.1),
-            (0.2, 1.0, -0.1),
-            (f64::NAN, 1.0, 0.1),
+            ((0.25, 0.0, 0.1), "cost_fn must be > 0 (got 0)"),
+            (
+                (2.0, 1.0, 0.1),
+                "cost_fp must be within [0, cost_fn] (got 2, cost_fn 1)",
+            ),
+            (
+                (0.2, 1.0, -0.1),
+                "cost_abstain must be within [0, cost_fn] (got -0.1, cost_fn 1)",
+            ),
+            ((f64::NAN, 1.0, 0.1), "costs must be finite numbers"),
         ];
-        for (fp, fnc, ab) in bad {
+        for ((fp, fnc, ab), message) in bad {
             let m = CostMatrix {
                 cost_fp: fp,
                 cost_fn: fnc,
                 cost_abstain: ab,
             };
-            assert!(m.validate().is_err(), "{fp} {fnc} {ab}");
+            assert_eq!(
+                m.validate().map_err(|e| e.to_string()),
+                Err(message.to_string()),
+                "{fp} {fnc} {ab}"
+            );
         }
     }
 

@@ -1,5 +1,6 @@
 //! Dataset rows as examples: identity, splits and row hashing.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -129,8 +130,8 @@ pub fn parse_jsonl(text: &str, origin: &Path) -> Result<Vec<RawRow>, DatasetErro
             line: i + 1,
             message,
         };
-        let value = parse_row_object(trimmed).map_err(row_error)?;
-        check_common_fields(&value).map_err(row_error)?;
+        let value = parse_row_object(trimmed).map_err(|e| row_error(e.to_string()))?;
+        check_common_fields(&value).map_err(|e| row_error(e.to_string()))?;
         rows.push(RawRow { line: i + 1, value });
     }
     Ok(rows)
@@ -142,48 +143,67 @@ pub fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
+/// Why one JSONL row is refused; the message says what is wrong (the
+/// caller adds file and line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RowError {
+    /// An object repeats a key (the parser's message, with its position).
+    #[error("{0}")]
+    DuplicateKey(String),
+    /// Not JSON, or text after the value (the parser's message).
+    #[error("not valid JSON: {0}")]
+    InvalidJson(String),
+    /// Valid JSON that is not an object.
+    #[error("row is not a JSON object")]
+    NotAnObject,
+    /// A field every environment reads as a string is something else.
+    #[error("field `{field}` has the wrong type: expected a string, found {found}")]
+    NotAString {
+        /// `split` or `meta.split`.
+        field: &'static str,
+        /// The value's type, as [`json_type`] says it.
+        found: String,
+    },
+}
+
 /// Parses one JSONL row strictly: valid JSON, a JSON object, and no object
 /// (at any depth) with the same key twice — `serde_json` would silently keep
-/// the last value. The message says what is wrong (the caller adds file and
-/// line).
-pub fn parse_row_object(text: &str) -> Result<Value, String> {
+/// the last value.
+pub fn parse_row_object(text: &str) -> Result<Value, RowError> {
     use serde::de::DeserializeSeed;
+    let duplicate = Cell::new(false);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue
+    let value = StrictValue(&duplicate)
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v))
         .map_err(|e| {
-            let msg = e.to_string();
-            if msg.starts_with("duplicate key") {
-                msg
+            if duplicate.get() {
+                RowError::DuplicateKey(e.to_string())
             } else {
-                format!("not valid JSON: {msg}")
+                RowError::InvalidJson(e.to_string())
             }
         })?;
     if value.is_object() {
         Ok(value)
     } else {
-        Err("row is not a JSON object".to_string())
+        Err(RowError::NotAnObject)
     }
 }
 
 /// Checks the fields every environment reads the same way: `split` and
 /// `meta.split`, when present, are strings.
-pub fn check_common_fields(row: &Value) -> Result<(), String> {
-    if let Some(s) = row.get("split") {
-        if !s.is_string() {
-            return Err(format!(
-                "field `split` has the wrong type: expected a string, found {}",
-                json_type(s)
-            ));
-        }
-    }
-    if let Some(s) = row.get("meta").and_then(|m| m.get("split")) {
-        if !s.is_string() {
-            return Err(format!(
-                "field `meta.split` has the wrong type: expected a string, found {}",
-                json_type(s)
-            ));
+pub fn check_common_fields(row: &Value) -> Result<(), RowError> {
+    let fields = [
+        ("split", row.get("split")),
+        ("meta.split", row.get("meta").and_then(|m| m.get("split"))),
+    ];
+    for (field, value) in fields {
+        if let Some(s) = value.filter(|s| !s.is_string()) {
+            return Err(RowError::NotAString {
+                field,
+                found: json_type(s),
+            });
         }
     }
     Ok(())
@@ -202,19 +222,20 @@ pub fn json_type(v: &Value) -> String {
     }
 }
 
-/// Builds a [`Value`] like serde_json does, refusing duplicate keys.
-struct StrictValue;
+/// Builds a [`Value`] like serde_json does, refusing duplicate keys; the
+/// cell records that a refusal was for a duplicate key.
+struct StrictValue<'c>(&'c Cell<bool>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for StrictValue {
+impl<'de> serde::de::DeserializeSeed<'de> for StrictValue<'_> {
     type Value = Value;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(StrictVisitor)
+        d.deserialize_any(StrictVisitor(self.0))
     }
 }
 
-struct StrictVisitor;
+struct StrictVisitor<'c>(&'c Cell<bool>);
 
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+impl<'de> serde::de::Visitor<'de> for StrictVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -247,7 +268,7 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
     }
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(StrictValue)? {
+        while let Some(v) = seq.next_element_seed(StrictValue(self.0))? {
             out.push(v);
         }
         Ok(Value::Array(out))
@@ -256,11 +277,12 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
         let mut out = serde_json::Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
+                self.0.set(true);
                 return Err(serde::de::Error::custom(format_args!(
                     "duplicate key `{key}` in a JSON object (rows must not repeat keys)"
                 )));
             }
-            let v = map.next_value_seed(StrictValue)?;
+            let v = map.next_value_seed(StrictValue(self.0))?;
             out.insert(key, v);
         }
         Ok(Value::Object(out))
@@ -408,5 +430,28 @@ mod tests {
     fn malformed_line_names_its_number() {
         let err = parse_jsonl("{\"a\":1}\n\nnot json\n", Path::new("d.jsonl")).unwrap_err();
         assert!(err.to_string().starts_with("d.jsonl:3:"), "{err}");
+    }
+
+    #[test]
+    fn row_errors_say_what_is_wrong() {
+        let dup = parse_row_object(r#"{"a":{"b":1,"b":2}}"#).unwrap_err();
+        assert!(matches!(dup, RowError::DuplicateKey(_)), "{dup:?}");
+        assert!(
+            dup.to_string()
+                .starts_with("duplicate key `b` in a JSON object (rows must not repeat keys)"),
+            "{dup}"
+        );
+        // A key text that looks like the duplicate message is still bad JSON.
+        let bad = parse_row_object(r#"{"duplicate key": 1"#).unwrap_err();
+        assert!(matches!(bad, RowError::InvalidJson(_)), "{bad:?}");
+        assert!(bad.to_string().starts_with("not valid JSON: "), "{bad}");
+        assert_eq!(parse_row_object("[1]"), Err(RowError::NotAnObject));
+        assert_eq!(
+            check_common_fields(&json!({"meta": {"split": 3}}))
+                .unwrap_err()
+                .to_string(),
+            "field `meta.split` has the wrong type: expected a string, found a number (3)"
+        );
+        assert!(check_common_fields(&json!({"split": "a", "meta": {"split": "b"}})).is_ok());
     }
 }

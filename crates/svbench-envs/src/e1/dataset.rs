@@ -112,8 +112,19 @@ pub struct LoadedDataset {
     pub warnings: Vec<String>,
 }
 
+/// Why an answer is not a gold label.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GoldError {
+    /// A string other than Benign/Malicious.
+    #[error("answer {0:?} is not a gold label (expected Benign or Malicious)")]
+    UnknownLabel(String),
+    /// Neither a string, a boolean nor 0/1 (the answer as JSON).
+    #[error("answer {0} is not a gold label (expected Benign/Malicious, true/false or 1/0)")]
+    NotALabel(String),
+}
+
 /// Normalises a gold answer strictly (E1 §1.3). Never defaults.
-pub fn normalize_gold(answer: &Value) -> Result<Gold, String> {
+pub fn normalize_gold(answer: &Value) -> Result<Gold, GoldError> {
     match answer {
         Value::String(s) => {
             let t = s.trim_matches(|c: char| c.is_ascii_whitespace());
@@ -122,18 +133,14 @@ pub fn normalize_gold(answer: &Value) -> Result<Gold, String> {
             } else if t.eq_ignore_ascii_case("malicious") {
                 Ok(Gold::Malicious)
             } else {
-                Err(format!(
-                    "answer {s:?} is not a gold label (expected Benign or Malicious)"
-                ))
+                Err(GoldError::UnknownLabel(s.clone()))
             }
         }
         Value::Bool(true) => Ok(Gold::Malicious),
         Value::Bool(false) => Ok(Gold::Benign),
         Value::Number(n) if n.as_i64() == Some(1) || n.as_u64() == Some(1) => Ok(Gold::Malicious),
         Value::Number(n) if n.as_i64() == Some(0) || n.as_u64() == Some(0) => Ok(Gold::Benign),
-        other => Err(format!(
-            "answer {other} is not a gold label (expected Benign/Malicious, true/false or 1/0)"
-        )),
+        other => Err(GoldError::NotALabel(other.to_string())),
     }
 }
 
@@ -442,8 +449,8 @@ pub fn open(
     let mut base_of = Vec::with_capacity(n);
     for i in 0..n {
         let text = source.text(i)?;
-        let value = parse_row_object(&text).map_err(|m| source.row_error(i, m))?;
-        check_common_fields(&value).map_err(|m| source.row_error(i, m))?;
+        let value = parse_row_object(&text).map_err(|e| source.row_error(i, e.to_string()))?;
+        check_common_fields(&value).map_err(|e| source.row_error(i, e.to_string()))?;
         match value.get("question") {
             Some(Value::String(_)) => {}
             Some(_) => return Err(source.row_error(i, "field `question` is not a string".into())),
@@ -452,7 +459,7 @@ pub fn open(
         let answer = value
             .get("answer")
             .ok_or_else(|| source.row_error(i, "missing field `answer`".into()))?;
-        gold_of.push(normalize_gold(answer).map_err(|m| source.row_error(i, m))?);
+        gold_of.push(normalize_gold(answer).map_err(|e| source.row_error(i, e.to_string()))?);
         if let Some(meta) = value.get("meta") {
             if !meta.is_object() {
                 return Err(source.row_error(i, "field `meta` is not an object".into()));

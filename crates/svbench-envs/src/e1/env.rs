@@ -146,7 +146,7 @@ impl crate::environment::Environment for E1Env {
         completion: &Completion,
     ) -> Result<crate::environment::ScoredAnswer, crate::environment::ScoreError> {
         let gold = super::dataset::normalize_gold(&example.answer)
-            .map_err(|message| crate::environment::ScoreError::reference(&example.id, message))?;
+            .map_err(|e| crate::environment::ScoreError::reference(&example.id, e.to_string()))?;
         let s = E1Env::score(self, completion, gold);
         Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),

@@ -163,7 +163,8 @@ pub fn samples(rows: &[Value]) -> Result<Vec<Sample>, LeakError> {
                 .ok_or_else(|| err("no string `question`".into()))?;
             let features = question_features(q)
                 .ok_or_else(|| err(format!("question is in no known template: {q}")))?;
-            let gold = normalize_gold(row.get("answer").unwrap_or(&Value::Null)).map_err(err)?;
+            let gold = normalize_gold(row.get("answer").unwrap_or(&Value::Null))
+                .map_err(|e| err(e.to_string()))?;
             let ambiguous = row["meta"]["ambiguous"].as_bool().unwrap_or(false);
             Ok(Sample {
                 features,
@@ -597,7 +598,7 @@ pub fn abstention(rows: &[Value]) -> Result<AbstentionReport, LeakError> {
         let q = row["meta"]["p_malicious"]
             .as_f64()
             .ok_or_else(|| err("no numeric meta.p_malicious"))?;
-        let gold = normalize_gold(&row["answer"]).map_err(|e| err(&e))?;
+        let gold = normalize_gold(&row["answer"]).map_err(|e| err(&e.to_string()))?;
         if row["meta"]["optimal_action"] == "Abstain" {
             abstain += 1;
         }

@@ -73,7 +73,7 @@ impl V1Params {
             profile: "v1".to_string(),
             message,
         };
-        self.costs.validate().map_err(invalid)?;
+        self.costs.validate().map_err(|e| invalid(e.to_string()))?;
         if !(self.w_calibration.is_finite() && self.w_calibration >= 0.0) {
             return Err(invalid(format!(
                 "w_calibration must be ≥ 0 (got {})",

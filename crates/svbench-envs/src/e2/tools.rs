@@ -88,14 +88,22 @@ pub fn tool_specs() -> Vec<Value> {
         .collect()
 }
 
+/// A path of a tool call that names no file of the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}")]
+pub struct PathOutsideWorkspace {
+    /// The offending path, verbatim.
+    pub path: String,
+}
+
 /// Resolves the `paths` of a call against the workspace (one file named
 /// `workspace`), purely lexically. Accepted: `workspace`, `./workspace`,
 /// `/workspace/workspace`; `.`, `/workspace` and an empty list mean all
 /// files. Returns the first path that is not in the workspace.
 ///
 /// # Errors
-/// The offending path, verbatim.
-pub fn resolve_paths(workspace: &str, paths: &[String]) -> Result<(), String> {
+/// The offending path.
+pub fn resolve_paths(workspace: &str, paths: &[String]) -> Result<(), PathOutsideWorkspace> {
     for path in paths {
         let p = path.as_str();
         let ok = p == "."
@@ -104,40 +112,59 @@ pub fn resolve_paths(workspace: &str, paths: &[String]) -> Result<(), String> {
             || p.strip_prefix("./") == Some(workspace)
             || p.strip_prefix("/workspace/") == Some(workspace);
         if !ok {
-            return Err(path.clone());
+            return Err(PathOutsideWorkspace { path: path.clone() });
         }
     }
     Ok(())
+}
+
+/// Why a tool call's arguments do not match the schema
+/// `{"paths": [string]}`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentsError {
+    /// Not JSON (the parser's message).
+    #[error("arguments are not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not an object.
+    #[error("arguments must be a JSON object {{\"paths\": [string]}}")]
+    NotAnObject,
+    /// A key other than `paths`.
+    #[error("unknown argument `{0}` (only `paths` is accepted)")]
+    Unknown(String),
+    /// No `paths`.
+    #[error("missing required argument `paths`")]
+    MissingPaths,
+    /// `paths` is not an array of strings.
+    #[error("`paths` must be an array of strings")]
+    PathsNotStrings,
 }
 
 /// Reads a call's arguments: a JSON object with exactly the key `paths`, an
 /// array of strings.
 ///
 /// # Errors
-/// A message saying what does not match the schema.
-pub fn parse_arguments(arguments: &str) -> Result<Vec<String>, String> {
+/// What does not match the schema.
+pub fn parse_arguments(arguments: &str) -> Result<Vec<String>, ArgumentsError> {
     let value: Value =
-        serde_json::from_str(arguments).map_err(|e| format!("arguments are not JSON: {e}"))?;
+        serde_json::from_str(arguments).map_err(|e| ArgumentsError::NotJson(e.to_string()))?;
     let Value::Object(map) = value else {
-        return Err("arguments must be a JSON object {\"paths\": [string]}".into());
+        return Err(ArgumentsError::NotAnObject);
     };
     if let Some(extra) = map.keys().find(|k| k.as_str() != "paths") {
-        return Err(format!(
-            "unknown argument `{extra}` (only `paths` is accepted)"
-        ));
+        return Err(ArgumentsError::Unknown(extra.clone()));
     }
     let Some(paths) = map.get("paths") else {
-        return Err("missing required argument `paths`".into());
+        return Err(ArgumentsError::MissingPaths);
     };
     let Value::Array(items) = paths else {
-        return Err("`paths` must be an array of strings".into());
+        return Err(ArgumentsError::PathsNotStrings);
     };
     items
         .iter()
         .map(|v| {
             v.as_str()
                 .map(str::to_owned)
-                .ok_or_else(|| "`paths` must be an array of strings".to_string())
+                .ok_or(ArgumentsError::PathsNotStrings)
         })
         .collect()
 }
@@ -771,10 +798,10 @@ impl Episode for E2Episode {
         };
         let paths = match parse_arguments(arguments) {
             Ok(paths) => paths,
-            Err(message) => return error_with("invalid_arguments", message, &[]),
+            Err(e) => return error_with("invalid_arguments", e.to_string(), &[]),
         };
         let workspace = self.lang.workspace_name();
-        if let Err(path) = resolve_paths(workspace, &paths) {
+        if let Err(PathOutsideWorkspace { path }) = resolve_paths(workspace, &paths) {
             return error_with(
                 "path_not_in_workspace",
                 format!("only the workspace file `{workspace}` can be analysed"),

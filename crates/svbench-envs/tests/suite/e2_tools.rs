@@ -5,7 +5,9 @@
 use serde_json::{json, Value};
 use svbench_core::Example;
 use svbench_envs::e2::env::{E2Args, E2Env};
-use svbench_envs::e2::tools::{parse_arguments, resolve_paths, tool_specs};
+use svbench_envs::e2::tools::{
+    parse_arguments, resolve_paths, tool_specs, ArgumentsError, PathOutsideWorkspace,
+};
 use svbench_envs::environment::Environment;
 
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: default\nspec:\n  containers:\n  - name: web\n    image: nginx\n";
@@ -103,7 +105,9 @@ fn the_accepted_path_forms_all_analyse_the_workspace_file() {
     assert_eq!(resolve_paths("main.tf", &["./main.tf".into()]), Ok(()));
     assert_eq!(
         resolve_paths("main.tf", &["manifest.yaml".into()]),
-        Err("manifest.yaml".into())
+        Err(PathOutsideWorkspace {
+            path: "manifest.yaml".into()
+        })
     );
 }
 
@@ -143,6 +147,14 @@ fn unknown_tools_and_bad_arguments_are_errors() {
         assert_eq!(c["error"]["code"], "invalid_arguments", "{bad}");
     }
     assert_eq!(parse_arguments(r#"{"paths":[]}"#), Ok(vec![]));
+    assert_eq!(
+        parse_arguments(r#"{"paths": [], "cmd": "x"}"#),
+        Err(ArgumentsError::Unknown("cmd".into()))
+    );
+    assert_eq!(
+        parse_arguments("[]").map_err(|e| e.to_string()),
+        Err(r#"arguments must be a JSON object {"paths": [string]}"#.to_string())
+    );
 }
 
 #[test]

@@ -357,9 +357,6 @@ pub(crate) struct Streamed {
     pub warnings: Vec<String>,
 }
 
-/// Parses one line (given its byte offset in the file).
-pub(crate) type ParseLine<'a, T> = dyn Fn(&[u8], u64) -> Result<T, LineFailure> + Sync + 'a;
-
 /// The one reader of `results.jsonl` (the summary's and report.html's):
 /// reads the file in chunks of `chunk` bytes, parses each chunk's complete
 /// lines with `parse` (given the line and its byte offset in the file) on
@@ -369,13 +366,17 @@ pub(crate) type ParseLine<'a, T> = dyn Fn(&[u8], u64) -> Result<T, LineFailure> 
 /// exist. A torn or unparseable last line is skipped with a warning; any
 /// other unparseable line, and any [`LineFailure::Strict`], is an error
 /// naming it.
-pub(crate) fn stream_lines<T: Send>(
+pub(crate) fn stream_lines<T, P>(
     path: &Path,
     chunk: usize,
     hash: bool,
-    parse: &ParseLine<'_, T>,
+    parse: &P,
     sink: &mut dyn FnMut(usize, T),
-) -> Result<Option<Streamed>, ReportError> {
+) -> Result<Option<Streamed>, ReportError>
+where
+    T: Send,
+    P: Fn(&[u8], u64) -> Result<T, LineFailure> + Sync,
+{
     let read_err = |source| ReportError::Read {
         path: path.to_path_buf(),
         source,

@@ -87,3 +87,40 @@ pub enum ExternalError {
         message: String,
     },
 }
+
+/// Why a tool's JSON output is not in its documented shape.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputError {
+    /// Not JSON (the parser's message).
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not an object; `what` names the document (`output`,
+    /// `report`).
+    #[error("the {what} is not a JSON object")]
+    NotAnObject {
+        /// The document.
+        what: &'static str,
+    },
+    /// A field that must be an array is something else.
+    #[error("`{field}` is not an array")]
+    NotAnArray {
+        /// The field.
+        field: &'static str,
+    },
+    /// A required top-level array is absent (or not an array).
+    #[error("no `{field}` array")]
+    NoArray {
+        /// The field.
+        field: &'static str,
+    },
+    /// An entry lacks a required field; `field` says what was expected
+    /// (``"`check_id`"``, ``"`expressions` array"``).
+    #[error("{entry} has no {field}")]
+    Missing {
+        /// The entry (`results[3]`, `a result`).
+        entry: String,
+        /// The field expected.
+        field: &'static str,
+    },
+}

@@ -8,7 +8,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::process::{workspace_file_name, TempWorkspace};
-use super::{catalogue_severity, ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool};
+use super::{
+    catalogue_severity, ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool, OutputError,
+};
 use crate::{Finding, ObjectRef, Tool};
 
 /// `kube-linter lint --format json [--config F] <file>`.
@@ -62,13 +64,13 @@ impl KubeLinter {
         if code == Some(0) && out.stdout.iter().all(u8::is_ascii_whitespace) {
             return Ok(ExternalAnalysis::default());
         }
-        let analysis = parse_kube_linter_json(file, &out.stdout).map_err(|message| {
+        let analysis = parse_kube_linter_json(file, &out.stdout).map_err(|e| {
             if code == Some(1) {
                 out.failed(&binary)
             } else {
                 ExternalError::BadOutput {
                     binary: binary.display().to_string(),
-                    message,
+                    message: e.to_string(),
                 }
             }
         })?;
@@ -92,23 +94,27 @@ impl Default for KubeLinter {
 ///
 /// # Errors
 /// Text that is not a JSON object, or a report without `Check` or message.
-pub fn parse_kube_linter_json(file: &str, stdout: &[u8]) -> Result<ExternalAnalysis, String> {
-    let root: Value = serde_json::from_slice(stdout).map_err(|e| format!("not JSON: {e}"))?;
+pub fn parse_kube_linter_json(file: &str, stdout: &[u8]) -> Result<ExternalAnalysis, OutputError> {
+    let root: Value =
+        serde_json::from_slice(stdout).map_err(|e| OutputError::NotJson(e.to_string()))?;
     let Value::Object(root) = root else {
-        return Err("the report is not a JSON object".to_owned());
+        return Err(OutputError::NotAnObject { what: "report" });
     };
     let reports = match root.get("Reports") {
         None | Some(Value::Null) => &[][..],
         Some(Value::Array(reports)) => reports.as_slice(),
-        Some(_) => return Err("`Reports` is not an array".to_owned()),
+        Some(_) => return Err(OutputError::NotAnArray { field: "Reports" }),
     };
     let catalogue = crate::kube_linter::catalogue();
     let mut analysis = ExternalAnalysis::default();
     for (i, report) in reports.iter().enumerate() {
-        let check =
-            str_at(report, &["Check"]).ok_or_else(|| format!("Reports[{i}] has no `Check`"))?;
+        let missing = |field| OutputError::Missing {
+            entry: format!("Reports[{i}]"),
+            field,
+        };
+        let check = str_at(report, &["Check"]).ok_or_else(|| missing("`Check`"))?;
         let message = str_at(report, &["Diagnostic", "Message"])
-            .ok_or_else(|| format!("Reports[{i}] has no `Diagnostic.Message`"))?;
+            .ok_or_else(|| missing("`Diagnostic.Message`"))?;
         let severity = catalogue_severity(catalogue, Tool::KubeLinter, check, &mut analysis.notes);
         analysis.findings.push(ExternalFinding {
             finding: Finding {

@@ -41,11 +41,12 @@ use serde::Serialize;
 
 use crate::{Analysis, Finding, RuleInfo, ScanError, Severity, Tool};
 
+pub use crate::rego::{parse_deny_element, DenyElementError};
 pub use backends::{ExternalBackends, ExternalRun, ProbeError};
 pub use crosscheck::{crosscheck, CrossCheck};
-pub use error::ExternalError;
+pub use error::{ExternalError, OutputError};
 pub use kube_linter::{parse_kube_linter_json, KubeLinter};
-pub use opa::{parse_deny_element, parse_opa_eval_json, OpaCli, OpaInput, RegoPolicy};
+pub use opa::{parse_opa_eval_json, OpaCli, OpaInput, RegoPolicy};
 pub use process::resolve_binary;
 pub use semgrep::{map_semgrep_check_id, parse_semgrep_json, Semgrep, SEMGREP_RULE_PREFIX};
 

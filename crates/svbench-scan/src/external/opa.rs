@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::process::TempWorkspace;
-use super::{ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool};
-use crate::rego::{is_valid_rule_id, DenyFinding};
-use crate::{Finding, ObjectRef, ScanError, Severity, Tool};
+use super::{ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool, OutputError};
+use crate::rego::{json_type, parse_deny_element, short_json, DenyFinding};
+use crate::{Finding, ObjectRef, ScanError, Tool};
 
 /// A Rego module for `opa eval -d`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,9 +105,9 @@ impl OpaCli {
                 return Err(out.failed(&binary));
             }
             let values =
-                parse_opa_eval_json(&out.stdout).map_err(|message| ExternalError::BadOutput {
+                parse_opa_eval_json(&out.stdout).map_err(|e| ExternalError::BadOutput {
                     binary: binary.display().to_string(),
-                    message,
+                    message: e.to_string(),
                 })?;
             let error = |message: String| ScanError {
                 file: file.to_owned(),
@@ -186,97 +186,35 @@ fn policy_file_name(index: usize, name: &str) -> String {
 ///
 /// # Errors
 /// Output that is not JSON in the documented shape.
-pub fn parse_opa_eval_json(stdout: &[u8]) -> Result<Vec<Value>, String> {
-    let root: Value = serde_json::from_slice(stdout).map_err(|e| format!("not JSON: {e}"))?;
+pub fn parse_opa_eval_json(stdout: &[u8]) -> Result<Vec<Value>, OutputError> {
+    let root: Value =
+        serde_json::from_slice(stdout).map_err(|e| OutputError::NotJson(e.to_string()))?;
     let Value::Object(root) = root else {
-        return Err("the output is not a JSON object".to_owned());
+        return Err(OutputError::NotAnObject { what: "output" });
     };
     let results = match root.get("result") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(results)) => results,
-        Some(_) => return Err("`result` is not an array".to_owned()),
+        Some(_) => return Err(OutputError::NotAnArray { field: "result" }),
     };
     let mut values = Vec::new();
     for result in results {
         let expressions = result
             .get("expressions")
             .and_then(Value::as_array)
-            .ok_or("a result has no `expressions` array")?;
+            .ok_or_else(|| OutputError::Missing {
+                entry: "a result".to_owned(),
+                field: "`expressions` array",
+            })?;
         for expression in expressions {
             let value = expression
                 .get("value")
-                .ok_or("an expression has no `value`")?;
+                .ok_or_else(|| OutputError::Missing {
+                    entry: "an expression".to_owned(),
+                    field: "`value`",
+                })?;
             values.push(value.clone());
         }
     }
     Ok(values)
-}
-
-/// Validates one deny element against the output contract of spec E2 §1.7
-/// (required `id` matching `[A-Za-z0-9_.-]+`, `severity` low/med(ium)/
-/// high/critical in any case, `message`; optional string `container`, JSON
-/// Pointer `path`), as the native namespace does.
-///
-/// # Errors
-/// Why the element is dropped.
-pub fn parse_deny_element(element: &Value) -> Result<DenyFinding, String> {
-    let Value::Object(map) = element else {
-        return Err("a deny element must be an object".into());
-    };
-    let id = match map.get("id") {
-        Some(Value::String(id)) if is_valid_rule_id(id) => id.clone(),
-        Some(Value::String(_)) => return Err("`id` must match [A-Za-z0-9_.-]+".into()),
-        _ => return Err("`id` must be a string".into()),
-    };
-    let severity = match map.get("severity") {
-        Some(Value::String(s)) => Severity::parse(s)
-            .ok_or_else(|| format!("`severity` {s:?} is not low, med(ium), high or critical"))?,
-        _ => return Err("`severity` must be a string".into()),
-    };
-    let message = match map.get("message") {
-        Some(Value::String(m)) => m.clone(),
-        _ => return Err("`message` must be a string".into()),
-    };
-    let container = match map.get("container") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(c)) => Some(c.clone()),
-        Some(_) => return Err("`container` must be a string".into()),
-    };
-    let path = match map.get("path") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(p)) if p.is_empty() || p.starts_with('/') => Some(p.clone()),
-        Some(_) => return Err("`path` must be a JSON Pointer string".into()),
-    };
-    Ok(DenyFinding {
-        id,
-        severity,
-        message,
-        container,
-        path,
-    })
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-/// The element as compact JSON, cut to a readable length.
-fn short_json(value: &Value) -> String {
-    const MAX: usize = 200;
-    let text = value.to_string();
-    if text.len() <= MAX {
-        return text;
-    }
-    let mut end = MAX;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::process::{workspace_file_name, TempWorkspace};
-use super::{catalogue_severity, ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool};
+use super::{
+    catalogue_severity, ExternalAnalysis, ExternalError, ExternalFinding, ExternalTool, OutputError,
+};
 use crate::{Finding, ScanError, Severity, Tool};
 
 /// Namespace of the catalogue ids (`yaml.kubernetes.security.<rule>.<rule>`).
@@ -92,9 +94,9 @@ impl Semgrep {
         if !matches!(out.status.code(), Some(0 | 1)) {
             return Err(out.failed(&binary));
         }
-        parse_semgrep_json(file, &out.stdout).map_err(|message| ExternalError::BadOutput {
+        parse_semgrep_json(file, &out.stdout).map_err(|e| ExternalError::BadOutput {
             binary: binary.display().to_string(),
-            message,
+            message: e.to_string(),
         })
     }
 }
@@ -120,19 +122,23 @@ pub fn map_semgrep_check_id(check_id: &str) -> String {
 /// # Errors
 /// Text that is not a JSON object with a `results` array, or a result
 /// without `check_id`.
-pub fn parse_semgrep_json(file: &str, stdout: &[u8]) -> Result<ExternalAnalysis, String> {
-    let root: Value = serde_json::from_slice(stdout).map_err(|e| format!("not JSON: {e}"))?;
+pub fn parse_semgrep_json(file: &str, stdout: &[u8]) -> Result<ExternalAnalysis, OutputError> {
+    let root: Value =
+        serde_json::from_slice(stdout).map_err(|e| OutputError::NotJson(e.to_string()))?;
     let results = root
         .get("results")
         .and_then(Value::as_array)
-        .ok_or("no `results` array")?;
+        .ok_or(OutputError::NoArray { field: "results" })?;
     let catalogue = crate::semgrep::catalogue();
     let mut analysis = ExternalAnalysis::default();
     for (i, result) in results.iter().enumerate() {
         let check_id = result
             .get("check_id")
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("results[{i}] has no `check_id`"))?;
+            .ok_or_else(|| OutputError::Missing {
+                entry: format!("results[{i}]"),
+                field: "`check_id`",
+            })?;
         let rule_id = map_semgrep_check_id(check_id);
         let severity: Severity =
             catalogue_severity(catalogue, Tool::Semgrep, &rule_id, &mut analysis.notes);

@@ -31,6 +31,35 @@ k8s_struct! {
     }
 }
 
+/// Why a selector is invalid (apimachinery's wording).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    /// A `matchExpressions` operator other than the four known ones.
+    #[error("{0:?} is not a valid label selector operator")]
+    UnknownOperator(String),
+    /// `In` / `NotIn` without values.
+    #[error("values: for 'in', 'notin' operators, values set can't be empty (key {key:?})")]
+    MissingValues {
+        /// The requirement's key.
+        key: String,
+    },
+    /// `Exists` / `DoesNotExist` with values.
+    #[error("values: values set must be empty for exists and does not exist (key {key:?})")]
+    UnexpectedValues {
+        /// The requirement's key.
+        key: String,
+    },
+    /// An equality requirement without exactly one value.
+    #[error("exact-match compatibility requires one single value")]
+    NotOneValue,
+    /// A key that is not a qualified name.
+    #[error("key: invalid value {0:?}: not a qualified name")]
+    InvalidKey(String),
+    /// A value that is not a label value.
+    #[error("values[0]: invalid value {0:?}: not a valid label value")]
+    InvalidValue(String),
+}
+
 /// A validated selector, ready to match label sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
@@ -68,7 +97,7 @@ impl LabelSelector {
     ///
     /// # Errors
     /// A description of the first invalid key, value or expression.
-    pub fn to_selector(&self) -> Result<Selector, String> {
+    pub fn to_selector(&self) -> Result<Selector, SelectorError> {
         let mut reqs = Vec::new();
         for (k, v) in &self.match_labels {
             reqs.push(Requirement::new(k, Operator::Equals, vec![v.clone()])?);
@@ -79,7 +108,7 @@ impl LabelSelector {
                 "NotIn" => Operator::NotIn,
                 "Exists" => Operator::Exists,
                 "DoesNotExist" => Operator::DoesNotExist,
-                other => return Err(format!("{other:?} is not a valid label selector operator")),
+                other => return Err(SelectorError::UnknownOperator(other.to_owned())),
             };
             reqs.push(Requirement::new(&expr.key, op, expr.values.clone())?);
         }
@@ -91,7 +120,7 @@ impl LabelSelector {
 ///
 /// # Errors
 /// As [`LabelSelector::to_selector`].
-pub fn selector_of(selector: Option<&LabelSelector>) -> Result<Selector, String> {
+pub fn selector_of(selector: Option<&LabelSelector>) -> Result<Selector, SelectorError> {
     selector.map_or(Ok(Selector::Nothing), LabelSelector::to_selector)
 }
 
@@ -99,7 +128,7 @@ pub fn selector_of(selector: Option<&LabelSelector>) -> Result<Selector, String>
 ///
 /// # Errors
 /// As [`LabelSelector::to_selector`].
-pub fn selector_from_map(map: &Labels) -> Result<Selector, String> {
+pub fn selector_from_map(map: &Labels) -> Result<Selector, SelectorError> {
     LabelSelector {
         match_labels: map.clone(),
         ..LabelSelector::default()
@@ -108,22 +137,20 @@ pub fn selector_from_map(map: &Labels) -> Result<Selector, String> {
 }
 
 impl Requirement {
-    fn new(key: &str, op: Operator, values: Vec<String>) -> Result<Requirement, String> {
+    fn new(key: &str, op: Operator, values: Vec<String>) -> Result<Requirement, SelectorError> {
         validate_qualified_name(key)?;
         match op {
             Operator::In | Operator::NotIn if values.is_empty() => {
-                return Err(format!(
-                    "values: for 'in', 'notin' operators, values set can't be empty (key {key:?})"
-                ))
+                return Err(SelectorError::MissingValues {
+                    key: key.to_owned(),
+                })
             }
             Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
-                return Err(format!(
-                    "values: values set must be empty for exists and does not exist (key {key:?})"
-                ))
+                return Err(SelectorError::UnexpectedValues {
+                    key: key.to_owned(),
+                })
             }
-            Operator::Equals if values.len() != 1 => {
-                return Err("exact-match compatibility requires one single value".to_owned())
-            }
+            Operator::Equals if values.len() != 1 => return Err(SelectorError::NotOneValue),
             _ => {}
         }
         for v in &values {
@@ -185,12 +212,12 @@ fn is_dns_subdomain(s: &str) -> bool {
         })
 }
 
-fn validate_qualified_name(key: &str) -> Result<(), String> {
+fn validate_qualified_name(key: &str) -> Result<(), SelectorError> {
     let name = match key.split_once('/') {
         None => key,
         Some((prefix, name)) => {
             if name.contains('/') || !is_dns_subdomain(prefix) {
-                return Err(format!("key: invalid value {key:?}: not a qualified name"));
+                return Err(SelectorError::InvalidKey(key.to_owned()));
             }
             name
         }
@@ -198,16 +225,14 @@ fn validate_qualified_name(key: &str) -> Result<(), String> {
     if is_label_name(name) {
         Ok(())
     } else {
-        Err(format!("key: invalid value {key:?}: not a qualified name"))
+        Err(SelectorError::InvalidKey(key.to_owned()))
     }
 }
 
-fn validate_label_value(value: &str) -> Result<(), String> {
+fn validate_label_value(value: &str) -> Result<(), SelectorError> {
     if value.is_empty() || is_label_name(value) {
         Ok(())
     } else {
-        Err(format!(
-            "values[0]: invalid value {value:?}: not a valid label value"
-        ))
+        Err(SelectorError::InvalidValue(value.to_owned()))
     }
 }

@@ -303,8 +303,10 @@ impl Opa {
         for object in &objects {
             match RegoInput::from_json(&object.json) {
                 Ok(input) => converted.push(Some(input)),
-                Err(message) => {
-                    analysis.errors.push(error(Some(object.doc_index), message));
+                Err(e) => {
+                    analysis
+                        .errors
+                        .push(error(Some(object.doc_index), e.to_string()));
                     converted.push(None);
                 }
             }
@@ -382,8 +384,8 @@ impl Opa {
         };
         let view = match RegoInput::from_json(&module.module_view_within(deadline)?) {
             Ok(view) => view,
-            Err(message) => {
-                analysis.errors.push(error(message));
+            Err(e) => {
+                analysis.errors.push(error(e.to_string()));
                 return Ok(analysis);
             }
         };
@@ -391,10 +393,10 @@ impl Opa {
         for block in &module.blocks {
             let block_input = match RegoInput::from_json(&block.to_json()) {
                 Ok(input) => input,
-                Err(message) => {
+                Err(e) => {
                     analysis
                         .errors
-                        .push(error(format!("{}: {message}", block.address)));
+                        .push(error(format!("{}: {e}", block.address)));
                     continue;
                 }
             };

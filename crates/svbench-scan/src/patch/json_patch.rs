@@ -142,17 +142,28 @@ pub fn parse_ops(raw: &[Map<String, Value>]) -> Result<Vec<Op>, PatchFailure> {
         .collect()
 }
 
+/// Why a text is not an RFC 6901 JSON Pointer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PointerError {
+    /// Neither empty nor starting with `/`.
+    #[error("a JSON Pointer must be empty or start with `/`")]
+    NoLeadingSlash,
+    /// A token holds a `~` not followed by `0` or `1`.
+    #[error("bad escape in token {0:?} (only ~0 and ~1)")]
+    BadEscape(String),
+}
+
 /// Splits an RFC 6901 pointer into unescaped reference tokens.
 ///
 /// # Errors
-/// A description when the pointer is neither empty nor starts with `/`, or
-/// holds a `~` not followed by `0` or `1`.
-pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, String> {
+/// When the pointer is neither empty nor starts with `/`, or holds a `~`
+/// not followed by `0` or `1`.
+pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, PointerError> {
     if pointer.is_empty() {
         return Ok(Vec::new());
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err("a JSON Pointer must be empty or start with `/`".to_owned());
+        return Err(PointerError::NoLeadingSlash);
     };
     rest.split('/')
         .map(|tok| {
@@ -163,7 +174,7 @@ pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('0') => out.push('~'),
                         Some('1') => out.push('/'),
-                        _ => return Err(format!("bad escape in token {tok:?} (only ~0 and ~1)")),
+                        _ => return Err(PointerError::BadEscape(tok.to_owned())),
                     }
                 } else {
                     out.push(c);
@@ -423,7 +434,7 @@ struct Target {
 }
 
 fn resolve(docs: &[Value], path: &str) -> Result<Target, String> {
-    let tokens = parse_pointer(path)?;
+    let tokens = parse_pointer(path).map_err(|e| e.to_string())?;
     match docs.len() {
         0 => Err("the file has no documents".to_owned()),
         1 => {

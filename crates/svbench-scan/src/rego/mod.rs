@@ -56,7 +56,8 @@ use sha2::{Digest, Sha256};
 pub use crate::Severity;
 use crate::{Deadline, TimeBudgetExceeded};
 pub use bounded::MAX_RANGE_ELEMENTS;
-pub use deny::{is_valid_rule_id, DenyFinding};
+pub(crate) use deny::short_json;
+pub use deny::{is_valid_rule_id, parse_deny_element, DenyElementError, DenyFinding};
 pub use format_width::MAX_SPRINTF_WIDTH;
 
 /// Query for Kubernetes policies.
@@ -343,11 +344,11 @@ impl PolicySet {
     pub fn eval_deny(&mut self, query: &str, input: &Value) -> (Vec<DenyFinding>, Vec<RegoError>) {
         match RegoInput::from_json(input) {
             Ok(input) => self.eval_deny_input(query, &input),
-            Err(message) => (
+            Err(e) => (
                 Vec::new(),
                 vec![RegoError::Eval {
                     query: query.to_owned(),
-                    message,
+                    message: e.to_string(),
                 }],
             ),
         }
@@ -543,6 +544,12 @@ impl PolicySet {
     }
 }
 
+/// A JSON value the policy engine cannot take as input (the conversion's
+/// message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("input: {0}")]
+pub struct InputError(String);
+
 /// A policy input converted to the engine's value type.
 ///
 /// The engine's values are reference-counted, so cloning a `RegoInput` is
@@ -556,10 +563,10 @@ impl RegoInput {
     ///
     /// # Errors
     /// The conversion's message (e.g. a number the engine cannot represent).
-    pub fn from_json(value: &Value) -> Result<RegoInput, String> {
+    pub fn from_json(value: &Value) -> Result<RegoInput, InputError> {
         serde_json::from_value(value.clone())
             .map(RegoInput)
-            .map_err(|e| format!("input: {e}"))
+            .map_err(|e| InputError(e.to_string()))
     }
 
     /// An array of already converted values.
@@ -688,7 +695,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// The JSON type name of a value, for messages.
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
