@@ -114,6 +114,11 @@ fn opt_value(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Value>> {
     }
 }
 
+/// A typed record part as the JSON value it is written as.
+fn json_err(e: serde_json::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
 /// The score as a dict: `reward`, `rewards`, `weights`, `reward_profile`,
 /// `reward_config_hash`, `parse`, `parsed`, `compat`, `example_id`.
 fn score_dict<'py>(py: Python<'py>, s: &ScoreResponse) -> PyResult<Bound<'py, PyDict>> {
@@ -141,8 +146,14 @@ fn score_dict<'py>(py: Python<'py>, s: &ScoreResponse) -> PyResult<Bound<'py, Py
     parse.set_item("reason", s.parse.reason.as_deref())?;
     parse.set_item("format_ok", s.parse.format_ok)?;
     d.set_item("parse", parse)?;
-    d.set_item("parsed", to_py(py, &s.parsed)?)?;
-    d.set_item("compat", to_py(py, &Value::Object(s.compat.clone()))?)?;
+    d.set_item(
+        "parsed",
+        to_py(py, &serde_json::to_value(&s.parsed).map_err(json_err)?)?,
+    )?;
+    d.set_item(
+        "compat",
+        to_py(py, &serde_json::to_value(&s.compat).map_err(json_err)?)?,
+    )?;
     d.set_item("example_id", s.example_id.as_deref())?;
     Ok(d)
 }
@@ -503,7 +514,10 @@ impl PySession {
         d.set_item("truncated", outcome.truncated)?;
         d.set_item(
             "tool_interactions",
-            to_py(py, &Value::Array(outcome.tool_interactions))?,
+            to_py(
+                py,
+                &serde_json::to_value(&outcome.tool_interactions).map_err(json_err)?,
+            )?,
         )?;
         match &outcome.reward {
             Some(r) => d.set_item("reward", score_dict(py, r)?)?,

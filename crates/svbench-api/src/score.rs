@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use svbench_core::record::{CompatFields, ParsedRecord};
 use svbench_core::{Completion, Example, ParseRecord};
 use svbench_envs::environment::{Deadline, ScoreErrorKind};
 
@@ -78,9 +79,9 @@ pub struct ScoreResponse {
     /// Parse outcome.
     pub parse: ParseRecord,
     /// The environment's structured reading of the answer (`null` when invalid).
-    pub parsed: Value,
+    pub parsed: Option<ParsedRecord>,
     /// Upstream compatibility fields of result records (harness §3.2).
-    pub compat: Map<String, Value>,
+    pub compat: CompatFields,
 }
 
 /// An example built from an inline reference (`answer`, `info`, `question`).

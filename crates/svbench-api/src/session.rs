@@ -9,6 +9,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
+/// A `tool_interactions` entry of a step (as in result records).
+pub use svbench_core::record::ToolInteraction;
 use svbench_core::{Completion, Example, ParseRecord, ParseStatus};
 use svbench_envs::environment::{run_tool_call, Episode};
 
@@ -53,9 +55,8 @@ pub struct StepOutcome {
     pub turn: u32,
     /// Ended at the turn limit with tool calls pending.
     pub truncated: bool,
-    /// The tool calls this step executed: `{turn, tool, tool_call_id,
-    /// arguments, duration_ms, ok, error}` as in result records.
-    pub tool_interactions: Vec<Value>,
+    /// The tool calls this step executed, as in result records.
+    pub tool_interactions: Vec<ToolInteraction>,
     /// The score, once done.
     pub reward: Option<ScoreResponse>,
 }

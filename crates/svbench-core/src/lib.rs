@@ -11,6 +11,7 @@ pub mod canonical;
 pub mod compact;
 pub mod compare;
 pub mod cost;
+pub mod env_record;
 pub mod example;
 pub mod extract;
 pub mod identity;

@@ -7,6 +7,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::env_record::{
+    CompatFields, E1Compat, E1Parsed, E2Compat, E2Parsed, ParsedRecord, ToolInteraction,
+};
 use crate::message::Message;
 use crate::parse::ParseRecord;
 
@@ -112,7 +115,7 @@ pub struct ResultRecord {
     pub reasoning_content: Vec<Option<String>>,
     /// The environment's structured record of the parsed prediction.
     #[serde(default)]
-    pub parsed: Option<Value>,
+    pub parsed: Option<ParsedRecord>,
     /// Parse outcome; null for errored samples.
     #[serde(default)]
     pub parse: Option<ParseRecord>,
@@ -142,7 +145,7 @@ pub struct ResultRecord {
     pub truncated: bool,
     /// Tool calls executed (multi-turn environments).
     #[serde(default)]
-    pub tool_interactions: Vec<Value>,
+    pub tool_interactions: Vec<ToolInteraction>,
     /// Number of tool calls.
     #[serde(default)]
     pub tool_calls: u32,
@@ -161,10 +164,11 @@ pub struct ResultRecord {
     /// RFC 3339 finish time.
     #[serde(default)]
     pub finished_at: String,
-    /// Environment compatibility fields (E1: `predicted_label`, `confidence`).
+    /// Environment compatibility fields, written at the top level (E1:
+    /// `predicted_label`, `confidence`; E2: the fields upstream's report
+    /// reads).
     #[serde(flatten)]
-    #[schemars(with = "BTreeMap<String, Value>")]
-    pub compat: serde_json::Map<String, Value>,
+    pub compat: CompatFields,
 }
 
 /// Upstream results may store the completion as a message list; keep its

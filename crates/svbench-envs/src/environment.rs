@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use svbench_core::record::{CompatFields, ParsedRecord, ToolInteraction};
 use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown, Role};
 pub use svbench_scan::{Deadline, TimeBudgetExceeded};
 
@@ -12,12 +13,13 @@ pub use svbench_scan::{Deadline, TimeBudgetExceeded};
 pub struct ScoredAnswer {
     /// The `parse` object.
     pub parse: ParseRecord,
-    /// The environment's structured record of the prediction (null when invalid).
-    pub parsed: Value,
+    /// The environment's structured record of the prediction (`None` when
+    /// invalid).
+    pub parsed: Option<ParsedRecord>,
     /// The reward with every component.
     pub reward: RewardBreakdown,
     /// Upstream compatibility fields written at the top level of the record.
-    pub compat: Map<String, Value>,
+    pub compat: CompatFields,
 }
 
 /// What kind of episode an environment runs.
@@ -86,8 +88,8 @@ pub trait Episode: Send {
 pub struct ToolCallRun {
     /// The tool message answering the call.
     pub message: Message,
-    /// `{turn, tool, tool_call_id, arguments, duration_ms, ok, error}`.
-    pub interaction: Value,
+    /// The `tool_interactions` entry.
+    pub interaction: ToolInteraction,
     /// Wall time of the call in milliseconds.
     pub duration_ms: f64,
 }
@@ -129,15 +131,15 @@ pub fn run_tool_call(
     let duration_ms = started.elapsed().as_secs_f64() * 1000.0;
     let arguments_value: Value =
         serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
-    let interaction = json!({
-        "turn": turn,
-        "tool": name,
-        "tool_call_id": id,
-        "arguments": arguments_value,
-        "duration_ms": duration_ms,
-        "ok": result.ok,
-        "error": result.error,
-    });
+    let interaction = ToolInteraction {
+        turn,
+        tool: name,
+        tool_call_id: id.clone(),
+        arguments: arguments_value,
+        duration_ms,
+        ok: result.ok,
+        error: result.error,
+    };
     ToolCallRun {
         message: Message {
             role: Role::Tool,

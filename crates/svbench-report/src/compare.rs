@@ -19,7 +19,7 @@ use svbench_core::metrics::{mcnemar, paired_bootstrap_ci, sign_test, BootstrapCo
 
 use crate::e1::compute::v1_decision;
 use crate::e1::{self, outcome::Prediction};
-use crate::e2::upstream::{fixture_type, normalise, record_scores};
+use crate::e2::upstream::{fixture_type, normalise, predicted_entries, record_scores};
 use crate::error::ReportError;
 use crate::read::{load_run, LoadedRun, RecordView, E1_NAME, E2_NAME};
 
@@ -462,16 +462,12 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
 /// (clean records only).
 fn e2_metrics(r: &RecordView, add: &mut impl FnMut(String, f64)) {
     let ft = fixture_type(r);
-    let oracle = normalise(r.oracle_violations.as_ref(), ft);
-    let predicted = normalise(r.predicted_violations.as_ref(), ft);
+    let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
+    let predicted = normalise(&predicted_entries(r), ft);
     let (w, u) = record_scores(&oracle, &predicted);
     add("f1_weighted".to_string(), w.f1);
     add("f1_unweighted".to_string(), u.f1);
-    let applied = r
-        .patch_applied
-        .as_ref()
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
+    let applied = r.patch_applied;
     add("patch_applied".to_string(), f64::from(u8::from(applied)));
     if oracle.map.is_empty() {
         add(

@@ -417,7 +417,7 @@ async fn score_into(
     let scored = off_runtime(move || env.score_within(&owned, &scored_completion, deadline)).await;
     match scored {
         Ok(scored) => {
-            record.parsed = Some(scored.parsed).filter(|v| !v.is_null());
+            record.parsed = scored.parsed;
             record.parse = Some(if t.no_answer {
                 ParseRecord {
                     status: ParseStatus::NoAnswer,

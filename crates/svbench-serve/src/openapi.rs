@@ -10,6 +10,7 @@ use svbench_api::envs::EnvInfo;
 use svbench_api::rows::Row;
 use svbench_api::score::{ScoreRequest, ScoreResponse};
 use svbench_api::service::{ScoreBatchRequest, ScoreBatchResponse};
+use svbench_api::session::ToolInteraction;
 
 use crate::routes::{ResetRequest, StepRequest};
 
@@ -47,6 +48,7 @@ pub fn document() -> Value {
     let row = schema::<Row>(&mut generator);
     let reset_req = schema::<ResetRequest>(&mut generator);
     let step_req = schema::<StepRequest>(&mut generator);
+    let tool_interaction = schema::<ToolInteraction>(&mut generator);
     let mut schemas: Map<String, Value> = generator.take_definitions(true);
     schemas.insert(
         "ErrorBody".into(),
@@ -86,7 +88,8 @@ pub fn document() -> Value {
     let step_resp = json!({"type": "object", "properties": {
         "observation": {"type": "object", "properties": {"messages": {"type": "array"}}},
         "done": {"type": "boolean"}, "turn": {"type": "integer"}, "truncated": {"type": "boolean"},
-        "tool_interactions": {"type": "array"}, "reward": score_resp.clone()},
+        "tool_interactions": {"type": "array", "items": tool_interaction},
+        "reward": score_resp.clone()},
         "required": ["observation", "done", "turn", "truncated", "tool_interactions"]});
     let page = json!({"type": "object", "properties": {
         "env": {"type": "string"}, "split": {"type": "string"}, "dataset_sha256": {"type": "string"},

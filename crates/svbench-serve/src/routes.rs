@@ -377,15 +377,14 @@ fn record_step_metrics(state: &AppState, session: &Session, outcome: &StepOutcom
         .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
         .collect();
     for i in &outcome.tool_interactions {
-        let tool = i.get("tool").and_then(Value::as_str).unwrap_or("");
-        let tool = if offered.contains(tool) {
-            tool
+        let tool = if offered.contains(i.tool.as_str()) {
+            i.tool.as_str()
         } else {
             "unknown"
         };
-        let ok = i.get("ok").and_then(Value::as_bool).unwrap_or(false);
-        let ms = i.get("duration_ms").and_then(Value::as_f64).unwrap_or(0.0);
-        state.metrics.tool_call(env, tool, ok, ms / 1000.0);
+        state
+            .metrics
+            .tool_call(env, tool, i.ok, i.duration_ms / 1000.0);
     }
     if let Some(reward) = &outcome.reward {
         state.metrics.scores(env, &reward.reward_profile, 1);

@@ -10,7 +10,7 @@ use svbench_envs::registry::EnvEntry;
 
 use clap::Args;
 use serde_json::json;
-use svbench_core::record::{ResultRecord, RunMetadata};
+use svbench_core::record::{CompatFields, ParsedRecord, ResultRecord, RunMetadata};
 use svbench_core::Completion;
 use svbench_envs::e1::env::E1Env;
 use svbench_envs::e1::Gold;
@@ -235,14 +235,14 @@ fn write_synthetic_run(dir: &Path, n: usize) -> anyhow::Result<()> {
             info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
             completion: Some(text.to_string()),
             completion_messages: vec![json!({"role": "assistant", "content": text})],
-            parsed: Some(s.parsed()).filter(|v| !v.is_null()),
+            parsed: s.parsed().map(ParsedRecord::E1),
             parse: Some(s.parse_record()),
             reward: Some(s.reward.total),
             rewards: s.reward.values(),
             reward_profile: "v1".into(),
             latency_ms: (i % 100) as f64 * 0.5,
             turns: 1,
-            compat: s.compat(),
+            compat: CompatFields::E1(s.compat()),
             ..Default::default()
         };
         serde_json::to_writer(&mut out, &rec)?;

@@ -1,7 +1,7 @@
 //! The E1 environment: one path from a completion to a recorded score.
 
-use serde_json::{json, Map, Value};
 use svbench_core::extract::ParseMode;
+use svbench_core::record::{CompatFields, E1Compat, E1Parsed, ParsedRecord};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Message, ParseOutcome, ParseRecord, RewardBreakdown};
 
@@ -36,15 +36,15 @@ impl E1Score {
         self.outcome.record()
     }
 
-    /// The `parsed` object: `{label, confidence, rationale, format_ok}`, null when invalid.
-    pub fn parsed(&self) -> Value {
+    /// The `parsed` object: `{label, confidence, rationale, format_ok}`, `None` when invalid.
+    pub fn parsed(&self) -> Option<E1Parsed> {
         match &self.outcome {
-            ParseOutcome::Invalid { .. } => Value::Null,
-            ParseOutcome::LabelOnly { label, .. } => json!({
-                "label": label.as_str(),
-                "confidence": null,
-                "rationale": null,
-                "format_ok": false,
+            ParseOutcome::Invalid { .. } => None,
+            ParseOutcome::LabelOnly { label, .. } => Some(E1Parsed {
+                label: label.as_str().to_string(),
+                confidence: None,
+                rationale: None,
+                format_ok: false,
             }),
             ParseOutcome::Valid {
                 label,
@@ -52,28 +52,28 @@ impl E1Score {
                 format_ok,
                 rationale,
                 ..
-            } => json!({
-                "label": label.as_str(),
-                "confidence": confidence,
-                "rationale": rationale,
-                "format_ok": format_ok,
+            } => Some(E1Parsed {
+                label: label.as_str().to_string(),
+                confidence: Some(*confidence),
+                rationale: rationale.clone(),
+                format_ok: *format_ok,
             }),
         }
     }
 
     /// Upstream compatibility fields `predicted_label` and `confidence`.
-    pub fn compat(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        let (label, conf) = match &self.outcome {
-            ParseOutcome::Invalid { .. } => ("", Value::Null),
-            ParseOutcome::LabelOnly { label, .. } => (label.as_str(), Value::Null),
+    pub fn compat(&self) -> E1Compat {
+        let (label, confidence) = match &self.outcome {
+            ParseOutcome::Invalid { .. } => ("", None),
+            ParseOutcome::LabelOnly { label, .. } => (label.as_str(), None),
             ParseOutcome::Valid {
                 label, confidence, ..
-            } => (label.as_str(), json!(confidence)),
+            } => (label.as_str(), Some(*confidence)),
         };
-        m.insert("predicted_label".into(), Value::String(label.to_string()));
-        m.insert("confidence".into(), conf);
-        m
+        E1Compat {
+            predicted_label: label.to_string(),
+            confidence,
+        }
     }
 }
 
@@ -150,8 +150,8 @@ impl crate::environment::Environment for E1Env {
         let s = E1Env::score(self, completion, gold);
         Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),
-            parsed: s.parsed(),
-            compat: s.compat(),
+            parsed: s.parsed().map(ParsedRecord::E1),
+            compat: CompatFields::E1(s.compat()),
             reward: s.reward,
         })
     }

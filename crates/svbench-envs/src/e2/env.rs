@@ -17,12 +17,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
+use svbench_core::env_record::{
+    CompatFields, DetectionRecord, E2Compat, E2DetectionRecord, E2Parsed, E2RewardsRecord,
+    E2UpstreamRewards, E2V1Rewards, ParseStatusRecord, ParsedRecord, PatchKind, RuleFinding,
+    UpstreamPatchRecord as UpstreamPatchEntry, V1PatchRecord, ViolationEntry,
+};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
 use svbench_scan::external::{ExternalBackends, ExternalTool, ProbeError};
 use svbench_scan::patch::lenient::apply_upstream;
-use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
+use svbench_scan::patch::{apply_patch, PatchKind as ScanPatchKind, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
 use svbench_scan::{kube_linter, semgrep};
 
@@ -919,26 +924,36 @@ impl E2Env {
         };
         ScoredAnswer {
             parse: parse_record(active_parse),
-            parsed: self.parsed(item, completion, score),
+            parsed: Some(ParsedRecord::E2(Box::new(self.parsed(item, score)))),
             reward: self.rewards.select(&score.v1, &score.upstream).clone(),
-            compat: self.compat(item, completion, score),
+            compat: CompatFields::E2(self.compat(item, completion, score)),
         }
     }
 
-    fn with_severity(&self, id: &NormalizedId) -> Value {
-        json!({"id": id.full_id(), "severity": self.catalogue.weight_severity(id).as_str()})
+    fn with_severity(&self, id: &NormalizedId) -> RuleFinding {
+        RuleFinding {
+            id: id.full_id(),
+            severity: self.catalogue.weight_severity(id).as_str().to_string(),
+        }
     }
 
-    fn full_id_entry(&self, id: &str) -> Value {
+    fn full_id_entry(&self, id: &str) -> RuleFinding {
         let severity = id
             .split_once('/')
             .and_then(|(t, r)| self.catalogue.severity(Tool::parse(t)?, r))
             .unwrap_or(Severity::Med);
-        json!({"id": id, "severity": severity.as_str()})
+        RuleFinding {
+            id: id.to_string(),
+            severity: severity.as_str().to_string(),
+        }
+    }
+
+    fn full_id_entries<'a>(&self, ids: impl IntoIterator<Item = &'a String>) -> Vec<RuleFinding> {
+        ids.into_iter().map(|id| self.full_id_entry(id)).collect()
     }
 
     /// The `parsed` object (spec E2 §6).
-    fn parsed(&self, item: &E2Item, completion: &Completion, s: &E2Score) -> Value {
+    fn parsed(&self, item: &E2Item, s: &E2Score) -> E2Parsed {
         let namespaces = &item.oracle.namespaces;
         let oracle: BTreeSet<&str> = item
             .oracle
@@ -973,84 +988,92 @@ impl E2Env {
             E2Parse::Invalid { reason } => ("invalid", Some(*reason), false, None, 0, None),
             E2Parse::NoAnswer => ("no_answer", Some("turn_limit"), false, None, 0, None),
         };
-        let up_status = match &s.up_parse {
-            E2Parse::Valid { .. } => json!({"status": "valid", "reason": null}),
-            E2Parse::Invalid { reason } => json!({"status": "invalid", "reason": reason}),
-            E2Parse::NoAnswer => json!({"status": "no_answer", "reason": "turn_limit"}),
+        let (up_status, up_reason) = match &s.up_parse {
+            E2Parse::Valid { .. } => ("valid", None),
+            E2Parse::Invalid { reason } => ("invalid", Some(*reason)),
+            E2Parse::NoAnswer => ("no_answer", Some("turn_limit")),
         };
-        let v1_patch = {
-            let mut m = Map::new();
-            m.insert("status".into(), json!(s.evaluation.status()));
-            m.insert(
-                "kind".into(),
-                serde_json::to_value(s.outcome.as_ref().and_then(|o| o.kind))
-                    .unwrap_or(Value::Null),
-            );
-            m.insert(
-                "reason".into(),
-                json!(s.outcome.as_ref().and_then(|o| o.reason.clone())),
-            );
-            if let PatchEvaluation::Applied { before, after } = &s.evaluation {
-                m.insert(
-                    "before".into(),
-                    before.iter().map(|id| self.full_id_entry(id)).collect(),
-                );
-                m.insert(
-                    "after".into(),
-                    after.iter().map(|id| self.full_id_entry(id)).collect(),
-                );
-            }
-            m.insert("fixed".into(), json!(s.v1.patch.fixed));
-            m.insert("new".into(), json!(s.v1.patch.new));
-            m.insert("value".into(), json!(s.v1.patch.value));
-            Value::Object(m)
+        let (before, after) = match &s.evaluation {
+            PatchEvaluation::Applied { before, after } => (
+                Some(self.full_id_entries(before)),
+                Some(self.full_id_entries(after)),
+            ),
+            _ => (None, None),
         };
-        let upstream_patch = {
-            let mut m = Map::new();
-            m.insert("status".into(), json!(s.upstream_patch.status));
-            m.insert("reason".into(), json!(s.upstream_patch.reason));
-            if let UpstreamPatch::Applied { after } = &s.upstream_patch.patch {
-                m.insert(
-                    "after".into(),
-                    after.iter().map(|id| self.full_id_entry(id)).collect(),
-                );
-            }
-            m.insert("bonus".into(), json!(s.upstream.patch_bonus));
-            Value::Object(m)
+        let v1_patch = V1PatchRecord {
+            status: s.evaluation.status().to_string(),
+            kind: s.outcome.as_ref().and_then(|o| o.kind).map(|k| match k {
+                ScanPatchKind::UnifiedDiff => PatchKind::UnifiedDiff,
+                ScanPatchKind::JsonPatch => PatchKind::JsonPatch,
+            }),
+            reason: s.outcome.as_ref().and_then(|o| o.reason.clone()),
+            before,
+            after,
+            fixed: s.v1.patch.fixed,
+            new: s.v1.patch.new,
+            value: s.v1.patch.value,
         };
-        let _ = completion;
-        json!({
-            "lang": match item.lang { Lang::K8s => "k8s", Lang::Tf => "tf" },
-            "fixture_path": item.lang.workspace_name(),
-            "labelled_namespaces": namespaces.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
-            "oracle_mode": self.args.oracle.as_str(),
-            "oracle": oracle.iter().map(|id| self.full_id_entry(id)).collect::<Vec<_>>(),
-            "prediction": scored.iter().map(|id| self.with_severity(id)).collect::<Vec<_>>(),
-            "prediction_ignored": ignored.iter().map(|id| self.with_severity(id)).collect::<Vec<_>>(),
-            "clean": s.v1.clean,
-            "parse_status": status,
-            "parse_reason": reason,
-            "format_ok": format_ok,
-            "format_reason": format_reason,
-            "skipped_items": skipped,
-            "confidence": confidence,
-            "upstream_parse": up_status,
-            "v1_patch": v1_patch,
-            "upstream_patch": upstream_patch,
-            "rewards": {
-                "v1": components(&s.v1.breakdown),
-                "upstream": components(&s.upstream.breakdown),
+        let upstream_patch = UpstreamPatchEntry {
+            status: s.upstream_patch.status.to_string(),
+            reason: s.upstream_patch.reason.clone(),
+            after: match &s.upstream_patch.patch {
+                UpstreamPatch::Applied { after } => Some(self.full_id_entries(after)),
+                _ => None,
             },
-            "detection": {
-                "v1": detection_json(Some(&s.v1.detection)),
-                "upstream": detection_json(s.upstream.detection.as_ref()),
-                "upstream_tool_observation": detection_json(s.upstream.tool_detection.as_ref()),
+            bonus: s.upstream.patch_bonus,
+        };
+        let component = |b: &svbench_core::RewardBreakdown, name: &str| {
+            b.components
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.value)
+        };
+        let (v1, up) = (&s.v1.breakdown, &s.upstream.breakdown);
+        E2Parsed {
+            lang: lang_name(item.lang).to_string(),
+            fixture_path: item.lang.workspace_name().to_string(),
+            labelled_namespaces: namespaces.iter().map(|t| t.as_str().to_string()).collect(),
+            oracle_mode: self.args.oracle.as_str().to_string(),
+            oracle: oracle.iter().map(|id| self.full_id_entry(id)).collect(),
+            prediction: scored.iter().map(|id| self.with_severity(id)).collect(),
+            prediction_ignored: ignored.iter().map(|id| self.with_severity(id)).collect(),
+            clean: s.v1.clean,
+            parse_status: status.to_string(),
+            parse_reason: reason.map(str::to_string),
+            format_ok,
+            format_reason: format_reason.map(str::to_string),
+            skipped_items: skipped as u64,
+            confidence,
+            upstream_parse: ParseStatusRecord {
+                status: up_status.to_string(),
+                reason: up_reason.map(str::to_string),
             },
-        })
+            v1_patch,
+            upstream_patch,
+            rewards: E2RewardsRecord {
+                v1: E2V1Rewards {
+                    detection: component(v1, "detection"),
+                    patch: component(v1, "patch"),
+                    format: component(v1, "format"),
+                    total: Some(v1.total),
+                },
+                upstream: E2UpstreamRewards {
+                    reward_config_auditing: component(up, "reward_config_auditing"),
+                    format_reward: component(up, "format_reward"),
+                    tool_observation_reward: component(up, "tool_observation_reward"),
+                    total: Some(up.total),
+                },
+            },
+            detection: E2DetectionRecord {
+                v1: Some(detection_record(&s.v1.detection)),
+                upstream: s.upstream.detection.as_ref().map(detection_record),
+                upstream_tool_observation: s.upstream.tool_detection.as_ref().map(detection_record),
+            },
+        }
     }
 
     /// The upstream compatibility fields (spec E2 §6, harness §3.2).
-    fn compat(&self, item: &E2Item, completion: &Completion, s: &E2Score) -> Map<String, Value> {
+    fn compat(&self, item: &E2Item, completion: &Completion, s: &E2Score) -> E2Compat {
         let object = if s.no_answer {
             None
         } else {
@@ -1078,39 +1101,39 @@ impl E2Env {
             | (Profile::Upstream, _, UpstreamPatch::Applied { after }) => Some(after),
             _ => None,
         };
-        let (patch_applied, post) = match after {
-            Some(after) => (
-                true,
-                after
-                    .iter()
-                    .map(|id| self.full_id_entry(id))
-                    .collect::<Vec<_>>(),
-            ),
-            None => (false, Vec::new()),
+        let entry = |f: RuleFinding| ViolationEntry {
+            id: f.id,
+            severity: Some(f.severity),
+            ..ViolationEntry::default()
         };
-        let mut m = Map::new();
-        m.insert("valid_json".into(), json!(object.is_some()));
-        m.insert("predicted_violations".into(), Value::Array(predicted));
-        m.insert(
-            "oracle_violations".into(),
-            item.oracle
+        E2Compat {
+            valid_json: object.is_some(),
+            predicted_violations: predicted,
+            oracle_violations: item
+                .oracle
                 .violations
                 .iter()
-                .map(|v| json!({"id": v.id, "severity": v.severity.as_str()}))
+                .map(|v| ViolationEntry {
+                    id: v.id.clone(),
+                    severity: Some(v.severity.as_str().to_string()),
+                    ..ViolationEntry::default()
+                })
                 .collect(),
-        );
-        m.insert("patch".into(), json!(patch));
-        m.insert("patch_applied".into(), json!(patch_applied));
-        m.insert("post_patch_violations".into(), Value::Array(post));
-        m.insert(
-            "fixture_type".into(),
-            json!(match item.lang {
-                Lang::K8s => "k8s",
-                Lang::Tf => "tf",
-            }),
-        );
-        m.insert("fixture_path".into(), json!(item.lang.workspace_name()));
-        m
+            patch,
+            patch_applied: after.is_some(),
+            post_patch_violations: after
+                .map(|a| self.full_id_entries(a).into_iter().map(entry).collect())
+                .unwrap_or_default(),
+            fixture_type: lang_name(item.lang).to_string(),
+            fixture_path: item.lang.workspace_name().to_string(),
+        }
+    }
+}
+
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::K8s => "k8s",
+        Lang::Tf => "tf",
     }
 }
 
@@ -1151,21 +1174,14 @@ pub struct UpstreamPatchRecord {
     pub patch: UpstreamPatch,
 }
 
-fn components(b: &svbench_core::RewardBreakdown) -> Value {
-    let mut m: Map<String, Value> = b
-        .components
-        .iter()
-        .map(|c| (c.name.to_string(), json!(c.value)))
-        .collect();
-    m.insert("total".into(), json!(b.total));
-    Value::Object(m)
-}
-
-fn detection_json(d: Option<&Detection>) -> Value {
-    match d {
-        None => Value::Null,
-        Some(d) => json!({"tp": d.tp, "fp": d.fp, "fn": d.fn_,
-                          "precision": d.precision, "recall": d.recall, "f1": d.f1}),
+fn detection_record(d: &Detection) -> DetectionRecord {
+    DetectionRecord {
+        tp: d.tp,
+        fp: d.fp,
+        fn_: d.fn_,
+        precision: d.precision,
+        recall: d.recall,
+        f1: d.f1,
     }
 }
 

@@ -2,6 +2,7 @@
 //! 22): prompt contents, no-answer scoring, the builtins, and a full scored
 //! episode with a verified patch on public-mini row 0.
 
+use crate::WrittenJson;
 use serde_json::{json, Value};
 use svbench_core::{Completion, Example, Message, ParseStatus, Role};
 use svbench_envs::e2::env::{E2Args, E2Env};
@@ -203,7 +204,7 @@ fn full_episode_with_the_read_only_root_fs_patch_scores_the_5_2_row() {
     assert_eq!(scored.parse.status, ParseStatus::Valid);
     assert_eq!(scored.parse.format_ok, Some(true));
 
-    let p = &scored.parsed;
+    let p = &scored.parsed();
     assert_eq!(p["labelled_namespaces"], json!(["kube-linter", "semgrep"]));
     assert_eq!(p["oracle_mode"], "dataset");
     assert_eq!(p["oracle"].as_array().map(Vec::len), Some(7));
@@ -235,7 +236,7 @@ fn full_episode_with_the_read_only_root_fs_patch_scores_the_5_2_row() {
         "parsed upstream",
     );
 
-    let c = &scored.compat;
+    let c = &scored.compat();
     assert_eq!(c["valid_json"], true);
     assert_eq!(c["predicted_violations"].as_array().map(Vec::len), Some(7));
     assert_eq!(c["oracle_violations"].as_array().map(Vec::len), Some(7));
@@ -259,8 +260,9 @@ fn full_episode_with_the_read_only_root_fs_patch_scores_the_5_2_row() {
         .expect("scored");
     approx(up.reward.total, 1.70, "upstream total");
     // Compat fields follow the active profile's patch path.
-    assert_eq!(up.compat["patch_applied"], true);
-    let up_post = up.compat["post_patch_violations"]
+    assert_eq!(up.compat()["patch_applied"], true);
+    let up_compat = up.compat();
+    let up_post = up_compat["post_patch_violations"]
         .as_array()
         .expect("post")
         .iter()
@@ -287,9 +289,9 @@ fn turn_limit_with_pending_calls_is_no_answer_even_on_a_clean_item() {
         assert_eq!(s.parse.status, ParseStatus::NoAnswer, "{profile}");
         assert_eq!(s.reward.total, 0.0, "{profile}");
         assert!(s.reward.components.iter().all(|c| c.value == 0.0));
-        assert_eq!(s.parsed["parse_status"], "no_answer");
-        assert_eq!(s.compat["valid_json"], false);
-        assert_eq!(s.compat["predicted_violations"], json!([]));
+        assert_eq!(s.parsed()["parse_status"], "no_answer");
+        assert_eq!(s.compat()["valid_json"], false);
+        assert_eq!(s.compat()["predicted_violations"], json!([]));
     }
     // The same clean item answered with [] scores 1.05 under v1.
     let answered = Completion::assistant_text(answer(&[], ""));
@@ -384,10 +386,10 @@ fn tool_only_calls_the_tools_and_reaches_detection_1_under_the_live_oracle() {
             .score(&ex, &Completion::Messages(transcript))
             .expect("scored");
         approx(s.reward.component("detection").expect("d"), 1.0, &ex.id);
-        assert_eq!(s.compat["patch_applied"], false);
+        assert_eq!(s.compat()["patch_applied"], false);
         if ex.id != "pvc" {
             assert!(
-                !s.parsed["prediction"].as_array().expect("p").is_empty(),
+                !s.parsed()["prediction"].as_array().expect("p").is_empty(),
                 "{}",
                 ex.id
             );

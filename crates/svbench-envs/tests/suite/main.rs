@@ -22,3 +22,19 @@ mod e2_reward;
 mod e2_tools;
 mod e2_upstream_patch;
 mod parse_nesting;
+
+/// A scored answer's `parsed` and compatibility fields as written to
+/// `results.jsonl`: the tests check the bytes' contract, not the Rust shape.
+trait WrittenJson {
+    fn parsed(&self) -> serde_json::Value;
+    fn compat(&self) -> serde_json::Value;
+}
+
+impl WrittenJson for svbench_envs::environment::ScoredAnswer {
+    fn parsed(&self) -> serde_json::Value {
+        serde_json::to_value(&self.parsed).expect("parsed serialises")
+    }
+    fn compat(&self) -> serde_json::Value {
+        serde_json::to_value(&self.compat).expect("compat serialises")
+    }
+}

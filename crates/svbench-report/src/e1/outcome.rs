@@ -3,6 +3,7 @@
 //! invalid — read from recorded fields only, never re-parsed.
 
 use serde_json::Value;
+use svbench_core::record::ParsedRecord;
 use svbench_core::ParseStatus;
 
 use crate::read::RecordView;
@@ -101,8 +102,8 @@ enum Label {
     Abstain,
 }
 
-fn standard_label(v: Option<&Value>) -> Option<Label> {
-    match v?.as_str()?.trim().to_ascii_lowercase().as_str() {
+fn standard_label(v: Option<&str>) -> Option<Label> {
+    match v?.trim().to_ascii_lowercase().as_str() {
         "malicious" => Some(Label::Malicious),
         "benign" => Some(Label::Benign),
         "abstain" => Some(Label::Abstain),
@@ -121,25 +122,22 @@ fn standard_label(v: Option<&Value>) -> Option<Label> {
 pub fn classify(rec: &RecordView) -> Result<E1Sample, Unusable> {
     let gold =
         gold_is_malicious(&rec.answer).ok_or_else(|| Unusable::Gold(rec.answer.to_string()))?;
-    let parsed = rec.parsed.as_ref().filter(|v| v.is_object());
+    let parsed = rec.parsed.as_ref().and_then(ParsedRecord::e1);
     let (label, confidence, label_only) = match &rec.parse {
         Some(p) if matches!(p.status, ParseStatus::Invalid | ParseStatus::NoAnswer) => {
             return Ok(E1Sample::invalid(gold));
         }
         Some(p) => {
-            let label = standard_label(parsed.and_then(|v| v.get("label")))
-                .or_else(|| standard_label(rec.predicted_label.as_ref()));
-            let confidence = parsed
-                .and_then(|v| v.get("confidence"))
-                .and_then(Value::as_f64)
-                .or_else(|| rec.confidence.as_ref().and_then(Value::as_f64));
+            let label = standard_label(parsed.map(|p| p.label.as_str()))
+                .or_else(|| standard_label(rec.predicted_label.as_deref()));
+            let confidence = parsed.and_then(|p| p.confidence).or(rec.confidence);
             let label_only = p.status == ParseStatus::LabelOnly || confidence.is_none();
             (label, confidence, label_only)
         }
         None => {
-            let confidence = rec.confidence.as_ref().and_then(Value::as_f64);
+            let confidence = rec.confidence;
             (
-                standard_label(rec.predicted_label.as_ref()),
+                standard_label(rec.predicted_label.as_deref()),
                 confidence,
                 confidence.is_none(),
             )
@@ -171,9 +169,9 @@ pub fn status_of(rec: &RecordView, e1: bool) -> ParseStatus {
     if !e1 {
         return ParseStatus::Valid;
     }
-    match standard_label(rec.predicted_label.as_ref()) {
+    match standard_label(rec.predicted_label.as_deref()) {
         None => ParseStatus::Invalid,
-        Some(_) if rec.confidence.as_ref().and_then(Value::as_f64).is_some() => ParseStatus::Valid,
+        Some(_) if rec.confidence.is_some() => ParseStatus::Valid,
         Some(_) => ParseStatus::LabelOnly,
     }
 }

@@ -5,27 +5,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use svbench_core::env_record::{ParsedRecord, RuleFinding};
 use svbench_core::metrics::f1_score;
 use svbench_core::summary::{E2Micro, E2Prf, E2RuleStats, E2UpstreamStats, E2V1Stats};
 
 use super::upstream::{severity, weight};
 use crate::read::RecordView;
 
-/// `{id, severity}` entries of `parsed[key]` as id → catalogue weight.
-fn id_set(parsed: &Value, key: &str) -> BTreeMap<String, f64> {
-    parsed
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            let id = e.get("id")?.as_str()?;
-            Some((
-                id.to_string(),
-                weight(severity(e.get("severity").and_then(Value::as_str))),
-            ))
-        })
+/// Findings of a `parsed` list as id → catalogue weight (entries without
+/// an id skipped).
+fn id_set(list: &[RuleFinding]) -> BTreeMap<String, f64> {
+    list.iter()
+        .filter(|e| !e.id.is_empty())
+        .map(|e| (e.id.clone(), weight(severity(Some(&e.severity)))))
         .collect()
 }
 
@@ -126,11 +118,11 @@ impl ExtensionsAcc {
         if tool_errors(r).any(|e| e == "budget_exhausted") {
             self.budget_exhausted += 1;
         }
-        let Some(p) = r.parsed.as_ref().filter(|p| p.is_object()) else {
+        let Some(p) = r.parsed.as_ref().and_then(ParsedRecord::e2) else {
             return;
         };
-        let oracle = id_set(p, "oracle");
-        let predicted = id_set(p, "prediction");
+        let oracle = id_set(&p.oracle);
+        let predicted = id_set(&p.prediction);
         self.micro.add(&oracle, &predicted);
         let ids: BTreeSet<&String> = oracle.keys().chain(predicted.keys()).collect();
         for id in ids {
@@ -142,39 +134,35 @@ impl ExtensionsAcc {
             }
         }
 
-        let v1 = p.pointer("/rewards/v1");
-        let get = |v: Option<&Value>, k: &str| v.and_then(|o| o.get(k)).and_then(Value::as_f64);
-        self.v1_reward.add(get(v1, "total"));
-        self.v1_detection.add(get(v1, "detection"));
-        self.v1_patch.add(get(v1, "patch"));
-        if let Some(Value::Object(up)) = p.pointer("/rewards/upstream") {
-            for (k, v) in up {
-                if k == "total" {
-                    self.up_reward.add(v.as_f64());
-                } else {
-                    self.up_components
-                        .entry(k.clone())
-                        .or_default()
-                        .add(v.as_f64());
-                }
-            }
+        let v1 = &p.rewards.v1;
+        self.v1_reward.add(v1.total);
+        self.v1_detection.add(v1.detection);
+        self.v1_patch.add(v1.patch);
+        let up = &p.rewards.upstream;
+        for (k, v) in up.components() {
+            self.up_components
+                .entry(k.to_string())
+                .or_default()
+                .add(Some(v));
         }
-        self.strict_format += u64::from(p.get("format_ok") == Some(&Value::Bool(true)));
+        self.up_reward.add(up.total);
+        self.strict_format += u64::from(p.format_ok);
         if oracle.is_empty() {
             self.clean += 1;
             self.clean_pass += u64::from(predicted.is_empty());
         }
-        let status = p
-            .pointer("/v1_patch/status")
-            .and_then(Value::as_str)
-            .unwrap_or("none");
+        // Absent in hand-built records: no patch.
+        let status = match p.v1_patch.status.as_str() {
+            "" => "none",
+            s => s,
+        };
         if status != "none" {
             self.patch_given += 1;
             *self.patch_status.entry(status.to_string()).or_default() += 1;
         }
-        match p.get("parse_status").and_then(Value::as_str) {
-            Some("invalid") => self.invalid += 1,
-            Some("no_answer") => self.no_answer += 1,
+        match p.parse_status.as_str() {
+            "invalid" => self.invalid += 1,
+            "no_answer" => self.no_answer += 1,
             _ => {}
         }
     }
@@ -239,11 +227,9 @@ impl ExtensionsAcc {
 /// The `error` codes of a record's tool interactions.
 fn tool_errors(r: &RecordView) -> impl Iterator<Item = &str> {
     r.tool_interactions
-        .as_ref()
-        .and_then(Value::as_array)
-        .into_iter()
+        .iter()
         .flatten()
-        .filter_map(|i| i.get("error").and_then(Value::as_str))
+        .filter_map(|i| i.error.as_deref())
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::Deserialize;
 use serde_json::Value;
+use svbench_core::env_record::ViolationEntry;
 use svbench_core::metrics::f1_score;
 use svbench_core::summary::{
     E2Episode, E2FindingQuality, E2Metrics, E2PatchMetrics, E2SeverityCounts, E2ToolEconomy,
@@ -67,31 +69,32 @@ pub struct Findings {
 /// Normalises one list as upstream's report does: id from `id`, else
 /// `tool/rule_id`; severities normalised; when any id carries a known tool
 /// prefix, unprefixed ids get the fixture's primary prefix and other tools'
-/// ids are dropped. Items that are not objects, or carry no id, are skipped.
+/// ids are dropped. Entries without an id are skipped.
 ///
 /// The prefix decision is made per list (upstream normalised each list on
 /// its own); the reward's primary filter, which looks at both lists and drops
 /// unprefixed ids, is a different rule (E2 §5.1).
-pub fn normalise(list: Option<&Value>, fixture_type: &str) -> Findings {
+pub fn normalise<'a>(
+    list: impl IntoIterator<Item = &'a ViolationEntry>,
+    fixture_type: &str,
+) -> Findings {
     let primary = if fixture_type == "tf" {
         "semgrep"
     } else {
         "kube-linter"
     };
     let mut raw: Vec<(String, &'static str)> = Vec::new();
-    for item in list.and_then(Value::as_array).into_iter().flatten() {
-        let Some(obj) = item.as_object() else {
-            continue;
-        };
-        let id = match obj.get("id") {
-            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-            _ => match (obj.get("tool"), obj.get("rule_id")) {
+    for entry in list {
+        let id = if entry.id.is_empty() {
+            match (&entry.tool, &entry.rule_id) {
                 (Some(t), Some(r)) => Some(format!("{}/{}", tool_name(&scalar(t)), scalar(r))),
                 _ => None,
-            },
+            }
+        } else {
+            Some(entry.id.clone())
         };
         if let Some(id) = id {
-            raw.push((id, severity(obj.get("severity").and_then(Value::as_str))));
+            raw.push((id, severity(entry.severity.as_deref())));
         }
     }
     let namespace = |id: &str| {
@@ -116,6 +119,15 @@ pub fn normalise(list: Option<&Value>, fixture_type: &str) -> Findings {
         out.entries.push((id, sev));
     }
     out
+}
+
+/// The model's `violations` items that are objects, read as entries.
+pub fn predicted_entries(r: &RecordView) -> Vec<ViolationEntry> {
+    r.predicted_violations
+        .iter()
+        .flatten()
+        .filter_map(|v| ViolationEntry::deserialize(v).ok())
+        .collect()
 }
 
 /// Python's `str()` of a JSON scalar (upstream formatted `f"{tool}/{rule_id}"`).
@@ -179,41 +191,28 @@ pub fn record_scores(oracle: &Findings, predicted: &Findings) -> (Prf, Prf) {
 
 /// A record's fixture type (`k8s` unless it says `tf`/`terraform`).
 pub fn fixture_type(r: &RecordView) -> &'static str {
-    match r.fixture_type.as_ref().and_then(Value::as_str) {
+    match r.fixture_type.as_deref() {
         Some("tf" | "terraform") => "tf",
         _ => "k8s",
     }
 }
 
-fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        Some(Value::Bool(b)) => *b,
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0),
-        Some(Value::Array(a)) => !a.is_empty(),
-        Some(Value::Object(o)) => !o.is_empty(),
-        Some(Value::Null) | None => false,
-    }
-}
-
-fn number(v: Option<&Value>) -> f64 {
-    v.and_then(Value::as_f64)
-        .filter(|x| x.is_finite())
-        .unwrap_or(0.0)
+fn number(v: Option<f64>) -> f64 {
+    v.filter(|x| x.is_finite()).unwrap_or(0.0)
 }
 
 /// A record's tool calls and time: the totals when recorded, else summed
 /// from `tool_interactions`.
 fn tool_totals(r: &RecordView) -> (f64, f64) {
-    let interactions = r.tool_interactions.as_ref().and_then(Value::as_array);
-    let calls = match &r.tool_calls {
-        Some(v) if v.is_number() => number(Some(v)),
-        _ => interactions.map_or(0.0, |a| a.len() as f64),
+    let interactions = r.tool_interactions.as_deref();
+    let calls = match r.tool_calls {
+        Some(v) => number(Some(v)),
+        None => interactions.map_or(0.0, |a| a.len() as f64),
     };
-    let time = match &r.tool_time_ms {
-        Some(v) if v.is_number() => number(Some(v)),
-        _ => interactions.map_or(0.0, |a| {
-            a.iter().map(|i| number(i.get("duration_ms"))).sum::<f64>()
+    let time = match r.tool_time_ms {
+        Some(v) => number(Some(v)),
+        None => interactions.map_or(0.0, |a| {
+            a.iter().map(|i| number(Some(i.duration_ms))).sum::<f64>()
         }),
     };
     (calls, time)
@@ -260,8 +259,8 @@ impl UpstreamAcc {
     /// Adds one scored record; returns its bootstrap contribution.
     pub fn add(&mut self, r: &RecordView) -> RecordContribution {
         let ft = fixture_type(r);
-        let oracle = normalise(r.oracle_violations.as_ref(), ft);
-        let predicted = normalise(r.predicted_violations.as_ref(), ft);
+        let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
+        let predicted = normalise(&predicted_entries(r), ft);
         let (w, u) = record_scores(&oracle, &predicted);
         self.n += 1;
         for (acc, s) in [(&mut self.weighted, w), (&mut self.unweighted, u)] {
@@ -278,11 +277,10 @@ impl UpstreamAcc {
             self.f1u_positive += u.f1;
         }
 
-        let applied = truthy(r.patch_applied.as_ref());
-        let provided = truthy(r.patch.as_ref());
+        let (applied, provided) = (r.patch_applied, r.patch_provided);
         self.provided += u64::from(provided);
         self.applied += u64::from(applied);
-        let post = applied.then(|| normalise(r.post_patch_violations.as_ref(), ft));
+        let post = applied.then(|| normalise(r.post_patch_violations.iter().flatten(), ft));
         if let Some(post) = &post {
             for (id, sev) in &oracle.entries {
                 self.oracle_weight_applied += weight(sev);
@@ -315,24 +313,17 @@ impl UpstreamAcc {
         self.predicted_len += r
             .predicted_violations
             .as_ref()
-            .and_then(Value::as_array)
             .map_or(0.0, |a| a.len() as f64);
-        for i in r
-            .tool_interactions
-            .as_ref()
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let name = tool_name(i.get("tool").and_then(Value::as_str).unwrap_or(""));
+        for i in r.tool_interactions.iter().flatten() {
+            let name = tool_name(&i.tool);
             if let Some(t) = TOOLS.iter().find(|t| **t == name) {
                 let e = self.tools.entry(t).or_default();
                 e.0 += 1;
-                e.1 += number(i.get("duration_ms"));
+                e.1 += number(Some(i.duration_ms));
             }
         }
-        self.valid_json += u64::from(truthy(r.valid_json.as_ref()));
-        self.turns += number(r.turns.as_ref());
+        self.valid_json += u64::from(r.valid_json);
+        self.turns += number(r.turns);
         RecordContribution {
             f1_weighted: w.f1,
             patch_provided: provided,

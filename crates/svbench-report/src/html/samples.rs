@@ -18,6 +18,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use svbench_core::env_record::{E2Parsed, ParsedRecord, RuleFinding};
 use svbench_core::ParseStatus;
 
 use crate::e1::outcome::{classify, Prediction};
@@ -376,7 +377,7 @@ pub(super) fn read_back<R: Send>(
 /// The listed row of a line.
 pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, String> {
     let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
-    let parsed: Option<Value> = typed(v.parsed);
+    let parsed: Option<ParsedRecord> = typed(v.parsed);
     let completion = text(v.completion);
     Ok(Row {
         example_id: text(v.example_id),
@@ -405,7 +406,7 @@ fn outcome(v: &LineView, grading: Grading) -> Outcome {
     if errored {
         Outcome::Error
     } else {
-        let parsed: Option<Value> = typed(v.parsed);
+        let parsed: Option<ParsedRecord> = typed(v.parsed);
         grade(v, parsed.as_ref(), grading)
     }
 }
@@ -515,7 +516,7 @@ fn text(raw: Option<&RawValue>) -> String {
 }
 
 /// The outcome of a non-errored sample.
-fn grade(v: &LineView, parsed: Option<&Value>, grading: Grading) -> Outcome {
+fn grade(v: &LineView, parsed: Option<&ParsedRecord>, grading: Grading) -> Outcome {
     let parse: Option<svbench_core::ParseRecord> = typed(v.parse);
     if let Some(p) = &parse {
         if matches!(p.status, ParseStatus::Invalid | ParseStatus::NoAnswer) {
@@ -550,7 +551,7 @@ fn grade(v: &LineView, parsed: Option<&Value>, grading: Grading) -> Outcome {
         }
         Grading::E2 => {
             let profile = text(v.reward_profile);
-            if e2_exact(parsed, &profile) {
+            if e2_exact(parsed.and_then(ParsedRecord::e2), &profile) {
                 Outcome::Correct
             } else {
                 Outcome::Wrong
@@ -563,44 +564,39 @@ fn grade(v: &LineView, parsed: Option<&Value>, grading: Grading) -> Outcome {
 /// E2: the scored findings equal the oracle's — `parsed.detection.<profile>`
 /// has no false positive and no false negative; without that block, the
 /// id sets of `parsed.prediction` and `parsed.oracle` are equal.
-fn e2_exact(parsed: Option<&Value>, profile: &str) -> bool {
+fn e2_exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
     let Some(parsed) = parsed else { return false };
-    let profile = if profile.is_empty() { "v1" } else { profile };
-    if let Some(d) = parsed
-        .get("detection")
-        .and_then(|d| d.get(profile))
-        .filter(|d| d.is_object())
-    {
-        let zero = |k: &str| d.get(k).and_then(Value::as_f64) == Some(0.0);
-        return zero("fp") && zero("fn");
-    }
-    let ids = |key: &str| -> Option<std::collections::BTreeSet<String>> {
-        parsed.get(key)?.as_array().map(|a| {
-            a.iter()
-                .filter_map(|e| e.get("id").and_then(Value::as_str).map(str::to_string))
-                .collect()
-        })
+    let detection = match profile {
+        "" | "v1" => parsed.detection.v1.as_ref(),
+        "upstream" => parsed.detection.upstream.as_ref(),
+        _ => None,
     };
-    match (ids("prediction"), ids("oracle")) {
-        (Some(p), Some(o)) => p == o,
-        _ => false,
+    if let Some(d) = detection {
+        return d.fp == 0.0 && d.fn_ == 0.0;
     }
+    let ids = |list: &[RuleFinding]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|e| e.id.clone()).collect()
+    };
+    ids(&parsed.prediction) == ids(&parsed.oracle)
 }
 
 const PREVIEW_CHARS: usize = 100;
 
 /// One line for the list: E1 prediction and gold, else the completion's start.
-fn preview(v: &LineView, parsed: Option<&Value>, grading: Grading, completion: &str) -> String {
+fn preview(
+    v: &LineView,
+    parsed: Option<&ParsedRecord>,
+    grading: Grading,
+    completion: &str,
+) -> String {
     let mut out = String::new();
     if grading == Grading::E1 {
+        let parsed = parsed.and_then(ParsedRecord::e1);
         let label = parsed
-            .and_then(|p| p.get("label"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
+            .map(|p| p.label.clone())
             .unwrap_or_else(|| text(v.predicted_label));
         let conf = parsed
-            .and_then(|p| p.get("confidence"))
-            .and_then(Value::as_f64)
+            .and_then(|p| p.confidence)
             .or_else(|| typed(v.confidence));
         if !label.is_empty() {
             out.push_str(&label);

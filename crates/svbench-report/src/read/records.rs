@@ -16,7 +16,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use svbench_core::canonical::{hex, sha256_hex};
-use svbench_core::record::Usage;
+use svbench_core::env_record::{lenient, ViolationEntry};
+use svbench_core::record::{ParsedRecord, ToolInteraction, Usage};
 use svbench_core::ParseRecord;
 
 use crate::error::ReportError;
@@ -41,7 +42,7 @@ pub struct RecordView {
     pub info: Option<InfoView>,
     /// The environment's structured parse record.
     #[serde(default)]
-    pub parsed: Option<Value>,
+    pub parsed: Option<ParsedRecord>,
     /// Parse outcome.
     #[serde(default)]
     pub parse: Option<ParseRecord>,
@@ -73,48 +74,52 @@ pub struct RecordView {
     /// Upstream's error message key.
     #[serde(default)]
     pub completion_error: Option<Value>,
-    /// E1 compatibility field.
-    #[serde(default)]
-    pub predicted_label: Option<Value>,
-    /// E1 compatibility field.
-    #[serde(default)]
-    pub confidence: Option<Value>,
+    /// E1 compatibility field [`E1Compat::predicted_label`](svbench_core::env_record::E1Compat::predicted_label) (a non-text
+    /// value reads as absent).
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub predicted_label: Option<String>,
+    /// E1 compatibility field [`E1Compat::confidence`](svbench_core::env_record::E1Compat::confidence) (a non-number reads
+    /// as absent).
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub confidence: Option<f64>,
     /// Assistant calls made (E2 `mean_turns`).
-    #[serde(default)]
-    pub turns: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub turns: Option<f64>,
     /// Tool calls in the sample.
-    #[serde(default)]
-    pub tool_calls: Option<Value>,
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub tool_calls: Option<f64>,
     /// Summed tool time, ms.
-    #[serde(default)]
-    pub tool_time_ms: Option<Value>,
-    /// Per-call tool records (`tool`, `duration_ms`, `error` are read).
-    #[serde(default)]
-    pub tool_interactions: Option<Value>,
-    // E2 compatibility fields (harness §3.2), read as written and
-    // interpreted leniently, so odd values never fail a line. (Not a
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub tool_time_ms: Option<f64>,
+    /// Per-call tool records (`None` when not a list; entries that do not
+    /// read as one are skipped).
+    #[serde(default, deserialize_with = "lenient::list")]
+    pub tool_interactions: Option<Vec<ToolInteraction>>,
+    // E2 compatibility fields (`E2Compat`, harness §3.2), read leniently
+    // as upstream's report did, so odd values never fail a line. (Not a
     // flattened struct: flatten would buffer every skipped field.)
-    /// The answer's `violations` items as written.
-    #[serde(default)]
-    pub predicted_violations: Option<Value>,
-    /// The row's oracle entries `{id, severity}`.
-    #[serde(default)]
-    pub oracle_violations: Option<Value>,
-    /// Findings after an applied patch.
-    #[serde(default)]
-    pub post_patch_violations: Option<Value>,
-    /// The answer's patch text.
-    #[serde(default)]
-    pub patch: Option<Value>,
-    /// Whether the active profile's patch pipeline applied the patch.
-    #[serde(default)]
-    pub patch_applied: Option<Value>,
-    /// Whether the answer held a JSON object.
-    #[serde(default)]
-    pub valid_json: Option<Value>,
-    /// `k8s` or `tf`.
-    #[serde(default)]
-    pub fixture_type: Option<Value>,
+    /// [`E2Compat::predicted_violations`](svbench_core::env_record::E2Compat::predicted_violations): the answer's `violations` items
+    /// as written (`None` when not a list).
+    #[serde(default, deserialize_with = "lenient::list")]
+    pub predicted_violations: Option<Vec<Value>>,
+    /// [`E2Compat::oracle_violations`](svbench_core::env_record::E2Compat::oracle_violations): entries that are objects.
+    #[serde(default, deserialize_with = "lenient::list")]
+    pub oracle_violations: Option<Vec<ViolationEntry>>,
+    /// [`E2Compat::post_patch_violations`](svbench_core::env_record::E2Compat::post_patch_violations): entries that are objects.
+    #[serde(default, deserialize_with = "lenient::list")]
+    pub post_patch_violations: Option<Vec<ViolationEntry>>,
+    /// Whether [`E2Compat::patch`](svbench_core::env_record::E2Compat::patch) is given (Python truthiness).
+    #[serde(default, rename = "patch", deserialize_with = "lenient::truthy")]
+    pub patch_provided: bool,
+    /// [`E2Compat::patch_applied`](svbench_core::env_record::E2Compat::patch_applied) (Python truthiness).
+    #[serde(default, deserialize_with = "lenient::truthy")]
+    pub patch_applied: bool,
+    /// [`E2Compat::valid_json`](svbench_core::env_record::E2Compat::valid_json) (Python truthiness).
+    #[serde(default, deserialize_with = "lenient::truthy")]
+    pub valid_json: bool,
+    /// [`E2Compat::fixture_type`](svbench_core::env_record::E2Compat::fixture_type) (a non-text value reads as absent).
+    #[serde(default, deserialize_with = "lenient::option")]
+    pub fixture_type: Option<String>,
 }
 
 impl RecordView {

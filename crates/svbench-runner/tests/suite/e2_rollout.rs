@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use svbench_core::record::RequestRecord;
+use svbench_core::record::{CompatFields, RequestRecord};
 use svbench_core::{Example, Message, ParseStatus};
 use svbench_envs::e2::env::{E2Args, E2Env};
 use svbench_envs::environment::{Budgets, Environment};
@@ -84,7 +84,11 @@ async fn the_fourth_call_is_budget_exhausted() {
         tool_contents[3],
         json!({"error": {"code": "budget_exhausted", "budget": 3}})
     );
-    assert_eq!(r.tool_interactions[3]["ok"], false);
+    assert!(!r.tool_interactions[3].ok);
+    assert_eq!(
+        r.tool_interactions[3].error.as_deref(),
+        Some("budget_exhausted")
+    );
     assert_eq!(r.parse.expect("parse").status, ParseStatus::Valid);
 }
 
@@ -124,13 +128,14 @@ async fn tool_only_runs_through_the_episode_and_scores_detection_1_live() {
     let tools: Vec<&str> = r
         .tool_interactions
         .iter()
-        .map(|t| t["tool"].as_str().expect("tool"))
+        .map(|t| t.tool.as_str())
         .collect();
     assert_eq!(tools, ["run_kubelinter", "run_semgrep", "run_opa"]);
-    assert!(r.tool_interactions.iter().all(|t| t["ok"] == true));
+    assert!(r.tool_interactions.iter().all(|t| t.ok));
     assert!(r.requests.is_empty(), "builtins make no requests");
     assert_eq!(r.rewards["detection"], 1.0);
-    assert!(r.compat["predicted_violations"]
-        .as_array()
-        .is_some_and(|v| !v.is_empty()));
+    match &r.compat {
+        CompatFields::E2(c) => assert!(!c.predicted_violations.is_empty()),
+        other => panic!("E2 compatibility fields expected, got {other:?}"),
+    }
 }
