@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
+use svbench_core::env_record::{CompatFields, ParsedRecord};
 use svbench_core::example::DatasetError;
 use svbench_core::identity::EnvIdentity;
 use svbench_core::record::RunStatus;
@@ -81,7 +82,7 @@ impl Environment for EchoEnv {
                 reason: None,
                 format_ok: None,
             },
-            parsed: json!({"text": text}),
+            parsed: Some(ParsedRecord::Other(json!({"text": text}))),
             reward: RewardBreakdown::weighted(
                 "v1",
                 vec![RewardComponent {
@@ -90,7 +91,7 @@ impl Environment for EchoEnv {
                     value: f64::from(u8::from(right)),
                 }],
             ),
-            compat: Map::new(),
+            compat: CompatFields::default(),
         })
     }
 }
