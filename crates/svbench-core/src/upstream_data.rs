@@ -13,6 +13,7 @@
 //! Call from tests only: the functions panic by design.
 
 use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that turns absent upstream data into a failure.
@@ -68,11 +69,18 @@ pub fn dir(manifest_dir: &str) -> Option<PathBuf> {
 #[track_caller]
 pub fn path(manifest_dir: &str, rel: &str) -> Option<PathBuf> {
     let require = std::env::var_os(REQUIRE_VAR);
-    resolve(
+    let mut notice = Vec::new();
+    let found = resolve(
         Path::new(manifest_dir),
         rel,
         when_absent(require.as_deref()),
-    )
+        &mut notice,
+    );
+    // Straight to the stream, not `eprintln!`, which the test harness
+    // captures and hides for a passing test; one write, so that tests
+    // running in parallel do not interleave it.
+    let _ = std::io::stderr().lock().write_all(&notice);
+    found
 }
 
 /// The text of `rel` inside the upstream data directory, like [`path`].
@@ -88,13 +96,18 @@ pub fn read(manifest_dir: &str, rel: &str) -> Option<String> {
     }
 }
 
-/// [`path`] with the decision made by the caller: the environment-free core
-/// that the unit tests drive.
+/// [`path`] with the decision made by the caller and the notice written to
+/// `notice`: the environment-free core that the unit tests drive.
 ///
 /// # Panics
 /// When the file is absent and `absent` is [`WhenAbsent::Fail`].
 #[track_caller]
-pub fn resolve(manifest_dir: &Path, rel: &str, absent: WhenAbsent) -> Option<PathBuf> {
+pub fn resolve(
+    manifest_dir: &Path,
+    rel: &str,
+    absent: WhenAbsent,
+    notice: &mut impl Write,
+) -> Option<PathBuf> {
     let missing = match locate(manifest_dir) {
         Some(dir) => {
             let p = if rel.is_empty() { dir } else { dir.join(rel) };
@@ -105,7 +118,12 @@ pub fn resolve(manifest_dir: &Path, rel: &str, absent: WhenAbsent) -> Option<Pat
         }
         None => format!(
             "{} (no ancestor of {} has it)",
-            Path::new(REL_DIR).join(rel).display(),
+            if rel.is_empty() {
+                PathBuf::from(REL_DIR)
+            } else {
+                Path::new(REL_DIR).join(rel)
+            }
+            .display(),
             manifest_dir.display()
         ),
     };
@@ -119,7 +137,8 @@ pub fn resolve(manifest_dir: &Path, rel: &str, absent: WhenAbsent) -> Option<Pat
              and {REQUIRE_VAR} is set, so this parity test may not skip"
         ),
         WhenAbsent::Skip => {
-            eprintln!(
+            let _ = writeln!(
+                notice,
                 "notice: {test} ({at}) skipped: upstream data {missing} is absent \
                  (set {REQUIRE_VAR}=1 to make this a failure)"
             );
@@ -156,17 +175,32 @@ mod tests {
     }
 
     #[test]
-    fn absent_and_not_required_is_none() {
+    fn absent_and_not_required_is_none_after_one_notice() {
         let (_root, krate) = lonely_crate();
-        assert_eq!(resolve(&krate, "", WhenAbsent::Skip), None);
-        assert_eq!(resolve(&krate, "e1/x.jsonl", WhenAbsent::Skip), None);
+        let mut notice = Vec::new();
+        assert_eq!(
+            resolve(&krate, "e1/x.jsonl", WhenAbsent::Skip, &mut notice),
+            None
+        );
+        let notice = String::from_utf8(notice).unwrap();
+        assert_eq!(notice.lines().count(), 1, "{notice}");
+        for part in [
+            "absent_and_not_required_is_none_after_one_notice",
+            "shared/data/upstream-sv/e1/x.jsonl",
+            REQUIRE_VAR,
+        ] {
+            assert!(notice.contains(part), "{part} in {notice}");
+        }
+        let mut notice = Vec::new();
+        assert_eq!(resolve(&krate, "", WhenAbsent::Skip, &mut notice), None);
+        assert!(!notice.is_empty());
     }
 
     #[test]
     #[should_panic(expected = "SVBENCH_REQUIRE_UPSTREAM is set")]
     fn absent_and_required_panics() {
         let (_root, krate) = lonely_crate();
-        resolve(&krate, "", WhenAbsent::Fail);
+        resolve(&krate, "", WhenAbsent::Fail, &mut Vec::new());
     }
 
     #[test]
@@ -175,13 +209,24 @@ mod tests {
         let data = root.path().join(REL_DIR);
         std::fs::create_dir_all(data.join("e1")).unwrap();
         std::fs::write(data.join("e1/x.jsonl"), "{}\n").unwrap();
-        assert_eq!(resolve(&krate, "", WhenAbsent::Fail), Some(data.clone()));
+        let mut notice = Vec::new();
         assert_eq!(
-            resolve(&krate, "e1/x.jsonl", WhenAbsent::Fail),
+            resolve(&krate, "", WhenAbsent::Fail, &mut notice),
+            Some(data.clone())
+        );
+        assert_eq!(
+            resolve(&krate, "e1/x.jsonl", WhenAbsent::Fail, &mut notice),
             Some(data.join("e1/x.jsonl"))
         );
-        assert_eq!(resolve(&krate, "e1/y.jsonl", WhenAbsent::Skip), None);
-        let missing = std::panic::catch_unwind(|| resolve(&krate, "e1/y.jsonl", WhenAbsent::Fail));
+        assert!(notice.is_empty(), "no notice when found");
+        assert_eq!(
+            resolve(&krate, "e1/y.jsonl", WhenAbsent::Skip, &mut notice),
+            None
+        );
+        assert!(!notice.is_empty());
+        let missing = std::panic::catch_unwind(|| {
+            resolve(&krate, "e1/y.jsonl", WhenAbsent::Fail, &mut Vec::new())
+        });
         assert!(missing.is_err());
     }
 }

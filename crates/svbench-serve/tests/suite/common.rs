@@ -1,13 +1,161 @@
-//! A server per test and small request helpers.
+//! Two ways to reach the routes, with one request API ([`Http`]): the
+//! router in process through `tower::ServiceExt::oneshot` ([`TestApp`], for
+//! everything a socket adds nothing to), and a server per test on
+//! 127.0.0.1:0 ([`TestServer`], for connection behaviour, the background
+//! sweeper and shutdown).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::{Client, Response, StatusCode};
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Request, Response, StatusCode};
+use axum::Router;
+use reqwest::Client;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
-use svbench_serve::{AppState, ServeConfig, ServeError, Server};
+use svbench_serve::{router, AppState, ServeConfig, ServeError, Server};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tower::ServiceExt;
+
+/// An answer read whole, whichever way it came.
+#[derive(Debug)]
+pub struct Reply {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+impl Reply {
+    /// Reads an in-process answer.
+    pub async fn of(response: Response<Body>) -> Self {
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .expect("the whole body");
+        Self {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        }
+    }
+
+    /// Reads an answer that came over the socket.
+    pub async fn of_socket(response: reqwest::Response) -> Self {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.expect("the whole body");
+        Self {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The body as JSON; panics, showing it, when it is not.
+    pub fn json<T: DeserializeOwned>(&self) -> T {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: not JSON: {}", self.text()))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// A request without a body.
+pub fn request(method: &str, path: &str) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(path)
+        .body(Body::empty())
+        .expect("request")
+}
+
+/// A POST with a JSON body.
+pub fn post_json(path: &str, body: &Value) -> Request<Body> {
+    Request::post(path)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .expect("request")
+}
+
+/// Requests to the routes; paths start at `/`.
+pub trait Http {
+    /// Sends one request and reads the whole answer.
+    fn send(&self, request: Request<Body>) -> impl Future<Output = Reply> + Send;
+
+    async fn get(&self, path: &str) -> Reply {
+        self.send(request("GET", path)).await
+    }
+
+    async fn post(&self, path: &str, body: &Value) -> Reply {
+        self.send(post_json(path, body)).await
+    }
+
+    async fn delete(&self, path: &str) -> Reply {
+        self.send(request("DELETE", path)).await
+    }
+
+    /// Starts an episode, returns its id.
+    async fn reset(&self, env: &str, body: &Value) -> String {
+        let r = self.post(&format!("/v1/envs/{env}/episodes"), body).await;
+        assert_eq!(r.status(), StatusCode::CREATED, "{}", r.text());
+        let v: Value = r.json();
+        v["episode_id"].as_str().expect("episode_id").to_string()
+    }
+
+    /// First rows of a split, answers included.
+    async fn rows(&self, env: &str, limit: usize) -> Vec<Value> {
+        let v: Value = self
+            .get(&format!(
+                "/v1/envs/{env}/splits/test/rows?limit={limit}&include_answer=true"
+            ))
+            .await
+            .json();
+        v["rows"].as_array().expect("rows").clone()
+    }
+}
+
+/// The router over a loaded state, called in process: no socket, no
+/// sweeper (expiry is still seen on access), no shutdown.
+#[derive(Clone)]
+pub struct TestApp {
+    pub state: Arc<AppState>,
+    app: Router,
+}
+
+impl TestApp {
+    /// Builds the state, loads the environments as `run` does before it is
+    /// ready, and the router over it.
+    pub fn start(config: ServeConfig) -> Self {
+        let state = Arc::new(AppState::new(config));
+        state.load().expect("the environments load");
+        let app = router(Arc::clone(&state));
+        Self { state, app }
+    }
+
+    /// With the default configuration.
+    pub fn default() -> Self {
+        Self::start(ServeConfig::default())
+    }
+}
+
+impl Http for TestApp {
+    fn send(&self, request: Request<Body>) -> impl Future<Output = Reply> + Send {
+        let app = self.app.clone();
+        async move { Reply::of(app.oneshot(request).await.expect("infallible")).await }
+    }
+}
 
 /// A running server with its state and a way to stop it.
 pub struct TestServer {
@@ -60,27 +208,6 @@ impl TestServer {
         format!("{}{path}", self.base)
     }
 
-    pub async fn get(&self, path: &str) -> Response {
-        self.client.get(self.url(path)).send().await.expect("GET")
-    }
-
-    pub async fn post(&self, path: &str, body: &Value) -> Response {
-        self.client
-            .post(self.url(path))
-            .json(body)
-            .send()
-            .await
-            .expect("POST")
-    }
-
-    pub async fn delete(&self, path: &str) -> Response {
-        self.client
-            .delete(self.url(path))
-            .send()
-            .await
-            .expect("DELETE")
-    }
-
     /// Sends the shutdown signal.
     pub fn signal_shutdown(&mut self) {
         if let Some(tx) = self.stop.take() {
@@ -94,26 +221,21 @@ impl TestServer {
         let task = self.task.take().expect("running");
         task.await.expect("server task")
     }
+}
 
-    /// Starts an episode, returns its id.
-    pub async fn reset(&self, env: &str, body: &Value) -> String {
-        let r = self.post(&format!("/v1/envs/{env}/episodes"), body).await;
-        assert_eq!(r.status(), StatusCode::CREATED);
-        let v: Value = r.json().await.expect("json");
-        v["episode_id"].as_str().expect("episode_id").to_string()
-    }
-
-    /// First rows of a split, answers included.
-    pub async fn rows(&self, env: &str, limit: usize) -> Vec<Value> {
-        let v: Value = self
-            .get(&format!(
-                "/v1/envs/{env}/splits/test/rows?limit={limit}&include_answer=true"
-            ))
-            .await
-            .json()
-            .await
-            .expect("json");
-        v["rows"].as_array().expect("rows").clone()
+impl Http for TestServer {
+    fn send(&self, request: Request<Body>) -> impl Future<Output = Reply> + Send {
+        let (parts, body) = request.into_parts();
+        let request = self
+            .client
+            .request(parts.method, self.url(&parts.uri.to_string()))
+            .headers(parts.headers);
+        async move {
+            let body = axum::body::to_bytes(body, usize::MAX)
+                .await
+                .expect("request body");
+            Reply::of_socket(request.body(body).send().await.expect("request sent")).await
+        }
     }
 }
 
@@ -124,8 +246,8 @@ impl Drop for TestServer {
 }
 
 /// Asserts an error answer: status, JSON body with the code, and returns the body.
-pub async fn expect_error(r: Response, status: u16, code: &str) -> Value {
-    assert_eq!(r.status().as_u16(), status, "status");
+pub fn expect_error(r: Reply, status: u16, code: &str) -> Value {
+    assert_eq!(r.status().as_u16(), status, "status: {}", r.text());
     let ct = r
         .headers()
         .get("content-type")
@@ -133,7 +255,7 @@ pub async fn expect_error(r: Response, status: u16, code: &str) -> Value {
         .unwrap_or("")
         .to_string();
     assert!(ct.starts_with("application/json"), "content type {ct}");
-    let body: Value = r.json().await.expect("JSON error body");
+    let body: Value = r.json();
     assert_eq!(body["error"]["code"], code, "{body}");
     assert!(body["error"]["message"].is_string(), "{body}");
     assert!(body["error"].get("details").is_some(), "{body}");

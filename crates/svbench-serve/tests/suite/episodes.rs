@@ -1,14 +1,19 @@
 //! Episode lifecycle under pressure: TTL expiry, the capacity cap, busy and
 //! finished episodes, clients that go away, and draining at shutdown.
 //! Slow requests are made deterministic with the state's hold hook, never
-//! with timing.
+//! with timing. Through the router in process, but for the background
+//! sweeper, clients that disconnect and shutdown, which need a server.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use svbench_serve::ServeConfig;
+use svbench_serve::{AppState, ServeConfig};
 
-use crate::common::{eventually, expect_error, TestServer, E1_VALID, POLLS, POLL_EVERY};
+use crate::common::{
+    eventually, expect_error, post_json, Http, Reply, TestApp, TestServer, E1_VALID, POLLS,
+    POLL_EVERY,
+};
 
 fn final_e1() -> Value {
     json!({"message": {"role": "assistant", "content": E1_VALID}})
@@ -34,8 +39,8 @@ fn quick_ttl() -> ServeConfig {
 }
 
 /// Waits until `n` requests are paused by the hold hook.
-async fn paused(s: &TestServer, n: usize) {
-    let state = s.state.clone();
+async fn paused(state: &Arc<AppState>, n: usize) {
+    let state = Arc::clone(state);
     assert!(
         eventually(|| state.paused_episode_work() == n).await,
         "{n} paused requests expected"
@@ -53,21 +58,18 @@ async fn idle_episodes_expire_with_410() {
             .await,
         410,
         "episode_expired",
-    )
-    .await;
+    );
     expect_error(
         s.get(&format!("/v1/episodes/{id}")).await,
         410,
         "episode_expired",
-    )
-    .await;
+    );
     expect_error(
         s.delete(&format!("/v1/episodes/{id}")).await,
         410,
         "episode_expired",
-    )
-    .await;
-    let text = s.get("/metrics").await.text().await.unwrap();
+    );
+    let text = s.get("/metrics").await.text();
     assert!(
         text.contains("svbench_episode_evictions_total{reason=\"ttl\"} 1"),
         "{text}"
@@ -77,13 +79,11 @@ async fn idle_episodes_expire_with_410() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expiry_is_seen_before_the_sweeper_runs() {
-    // A sweeper that (after its first tick) never runs again in this test.
-    let s = TestServer::start(ServeConfig {
+    // In process there is no sweeper: expiry is seen on access alone.
+    let s = TestApp::start(ServeConfig {
         episode_ttl: Duration::from_secs(1),
-        sweep_interval: Duration::from_secs(3600),
         ..ServeConfig::default()
-    })
-    .await;
+    });
     let id = s.reset("e1", &json!({"index": 0})).await;
     let mut status = 0;
     for _ in 0..POLLS {
@@ -99,17 +99,15 @@ async fn expiry_is_seen_before_the_sweeper_runs() {
             .await,
         410,
         "episode_expired",
-    )
-    .await;
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cap_answers_503_with_retry_after() {
-    let s = TestServer::start(ServeConfig {
+    let s = TestApp::start(ServeConfig {
         max_episodes: 2,
         ..ServeConfig::default()
-    })
-    .await;
+    });
     let a = s.reset("e1", &json!({"index": 0})).await;
     s.reset("e1", &json!({"index": 1})).await;
     let r = s.post("/v1/envs/e1/episodes", &json!({"index": 2})).await;
@@ -119,7 +117,7 @@ async fn the_cap_answers_503_with_retry_after() {
         .parse()
         .unwrap();
     assert!(retry >= 1);
-    expect_error(r, 503, "capacity_exhausted").await;
+    expect_error(r, 503, "capacity_exhausted");
     assert_eq!(s.state.episodes.live(), 2);
     assert_eq!(s.delete(&format!("/v1/episodes/{a}")).await.status(), 204);
     s.reset("e1", &json!({"index": 2})).await;
@@ -127,32 +125,32 @@ async fn the_cap_answers_503_with_retry_after() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_steps_get_409_busy() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let id = s.reset("e2", &json!({"index": 0})).await;
     s.state.hold_episode_work();
     let first = {
-        let (client, url) = (s.client.clone(), s.url(&format!("/v1/episodes/{id}/step")));
-        tokio::spawn(async move { client.post(url).json(&tool_call()).send().await })
+        let app = s.clone();
+        let step = post_json(&format!("/v1/episodes/{id}/step"), &tool_call());
+        tokio::spawn(async move { app.send(step).await })
     };
-    paused(&s, 1).await;
+    paused(&s.state, 1).await;
     expect_error(
         s.post(&format!("/v1/episodes/{id}/step"), &final_e2())
             .await,
         409,
         "episode_busy",
-    )
-    .await;
+    );
     s.state.release_episode_work();
-    let r = first.await.unwrap().unwrap();
+    let r = first.await.unwrap();
     assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.unwrap();
+    let v: Value = r.json();
     assert_eq!(v["turn"], 1);
     assert_eq!(v["done"], false);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steps_after_the_end_get_409_done() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let id = s.reset("e1", &json!({"index": 0})).await;
     assert_eq!(
         s.post(&format!("/v1/episodes/{id}/step"), &final_e1())
@@ -165,20 +163,17 @@ async fn steps_after_the_end_get_409_done() {
             .await,
         409,
         "episode_done",
-    )
-    .await;
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turn_limit_with_pending_calls_truncates() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let id = s.reset("e2", &json!({"index": 0, "max_turns": 1})).await;
     let v: Value = s
         .post(&format!("/v1/episodes/{id}/step"), &tool_call())
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(v["done"], true);
     assert_eq!(v["truncated"], true);
     assert_eq!(v["reward"]["parse"]["status"], "no_answer");
@@ -195,7 +190,7 @@ async fn clients_that_go_away_leak_neither_episodes_nor_locks() {
         let (client, url) = (s.client.clone(), s.url(&format!("/v1/episodes/{id}/step")));
         tokio::spawn(async move { client.post(url).json(&tool_call()).send().await })
     };
-    paused(&s, 1).await;
+    paused(&s.state, 1).await;
     step.abort();
     let _ = step.await;
     s.state.release_episode_work();
@@ -221,7 +216,7 @@ async fn clients_that_go_away_leak_neither_episodes_nor_locks() {
         let (client, url) = (s.client.clone(), s.url("/v1/envs/e2/episodes"));
         tokio::spawn(async move { client.post(url).json(&json!({"index": 1})).send().await })
     };
-    paused(&s, 1).await;
+    paused(&s.state, 1).await;
     reset.abort();
     let _ = reset.await;
     s.state.release_episode_work();
@@ -242,7 +237,7 @@ async fn shutdown_drains_in_flight_requests_then_exits() {
         let (client, url) = (s.client.clone(), s.url(&format!("/v1/episodes/{id}/step")));
         tokio::spawn(async move { client.post(url).json(&final_e1()).send().await })
     };
-    paused(&s, 1).await;
+    paused(&s.state, 1).await;
     s.signal_shutdown();
     // Stopped accepting: new connections are refused.
     let addr = s.base.trim_start_matches("http://").to_string();
@@ -256,9 +251,9 @@ async fn shutdown_drains_in_flight_requests_then_exits() {
     }
     assert!(refused, "still accepting after the shutdown signal");
     s.state.release_episode_work();
-    let r = step.await.unwrap().unwrap();
+    let r = Reply::of_socket(step.await.unwrap().unwrap()).await;
     assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.unwrap();
+    let v: Value = r.json();
     assert_eq!(v["done"], true);
     let state = s.state.clone();
     s.shutdown().await.expect("clean exit");
@@ -278,7 +273,7 @@ async fn shutdown_gives_up_on_stragglers_after_the_grace() {
         let (client, url) = (s.client.clone(), s.url(&format!("/v1/episodes/{id}/step")));
         tokio::spawn(async move { client.post(url).json(&final_e1()).send().await })
     };
-    paused(&s, 1).await;
+    paused(&s.state, 1).await;
     let state = s.state.clone();
     s.shutdown().await.expect("exits after the grace");
     // `run` returned although a request is still held: the process exits.

@@ -1,14 +1,17 @@
-//! Every error code of §6 through the HTTP surface, as JSON bodies.
+//! Every error code of §6 through the HTTP surface, as JSON bodies: through
+//! the router in process, and the body limit over a socket too.
 
+use axum::body::Body;
+use axum::http::Request;
 use serde_json::json;
 use svbench_serve::ServeConfig;
 
-use crate::common::{expect_error, TestServer, E1_VALID};
+use crate::common::{expect_error, request, Http, TestApp, TestServer, E1_VALID};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_resources_are_404_with_their_codes() {
-    let s = TestServer::default().await;
-    expect_error(s.get("/v1/envs/e9").await, 404, "unknown_env").await;
+    let s = TestApp::default();
+    expect_error(s.get("/v1/envs/e9").await, 404, "unknown_env");
     expect_error(
         s.post(
             "/v1/envs/e9/score",
@@ -17,20 +20,17 @@ async fn unknown_resources_are_404_with_their_codes() {
         .await,
         404,
         "unknown_env",
-    )
-    .await;
+    );
     expect_error(
         s.get("/v1/envs/e1/splits/nope/rows").await,
         404,
         "unknown_split",
-    )
-    .await;
+    );
     expect_error(
         s.get("/v1/envs/e1/splits/test/rows/100000").await,
         404,
         "unknown_example",
-    )
-    .await;
+    );
     expect_error(
         s.post(
             "/v1/envs/e1/score",
@@ -39,15 +39,13 @@ async fn unknown_resources_are_404_with_their_codes() {
         .await,
         404,
         "unknown_example",
-    )
-    .await;
+    );
     expect_error(
         s.post("/v1/envs/e1/episodes", &json!({"example_id": "no-such-id"}))
             .await,
         404,
         "unknown_example",
-    )
-    .await;
+    );
     expect_error(
         s.post(
             "/v1/envs/e2/episodes",
@@ -56,8 +54,7 @@ async fn unknown_resources_are_404_with_their_codes() {
         .await,
         404,
         "unknown_split",
-    )
-    .await;
+    );
     for r in [
         s.get("/v1/episodes/ep_nope").await,
         s.delete("/v1/episodes/ep_nope").await,
@@ -67,29 +64,33 @@ async fn unknown_resources_are_404_with_their_codes() {
         )
         .await,
     ] {
-        expect_error(r, 404, "episode_not_found").await;
+        expect_error(r, 404, "episode_not_found");
     }
     // Routing errors are JSON too.
-    expect_error(s.get("/v2/nothing").await, 404, "not_found").await;
+    expect_error(s.get("/v2/nothing").await, 404, "not_found");
     expect_error(
-        s.client.put(s.url("/v1/envs")).send().await.unwrap(),
+        s.send(request("PUT", "/v1/envs")).await,
         405,
         "method_not_allowed",
-    )
-    .await;
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_are_400_naming_the_problem() {
-    let s = TestServer::default().await;
-    let raw = |body: &'static str| {
-        s.client
-            .post(s.url("/v1/envs/e1/score"))
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
+    let s = TestApp::default();
+    let raw = |content_type: &str, body: &'static str| {
+        s.send(
+            Request::post("/v1/envs/e1/score")
+                .header("content-type", content_type)
+                .body(Body::from(body))
+                .expect("request"),
+        )
     };
-    let b = expect_error(raw("{not json").await.unwrap(), 400, "bad_request").await;
+    let b = expect_error(
+        raw("application/json", "{not json").await,
+        400,
+        "bad_request",
+    );
     assert!(
         b["error"]["message"]
             .as_str()
@@ -105,8 +106,7 @@ async fn bad_requests_are_400_naming_the_problem() {
         .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     assert!(
         b["error"]["message"].as_str().unwrap().contains("bogus"),
         "{b}"
@@ -116,8 +116,7 @@ async fn bad_requests_are_400_naming_the_problem() {
             .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     assert!(
         b["error"]["message"]
             .as_str()
@@ -133,52 +132,35 @@ async fn bad_requests_are_400_naming_the_problem() {
         .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     // Neither example_id nor answer.
     expect_error(
         s.post("/v1/envs/e1/score", &json!({"completion": "x"}))
             .await,
         400,
         "bad_request",
-    )
-    .await;
-    expect_error(
-        s.client
-            .post(s.url("/v1/envs/e1/score"))
-            .header("content-type", "text/plain")
-            .body("{}")
-            .send()
-            .await
-            .unwrap(),
-        400,
-        "bad_request",
-    )
-    .await;
+    );
+    expect_error(raw("text/plain", "{}").await, 400, "bad_request");
     expect_error(
         s.get("/v1/envs/e1/splits/test/rows?limit=1001").await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.get("/v1/envs/e1/splits/test/rows?limit=ten").await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.get("/v1/envs/e1/splits/test/rows?colour=red").await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.get("/v1/envs/e1/splits/test/rows/minus-one").await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.post(
             "/v1/envs/e1/score_batch",
@@ -187,21 +169,18 @@ async fn bad_requests_are_400_naming_the_problem() {
         .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.post("/v1/envs/e1/episodes", &json!({})).await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.post("/v1/envs/e1/episodes", &json!({"index": 0, "seed": 3}))
             .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     let id = s.reset("e1", &json!({"index": 0})).await;
     expect_error(
         s.post(
@@ -211,20 +190,18 @@ async fn bad_requests_are_400_naming_the_problem() {
         .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
     expect_error(
         s.post(&format!("/v1/episodes/{id}/step"), &json!({"msg": {}}))
             .await,
         400,
         "bad_request",
-    )
-    .await;
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_env_args_are_400() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     expect_error(
         s.post(
             "/v1/envs/e1/score",
@@ -233,8 +210,7 @@ async fn invalid_env_args_are_400() {
         .await,
         400,
         "invalid_env_args",
-    )
-    .await;
+    );
     expect_error(
         s.post(
             "/v1/envs/e1/score",
@@ -243,8 +219,7 @@ async fn invalid_env_args_are_400() {
         .await,
         400,
         "invalid_env_args",
-    )
-    .await;
+    );
     expect_error(
         s.post(
             "/v1/envs/e2/episodes",
@@ -253,8 +228,7 @@ async fn invalid_env_args_are_400() {
         .await,
         400,
         "invalid_env_args",
-    )
-    .await;
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -273,8 +247,7 @@ async fn oversized_bodies_are_413() {
         .await,
         413,
         "payload_too_large",
-    )
-    .await;
+    );
     // Without a Content-Length (chunked), the limit still holds.
     let mut req = String::from(
         "POST /v1/envs/e1/score HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
@@ -297,47 +270,37 @@ async fn oversized_bodies_are_413() {
     assert_eq!(r.status(), 200);
 }
 
+/// `GET /v1/envs` with a bearer token.
+fn bearer(token: &str) -> Request<Body> {
+    Request::get("/v1/envs")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Body::empty())
+        .expect("request")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bearer_token_guards_all_but_health() {
-    let s = TestServer::start(ServeConfig {
+    let s = TestApp::start(ServeConfig {
         auth_token: Some("s3cret".into()),
         ..ServeConfig::default()
-    })
-    .await;
+    });
     assert_eq!(s.get("/healthz").await.status(), 200);
     assert_eq!(s.get("/readyz").await.status(), 200);
     let r = s.get("/v1/envs").await;
     assert_eq!(r.headers()["www-authenticate"], "Bearer");
-    expect_error(r, 401, "unauthorized").await;
-    expect_error(s.get("/metrics").await, 401, "unauthorized").await;
-    expect_error(
-        s.client
-            .get(s.url("/v1/envs"))
-            .bearer_auth("wrong")
-            .send()
-            .await
-            .unwrap(),
-        401,
-        "unauthorized",
-    )
-    .await;
-    let r = s
-        .client
-        .get(s.url("/v1/envs"))
-        .bearer_auth("s3cret")
-        .send()
-        .await
-        .unwrap();
+    expect_error(r, 401, "unauthorized");
+    expect_error(s.get("/metrics").await, 401, "unauthorized");
+    expect_error(s.send(bearer("wrong")).await, 401, "unauthorized");
+    let r = s.send(bearer("s3cret")).await;
     assert_eq!(r.status(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_requests_time_out_with_504() {
-    let s = TestServer::start(ServeConfig {
+    let s = TestApp::start(ServeConfig {
         request_timeout: std::time::Duration::from_millis(300),
         ..ServeConfig::default()
-    })
-    .await;
+    });
     let id = s.reset("e1", &json!({"index": 0})).await;
     // Held steps never finish on their own: the timeout must answer.
     s.state.hold_episode_work();
@@ -347,7 +310,7 @@ async fn slow_requests_time_out_with_504() {
             &json!({"message": {"role": "assistant", "content": E1_VALID}}),
         )
         .await;
-    expect_error(r, 504, "timeout").await;
+    expect_error(r, 504, "timeout");
     s.state.release_episode_work();
     // The timed-out step released its lock: the episode steps normally.
     let r = s

@@ -5,29 +5,28 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use serde_json::{json, Value};
 use svbench_api::FsAccess;
 use svbench_serve::{router, AppState, ServeConfig};
 use tower::ServiceExt;
 
+use crate::common::{post_json, Reply};
+
 const SECRET: &str = "tok_5b1c9e2f_do_not_echo";
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx:1.25\n";
 const GOOD_POLICY: &str = "package sv.k8s\n\ndeny contains {\"id\": \"USR_NAME\", \"severity\": \"low\", \"message\": \"short name\"} if {\n    count(input.object.metadata.name) < 4\n}\n";
 
+/// One request to a fresh state that loads only what the route needs (not
+/// [`crate::common::TestApp`], which loads every environment first).
 async fn call(config: ServeConfig, path: &str, body: &Value) -> (StatusCode, Value) {
     let app = router(Arc::new(AppState::new(config)));
-    let request = Request::post(path)
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
-        .expect("request");
-    let response = app.oneshot(request).await.expect("infallible");
-    let status = response.status();
-    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+    let response = app
+        .oneshot(post_json(path, body))
         .await
-        .expect("body");
-    (status, serde_json::from_slice(&bytes).expect("JSON body"))
+        .expect("infallible");
+    let reply = Reply::of(response).await;
+    (reply.status(), reply.json())
 }
 
 fn score_body(env_args: Value) -> Value {

@@ -5,14 +5,14 @@ use serde_json::{json, Value};
 use svbench_api::score::ScoreRequest;
 use svbench_api::Service;
 
-use crate::common::TestServer;
+use crate::common::{Http, TestApp};
 
 /// Scores over HTTP and in-process; asserts identical totals and components.
-async fn assert_parity(s: &TestServer, service: &Service, env: &str, body: Value) -> Value {
+async fn assert_parity(s: &TestApp, service: &Service, env: &str, body: Value) -> Value {
     let http: Value = {
         let r = s.post(&format!("/v1/envs/{env}/score"), &body).await;
         assert_eq!(r.status(), 200, "{body}");
-        r.json().await.unwrap()
+        r.json()
     };
     let req: ScoreRequest = serde_json::from_value(body.clone()).unwrap();
     let direct = service.score(env, &req).unwrap();
@@ -33,7 +33,7 @@ async fn assert_parity(s: &TestServer, service: &Service, env: &str, body: Value
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn score_matches_the_api_bit_for_bit() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let service = Service::new();
     let e1 = s.rows("e1", 1).await;
     let e1_id = e1[0]["example_id"].clone();
@@ -99,13 +99,11 @@ async fn score_matches_the_api_bit_for_bit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn e2_episode_runs_tools_then_scores() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let reset: Value = s
         .post("/v1/envs/e2/episodes", &json!({"index": 0}))
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     let id = reset["episode_id"].as_str().unwrap();
     let tools: Vec<&str> = reset["tools"]
         .as_array()
@@ -123,9 +121,7 @@ async fn e2_episode_runs_tools_then_scores() {
                 {"id": "call_1", "name": "run_kubelinter", "arguments": {"paths": ["manifest.yaml"]}}]}}),
         )
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(step1["done"], false);
     assert_eq!(step1["turn"], 1);
     assert!(step1.get("reward").is_none(), "{step1}");
@@ -147,9 +143,7 @@ async fn e2_episode_runs_tools_then_scores() {
                 "content": "{\"violations\": [], \"patch\": \"\", \"confidence\": 0.5}"}}),
         )
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(step2["done"], true);
     assert_eq!(step2["turn"], 2);
     assert!(step2["reward"]["reward"].is_number(), "{step2}");

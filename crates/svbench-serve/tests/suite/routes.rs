@@ -1,18 +1,19 @@
-//! Success paths of every route, and `/metrics` parsing.
+//! Success paths of every route, and `/metrics` parsing, through the
+//! router in process.
 
 use serde_json::{json, Value};
 use svbench_serve::ServeConfig;
 
-use crate::common::{TestServer, E1_VALID};
+use crate::common::{Http, TestApp, E1_VALID};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_readiness_and_catalogue() {
-    let s = TestServer::default().await;
-    let v: Value = s.get("/healthz").await.json().await.unwrap();
+    let s = TestApp::default();
+    let v: Value = s.get("/healthz").await.json();
     assert_eq!(v, json!({"status": "ok"}));
     assert_eq!(s.get("/readyz").await.status(), 200);
 
-    let v: Value = s.get("/v1/envs").await.json().await.unwrap();
+    let v: Value = s.get("/v1/envs").await.json();
     let envs = v["envs"].as_array().unwrap();
     let names: Vec<&str> = envs.iter().map(|e| e["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["sv-env-network-logs", "sv-env-config-verification"]);
@@ -32,38 +33,30 @@ async fn health_readiness_and_catalogue() {
         }
     }
     // By alias and by name, the same entry.
-    let by_alias: Value = s.get("/v1/envs/e2").await.json().await.unwrap();
-    let by_name: Value = s
-        .get("/v1/envs/sv-env-config-verification")
-        .await
-        .json()
-        .await
-        .unwrap();
+    let by_alias: Value = s.get("/v1/envs/e2").await.json();
+    let by_name: Value = s.get("/v1/envs/sv-env-config-verification").await.json();
     assert_eq!(by_alias, by_name);
     assert_eq!(by_alias, envs[1]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn envs_flag_limits_what_is_served() {
-    let s = TestServer::start(ServeConfig {
+    let s = TestApp::start(ServeConfig {
         envs: vec![svbench_api::envs::EnvId::resolve("e1").unwrap()],
         ..ServeConfig::default()
-    })
-    .await;
-    let v: Value = s.get("/v1/envs").await.json().await.unwrap();
+    });
+    let v: Value = s.get("/v1/envs").await.json();
     assert_eq!(v["envs"].as_array().unwrap().len(), 1);
-    crate::common::expect_error(s.get("/v1/envs/e2").await, 404, "unknown_env").await;
+    crate::common::expect_error(s.get("/v1/envs/e2").await, 404, "unknown_env");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_pages_and_single_rows() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let page: Value = s
         .get("/v1/envs/e1/splits/test/rows?offset=2&limit=3")
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(page["env"], "sv-env-network-logs");
     assert_eq!(page["split"], "test");
     assert_eq!(page["offset"], 2);
@@ -78,9 +71,7 @@ async fn rows_pages_and_single_rows() {
     let one: Value = s
         .get("/v1/envs/e1/splits/test/rows/2?include_answer=true")
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(one["example_id"], rows[0]["example_id"]);
     assert_eq!(one["prompt"], rows[0]["prompt"]);
     assert!(one["answer"].is_string());
@@ -101,15 +92,13 @@ async fn rows_pages_and_single_rows() {
     let tail: Value = s
         .get(&format!("/v1/envs/e1/splits/test/rows?offset={total}"))
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(tail["rows"], json!([]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn score_by_id_inline_and_batch_with_advantages() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let rows = s.rows("e1", 4).await;
     let id = rows[0]["example_id"].as_str().unwrap();
     let r = s
@@ -119,7 +108,7 @@ async fn score_by_id_inline_and_batch_with_advantages() {
         )
         .await;
     assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.unwrap();
+    let v: Value = r.json();
     for key in [
         "example_id",
         "reward",
@@ -144,9 +133,7 @@ async fn score_by_id_inline_and_batch_with_advantages() {
                     "reward_profile": "upstream"}),
         )
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert!(inline["example_id"].is_null());
     assert_eq!(inline["reward_profile"], "upstream");
 
@@ -160,9 +147,7 @@ async fn score_by_id_inline_and_batch_with_advantages() {
             &json!({"items": items, "advantage": {"mode": "grpo", "group_size": 2}}),
         )
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(batch["results"].as_array().unwrap().len(), 4);
     let adv = batch["advantages"].as_array().unwrap();
     assert_eq!(adv.len(), 4);
@@ -175,10 +160,10 @@ async fn score_by_id_inline_and_batch_with_advantages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn e1_episode_lifecycle() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let r = s.post("/v1/envs/e1/episodes", &json!({"index": 0})).await;
     assert_eq!(r.status(), 201);
-    let reset: Value = r.json().await.unwrap();
+    let reset: Value = r.json();
     for key in [
         "episode_id",
         "example_id",
@@ -197,12 +182,7 @@ async fn e1_episode_lifecycle() {
         .unwrap()
         .is_empty());
 
-    let info: Value = s
-        .get(&format!("/v1/episodes/{id}"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let info: Value = s.get(&format!("/v1/episodes/{id}")).await.json();
     assert_eq!(info["episode_id"], id);
     assert_eq!(info["env"], "sv-env-network-logs");
     assert_eq!(info["example_id"], reset["example_id"]);
@@ -216,9 +196,7 @@ async fn e1_episode_lifecycle() {
             &json!({"message": {"role": "assistant", "content": E1_VALID}}),
         )
         .await
-        .json()
-        .await
-        .unwrap();
+        .json();
     assert_eq!(step["done"], true);
     assert_eq!(step["turn"], 1);
     assert_eq!(step["truncated"], false);
@@ -226,12 +204,7 @@ async fn e1_episode_lifecycle() {
     assert_eq!(step["observation"]["messages"], json!([]));
     assert!(step["reward"]["reward"].is_number());
 
-    let info: Value = s
-        .get(&format!("/v1/episodes/{id}"))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let info: Value = s.get(&format!("/v1/episodes/{id}")).await.json();
     assert_eq!(info["done"], true);
     assert_eq!(info["turn"], 1);
 
@@ -242,8 +215,7 @@ async fn e1_episode_lifecycle() {
         s.get(&format!("/v1/episodes/{id}")).await,
         404,
         "episode_not_found",
-    )
-    .await;
+    );
 }
 
 /// Every line of the exposition is a comment or `name{labels} value`.
@@ -320,7 +292,7 @@ fn split_labels(s: &str) -> Vec<&str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_parse_and_count() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let rows = s.rows("e2", 1).await;
     // Traffic on every family: a score, an E2 episode with a tool call.
     s.post(
@@ -345,7 +317,7 @@ async fn metrics_parse_and_count() {
         .to_str()
         .unwrap()
         .starts_with("text/plain"));
-    let text = r.text().await.unwrap();
+    let text = r.text();
     let samples = check_exposition(&text);
     let has = |prefix: &str| samples.iter().any(|(s, _)| s.starts_with(prefix));
     for name in [
@@ -397,10 +369,10 @@ fn refs(v: &Value, out: &mut Vec<String>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openapi_document_covers_the_routes_and_resolves() {
-    let s = TestServer::default().await;
+    let s = TestApp::default();
     let r = s.get("/v1/openapi.json").await;
     assert_eq!(r.status(), 200);
-    let doc: Value = r.json().await.unwrap();
+    let doc: Value = r.json();
     assert_eq!(doc["openapi"], "3.1.0");
     for path in [
         "/healthz",
