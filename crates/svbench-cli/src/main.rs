@@ -42,7 +42,7 @@ enum Command {
     Scoreboard(cmd::scoreboard::ScoreboardArgs),
     /// Paired comparison of two runs on the same examples.
     Compare(cmd::compare::CompareArgs),
-    /// Serve catalogue, rows, scoring and episodes over HTTP (harness §6).
+    /// Serve catalogue, rows, scoring and episodes over HTTP.
     Serve(cmd::serve::ServeArgs),
     /// What each environment is and accepts: splits, arguments, reward
     /// profiles (components and weights), tools, budgets.

@@ -66,7 +66,7 @@ pub struct ScanArgs {
     /// Local semgrep rule file for --backend external|crosscheck (registry rule sets need the network).
     #[arg(long, value_name = "FILE")]
     pub semgrep_config: Option<PathBuf>,
-    /// Apply a unified diff or JSON Patch (E2 §4) to the one file scanned, in
+    /// Apply a unified diff or JSON Patch to the one file scanned, in
     /// memory, and report the findings after it (`post_patch`); the exit code
     /// then follows the patched file (3 if the patch did not apply).
     #[arg(long, value_name = "FILE")]
