@@ -11,16 +11,8 @@ use super::{
     catalogue, generate_corpus, oracle_scanner, to_jsonl, Corpus, Dropped, GenConfig, GenError,
     GENERATOR_NAME, GENERATOR_VERSION,
 };
-
-/// Generator identity.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneratorInfo {
-    /// `sv-synth-e2`.
-    pub name: String,
-    /// Generator version.
-    pub version: String,
-}
+pub use crate::kit::generate::GeneratorInfo;
+use crate::kit::generate::{manifest_text, parse_manifest, FileHash};
 
 /// Items of one split and language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,10 +99,7 @@ impl Manifest {
             })
             .collect();
         Manifest {
-            generator: GeneratorInfo {
-                name: GENERATOR_NAME.to_string(),
-                version: GENERATOR_VERSION.to_string(),
-            },
+            generator: GeneratorInfo::new(GENERATOR_NAME, GENERATOR_VERSION),
             seed: corpus.seed,
             config: corpus.config,
             catalogue: corpus.catalogue.clone(),
@@ -123,9 +112,7 @@ impl Manifest {
     /// Pretty JSON with a trailing newline (the committed form).
     #[must_use]
     pub fn to_json_text(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("manifest serialises");
-        s.push('\n');
-        s
+        manifest_text(self)
     }
 
     /// Parses manifest text.
@@ -133,7 +120,20 @@ impl Manifest {
     /// # Errors
     /// Text that is not a manifest of this shape.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
+        parse_manifest(text).map_err(GenError::Manifest)
+    }
+
+    /// The files it records.
+    #[must_use]
+    pub fn file_hashes(&self) -> Vec<FileHash<'_>> {
+        self.files
+            .iter()
+            .map(|f| FileHash {
+                split: &f.split,
+                path: &f.path,
+                sha256: &f.sha256,
+            })
+            .collect()
     }
 }
 
@@ -144,18 +144,10 @@ impl Manifest {
 /// # Errors
 /// See above; and an invalid configuration.
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
-    if manifest.generator.name != GENERATOR_NAME {
-        return Err(GenError::Manifest(format!(
-            "manifest names generator `{}`, this is `{GENERATOR_NAME}`",
-            manifest.generator.name
-        )));
-    }
-    if manifest.generator.version != GENERATOR_VERSION {
-        return Err(GenError::Manifest(format!(
-            "manifest was written by {GENERATOR_NAME} version {}, this build has version {GENERATOR_VERSION}; it cannot reproduce other versions",
-            manifest.generator.version
-        )));
-    }
+    manifest
+        .generator
+        .check(GENERATOR_NAME, GENERATOR_VERSION)
+        .map_err(GenError::Manifest)?;
     let current = catalogue(&oracle_scanner()?);
     if current != manifest.catalogue {
         let changed: Vec<&str> = current

@@ -42,8 +42,10 @@ use svbench_scan::scan::{FileType, ScanOptions, Scanner};
 
 use self::rng::GenRng;
 use super::Lang;
+use crate::kit::generate::{self as kit, CorpusGenerator, FileHash, GenFailure, GeneratorEntry};
 
 pub use self::manifest::{corpus_from_manifest, Manifest};
+pub use crate::kit::generate::to_jsonl;
 
 /// Generator name (`meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e2";
@@ -607,26 +609,66 @@ pub fn generate_split(
 #[must_use]
 pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
     let manifest = Manifest::for_corpus(corpus);
-    let mut files: Vec<(String, String)> = corpus
-        .splits
-        .iter()
-        .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
-        .collect();
-    files.push(("manifest.json".to_string(), manifest.to_json_text()));
-    files.push((
-        "README.md".to_string(),
-        card::render_card(corpus, &manifest),
-    ));
-    files
+    let card = card::render_card(corpus, &manifest);
+    kit::corpus_files(&corpus.splits, manifest.to_json_text(), card)
 }
 
-/// Rows as JSONL text: compact JSON, one row per line, `\n` after each.
-#[must_use]
-pub fn to_jsonl(rows: &[Value]) -> String {
-    let mut out = String::new();
-    for row in rows {
-        out.push_str(&serde_json::to_string(row).expect("JSON values always serialise"));
-        out.push('\n');
+/// `sv-synth-e2` as `svbench data gen` runs it (the registry's generator).
+#[derive(Debug, Clone, Copy)]
+pub struct SvSynthE2;
+
+impl CorpusGenerator for SvSynthE2 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    /// Without `n`, exactly the corpus file of the split.
+    fn split_rows(seed: u64, split: &str, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let split: Split = split
+            .parse()
+            .map_err(|e: GenError| GenFailure::Usage(e.to_string()))?;
+        let config = GenConfig::default();
+        let rows = match n {
+            None => generate_corpus(&config, seed).map(|c| c.rows(split).to_vec()),
+            Some(n) => generate_split(&config, seed, split, n),
+        };
+        rows.map_err(|e| GenFailure::Failed(e.to_string()))
     }
-    out
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        generate_corpus(&GenConfig::default(), seed).map_err(|e| GenFailure::Failed(e.to_string()))
+    }
+
+    /// Labels from other analyzer versions cannot be reproduced: the fix is a
+    /// new corpus.
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Stale {
+            message: e.to_string(),
+            hint: "regenerate with `svbench data gen e2` and commit the new corpus".to_string(),
+        })
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn file_hashes(manifest: &Manifest) -> Vec<FileHash<'_>> {
+        manifest.file_hashes()
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        Ok(corpus_files(corpus))
+    }
+
+    fn notes(corpus: &Corpus) -> Vec<String> {
+        let d = corpus.dropped;
+        vec![format!(
+            "dropped {} items (intended ids missing), {} duplicates",
+            d.intent_failed, d.duplicate
+        )]
+    }
 }
+
+/// E2's generator in the registry.
+pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE2>();

@@ -1,0 +1,294 @@
+//! The generator kit: what every environment's seeded corpus generator
+//! shares — randomness ([`rng`]), JSONL text, the manifest's generator check
+//! and reproduction check, the corpus directory's files — and the
+//! [`GeneratorEntry`] through which `svbench data gen` runs any of them.
+//!
+//! An environment implements [`CorpusGenerator`] for its generator and
+//! declares `GeneratorEntry::of::<ItsGenerator>()` in its registry entry.
+
+pub mod rng;
+
+use std::fmt::Display;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use self::rng::SeededRng;
+
+/// Rows as JSONL text: compact JSON, one row per line, `\n` after each.
+#[must_use]
+pub fn to_jsonl(rows: &[Value]) -> String {
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(&serde_json::to_string(row).expect("JSON values always serialise"));
+        out.push('\n');
+    }
+    out
+}
+
+/// A manifest as committed: pretty JSON with a trailing newline.
+#[must_use]
+pub fn manifest_text<M: Serialize>(manifest: &M) -> String {
+    let mut s = serde_json::to_string_pretty(manifest).expect("manifest serialises");
+    s.push('\n');
+    s
+}
+
+/// Parses manifest text.
+///
+/// # Errors
+/// `invalid manifest: …` for text that is not a manifest of this shape.
+pub fn parse_manifest<M: DeserializeOwned>(text: &str) -> Result<M, String> {
+    serde_json::from_str(text).map_err(|e| format!("invalid manifest: {e}"))
+}
+
+/// Generator identity, as a manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorInfo {
+    /// `sv-synth-<env>`.
+    pub name: String,
+    /// Generator version.
+    pub version: String,
+}
+
+impl GeneratorInfo {
+    /// This build's generator.
+    #[must_use]
+    pub fn new(name: &str, version: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            version: version.to_string(),
+        }
+    }
+
+    /// Refuses a manifest written by another generator or another version
+    /// (this build cannot reproduce it).
+    ///
+    /// # Errors
+    /// The message to report.
+    pub fn check(&self, name: &str, version: &str) -> Result<(), String> {
+        if self.name != name {
+            return Err(format!(
+                "manifest names generator `{}`, this is `{name}`",
+                self.name
+            ));
+        }
+        if self.version != version {
+            return Err(format!(
+                "manifest was written by {name} version {}, this build has version {version}; it cannot reproduce other versions",
+                self.version
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One corpus file as a manifest records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileHash<'a> {
+    /// Its split.
+    pub split: &'a str,
+    /// File name relative to the manifest.
+    pub path: &'a str,
+    /// SHA-256 of its bytes.
+    pub sha256: &'a str,
+}
+
+/// The files of a corpus directory, in write order: one `<split>.jsonl` per
+/// split, `manifest.json`, the data card `README.md`.
+#[must_use]
+pub fn corpus_files<S: Display>(
+    splits: &[(S, Vec<Value>)],
+    manifest: String,
+    card: String,
+) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = splits
+        .iter()
+        .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
+        .collect();
+    files.push(("manifest.json".to_string(), manifest));
+    files.push(("README.md".to_string(), card));
+    files
+}
+
+/// Why a generator request failed; the CLI maps each kind to an exit code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenFailure {
+    /// A request the generator refuses (an unknown split).
+    #[error("{0}")]
+    Usage(String),
+    /// A manifest that does not parse or that this generator cannot read.
+    #[error("{0}")]
+    Manifest(String),
+    /// A manifest this build cannot reproduce, with what to do about it.
+    #[error("{message}")]
+    Stale {
+        /// What differs.
+        message: String,
+        /// What to do.
+        hint: String,
+    },
+    /// Generation itself failed (invalid configuration, analyzers that
+    /// cannot be configured, quality checks that cannot read the rows).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A generated corpus directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedCorpus {
+    /// `(file name, text)` in write order.
+    pub files: Vec<(String, String)>,
+    /// Lines to report after writing (e.g. what was dropped).
+    pub notes: Vec<String>,
+}
+
+/// A corpus regenerated from a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Regenerated {
+    /// The corpus this build generates from the manifest.
+    pub corpus: GeneratedCorpus,
+    /// The manifest's files whose recorded SHA-256 it does not reproduce.
+    pub differ: Vec<String>,
+}
+
+/// An environment's seeded corpus generator, as the kit drives it.
+pub trait CorpusGenerator {
+    /// `sv-synth-<env>`.
+    const NAME: &'static str;
+    /// Seed when none is given (and of the committed corpus).
+    const DEFAULT_SEED: u64;
+    /// A generated corpus.
+    type Corpus;
+    /// Its manifest.
+    type Manifest: DeserializeOwned;
+
+    /// Rows of split `split`: `n` of them, or without `n` exactly the
+    /// split's file of the corpus at the default configuration.
+    ///
+    /// # Errors
+    /// [`GenFailure::Usage`] for an unknown split, else [`GenFailure::Failed`].
+    fn split_rows(seed: u64, split: &str, n: Option<usize>) -> Result<Vec<Value>, GenFailure>;
+
+    /// The corpus at the default configuration.
+    ///
+    /// # Errors
+    /// [`GenFailure::Failed`].
+    fn corpus(seed: u64) -> Result<Self::Corpus, GenFailure>;
+
+    /// The corpus a manifest records.
+    ///
+    /// # Errors
+    /// [`GenFailure::Manifest`] or [`GenFailure::Stale`] for a manifest this
+    /// build cannot reproduce.
+    fn corpus_from_manifest(manifest: &Self::Manifest) -> Result<Self::Corpus, GenFailure>;
+
+    /// The manifest describing a corpus.
+    fn manifest_of(corpus: &Self::Corpus) -> Self::Manifest;
+
+    /// The files a manifest records.
+    fn file_hashes(manifest: &Self::Manifest) -> Vec<FileHash<'_>>;
+
+    /// The corpus directory's files.
+    ///
+    /// # Errors
+    /// [`GenFailure::Failed`] when the data card cannot be written.
+    fn files(corpus: &Self::Corpus) -> Result<Vec<(String, String)>, GenFailure>;
+
+    /// Lines to report after writing the corpus.
+    fn notes(_corpus: &Self::Corpus) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// A generator in the registry: what `svbench data gen` calls.
+#[derive(Debug, Clone, Copy)]
+pub struct GeneratorEntry {
+    /// `sv-synth-<env>`.
+    pub name: &'static str,
+    /// Seed when none is given.
+    pub default_seed: u64,
+    /// Rows of one split (see [`CorpusGenerator::split_rows`]).
+    pub split_rows: fn(u64, &str, Option<usize>) -> Result<Vec<Value>, GenFailure>,
+    /// The corpus directory at the default configuration for a seed.
+    pub corpus: fn(u64) -> Result<GeneratedCorpus, GenFailure>,
+    /// Regenerates the corpus that manifest text records and checks it
+    /// against the recorded hashes.
+    pub regenerate: fn(&str) -> Result<Regenerated, GenFailure>,
+}
+
+impl GeneratorEntry {
+    /// The entry of generator `G`.
+    #[must_use]
+    pub const fn of<G: CorpusGenerator>() -> Self {
+        Self {
+            name: G::NAME,
+            default_seed: G::DEFAULT_SEED,
+            split_rows: G::split_rows,
+            corpus: corpus::<G>,
+            regenerate: regenerate::<G>,
+        }
+    }
+}
+
+fn directory<G: CorpusGenerator>(corpus: &G::Corpus) -> Result<GeneratedCorpus, GenFailure> {
+    Ok(GeneratedCorpus {
+        files: G::files(corpus)?,
+        notes: G::notes(corpus),
+    })
+}
+
+fn corpus<G: CorpusGenerator>(seed: u64) -> Result<GeneratedCorpus, GenFailure> {
+    directory::<G>(&G::corpus(seed)?)
+}
+
+fn regenerate<G: CorpusGenerator>(text: &str) -> Result<Regenerated, GenFailure> {
+    let recorded: G::Manifest = parse_manifest(text).map_err(GenFailure::Manifest)?;
+    let corpus = G::corpus_from_manifest(&recorded)?;
+    let fresh = G::manifest_of(&corpus);
+    let fresh = G::file_hashes(&fresh);
+    let differ = G::file_hashes(&recorded)
+        .into_iter()
+        .filter(|f| {
+            !fresh
+                .iter()
+                .any(|g| g.split == f.split && g.sha256 == f.sha256)
+        })
+        .map(|f| f.path.to_string())
+        .collect();
+    Ok(Regenerated {
+        corpus: directory::<G>(&corpus)?,
+        differ,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generator_check_refuses_other_names_and_versions() {
+        let info = GeneratorInfo::new("sv-synth-x", "1");
+        assert!(info.check("sv-synth-x", "1").is_ok());
+        assert!(info
+            .check("sv-synth-y", "1")
+            .unwrap_err()
+            .contains("names generator"));
+        assert!(info
+            .check("sv-synth-x", "2")
+            .unwrap_err()
+            .contains("version 1"));
+    }
+
+    #[test]
+    fn corpus_files_are_splits_then_manifest_then_card() {
+        let rows = vec![serde_json::json!({"a": 1}), serde_json::json!({"b": [2]})];
+        let files = corpus_files(&[("test", rows)], "{}\n".into(), "# card\n".into());
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["test.jsonl", "manifest.json", "README.md"]);
+        assert_eq!(files[0].1, "{\"a\":1}\n{\"b\":[2]}\n");
+    }
+}
