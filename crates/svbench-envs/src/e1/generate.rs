@@ -42,7 +42,7 @@ use self::rng::GenRng;
 use self::row::{build_row, draw_flow, RowKind};
 use crate::e1::Gold;
 pub use crate::kit::generate::to_jsonl;
-use crate::kit::generate::{self as kit, CorpusGenerator, FileHash, GenFailure, GeneratorEntry};
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 /// Generator name (`meta.source`, `meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e1";
@@ -241,10 +241,6 @@ impl CorpusGenerator for SvSynthE1 {
 
     fn manifest_of(corpus: &Corpus) -> Manifest {
         Manifest::for_corpus(corpus)
-    }
-
-    fn file_hashes(manifest: &Manifest) -> Vec<FileHash<'_>> {
-        manifest.file_hashes()
     }
 
     fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {

@@ -41,13 +41,6 @@ pub struct V1Params {
     pub abstain_calibration: f64,
 }
 
-impl Default for V1Params {
-    /// The constants of the built-in `[v1]` table of `rewards/e1.toml`.
-    fn default() -> Self {
-        Self::builtin()
-    }
-}
-
 impl V1Constants for V1Params {
     const ENV: &'static str = NAME;
     const DEFAULT_CONFIG: &'static str = DEFAULT_CONFIG;
@@ -63,16 +56,10 @@ impl V1Constants for V1Params {
         ]
     }
 
-    fn validate(&self) -> Result<(), RewardConfigError> {
-        V1Params::validate(self)
-    }
-}
-
-impl V1Params {
     /// `cost_fn > 0`, `0 ≤ cost_fp ≤ cost_fn`, `0 ≤ cost_abstain ≤ cost_fn`,
     /// `w_calibration ≥ 0`, `w_format > 0`, `abstain_calibration ∈ [0, 1]`
     /// (E1 §3.2).
-    pub fn validate(&self) -> Result<(), RewardConfigError> {
+    fn validate(&self) -> Result<(), RewardConfigError> {
         let invalid = |message: String| RewardConfigError::Invalid {
             profile: "v1".to_string(),
             message,
@@ -97,6 +84,13 @@ impl V1Params {
             )));
         }
         Ok(())
+    }
+}
+
+impl Default for V1Params {
+    /// The constants of the built-in `[v1]` table of `rewards/e1.toml`.
+    fn default() -> Self {
+        Self::builtin()
     }
 }
 

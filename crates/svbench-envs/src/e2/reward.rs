@@ -88,13 +88,6 @@ pub struct V1Params {
     pub weight_high: f64,
 }
 
-impl Default for V1Params {
-    /// The constants of the built-in `[v1]` table of `rewards/e2.toml`.
-    fn default() -> Self {
-        Self::builtin()
-    }
-}
-
 impl V1Constants for V1Params {
     const ENV: &'static str = NAME;
     const DEFAULT_CONFIG: &'static str = DEFAULT_CONFIG;
@@ -106,19 +99,13 @@ impl V1Constants for V1Params {
         v1::weights(self).to_vec()
     }
 
-    fn validate(&self) -> Result<(), RewardConfigError> {
-        V1Params::validate(self)
-    }
-}
-
-impl V1Params {
     /// `w_patch`, `w_format`, `new_finding_factor` finite and ≥ 0; severity
     /// weights finite with `0 < weight_low ≤ weight_med ≤ weight_high` (a
     /// zero weight would make a whole severity class free to spam).
     ///
     /// # Errors
     /// [`RewardConfigError::Invalid`] naming the offending key.
-    pub fn validate(&self) -> Result<(), RewardConfigError> {
+    fn validate(&self) -> Result<(), RewardConfigError> {
         let invalid = |message: String| RewardConfigError::Invalid {
             profile: "v1".to_string(),
             message,
@@ -141,7 +128,9 @@ impl V1Params {
         }
         Ok(())
     }
+}
 
+impl V1Params {
     /// The weight of a severity level.
     #[must_use]
     pub fn severity_weight(&self, severity: Severity) -> f64 {
@@ -150,6 +139,13 @@ impl V1Params {
             Severity::Med => self.weight_med,
             Severity::High => self.weight_high,
         }
+    }
+}
+
+impl Default for V1Params {
+    /// The constants of the built-in `[v1]` table of `rewards/e2.toml`.
+    fn default() -> Self {
+        Self::builtin()
     }
 }
 

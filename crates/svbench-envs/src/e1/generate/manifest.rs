@@ -10,7 +10,7 @@ use super::{
     generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
 };
 pub use crate::kit::generate::GeneratorInfo;
-use crate::kit::generate::{manifest_text, parse_manifest, FileHash};
+use crate::kit::generate::{manifest_text, parse_manifest};
 
 /// One file of the corpus.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,18 +81,6 @@ impl Manifest {
     /// Parses manifest text.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
         parse_manifest(text).map_err(GenError::Manifest)
-    }
-
-    /// The files it records.
-    pub fn file_hashes(&self) -> Vec<FileHash<'_>> {
-        self.files
-            .iter()
-            .map(|f| FileHash {
-                split: &f.split,
-                path: &f.path,
-                sha256: &f.sha256,
-            })
-            .collect()
     }
 }
 

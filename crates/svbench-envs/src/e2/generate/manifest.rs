@@ -12,7 +12,7 @@ use super::{
     GENERATOR_NAME, GENERATOR_VERSION,
 };
 pub use crate::kit::generate::GeneratorInfo;
-use crate::kit::generate::{manifest_text, parse_manifest, FileHash};
+use crate::kit::generate::{manifest_text, parse_manifest};
 
 /// Items of one split and language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,19 +121,6 @@ impl Manifest {
     /// Text that is not a manifest of this shape.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
         parse_manifest(text).map_err(GenError::Manifest)
-    }
-
-    /// The files it records.
-    #[must_use]
-    pub fn file_hashes(&self) -> Vec<FileHash<'_>> {
-        self.files
-            .iter()
-            .map(|f| FileHash {
-                split: &f.split,
-                path: &f.path,
-                sha256: &f.sha256,
-            })
-            .collect()
     }
 }
 

@@ -85,15 +85,27 @@ impl GeneratorInfo {
     }
 }
 
-/// One corpus file as a manifest records it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileHash<'a> {
-    /// Its split.
-    pub split: &'a str,
-    /// File name relative to the manifest.
-    pub path: &'a str,
-    /// SHA-256 of its bytes.
-    pub sha256: &'a str,
+/// The files a manifest records: every generator's manifest has a `files`
+/// list whose entries carry at least these keys.
+#[derive(Deserialize)]
+struct RecordedFiles {
+    files: Vec<RecordedFile>,
+}
+
+#[derive(Deserialize)]
+struct RecordedFile {
+    split: String,
+    path: String,
+    sha256: String,
+}
+
+impl RecordedFiles {
+    fn of<M: Serialize>(manifest: &M) -> Result<Vec<RecordedFile>, GenFailure> {
+        serde_json::to_value(manifest)
+            .and_then(serde_json::from_value::<RecordedFiles>)
+            .map(|r| r.files)
+            .map_err(|e| GenFailure::Failed(format!("manifest without a file list: {e}")))
+    }
 }
 
 /// The files of a corpus directory, in write order: one `<split>.jsonl` per
@@ -163,8 +175,8 @@ pub trait CorpusGenerator {
     const DEFAULT_SEED: u64;
     /// A generated corpus.
     type Corpus;
-    /// Its manifest.
-    type Manifest: DeserializeOwned;
+    /// Its manifest (with a `files` list of `split`, `path`, `sha256`).
+    type Manifest: Serialize + DeserializeOwned;
 
     /// Rows of split `split`: `n` of them, or without `n` exactly the
     /// split's file of the corpus at the default configuration.
@@ -188,9 +200,6 @@ pub trait CorpusGenerator {
 
     /// The manifest describing a corpus.
     fn manifest_of(corpus: &Self::Corpus) -> Self::Manifest;
-
-    /// The files a manifest records.
-    fn file_hashes(manifest: &Self::Manifest) -> Vec<FileHash<'_>>;
 
     /// The corpus directory's files.
     ///
@@ -248,16 +257,15 @@ fn corpus<G: CorpusGenerator>(seed: u64) -> Result<GeneratedCorpus, GenFailure> 
 fn regenerate<G: CorpusGenerator>(text: &str) -> Result<Regenerated, GenFailure> {
     let recorded: G::Manifest = parse_manifest(text).map_err(GenFailure::Manifest)?;
     let corpus = G::corpus_from_manifest(&recorded)?;
-    let fresh = G::manifest_of(&corpus);
-    let fresh = G::file_hashes(&fresh);
-    let differ = G::file_hashes(&recorded)
+    let fresh = RecordedFiles::of(&G::manifest_of(&corpus))?;
+    let differ = RecordedFiles::of(&recorded)?
         .into_iter()
         .filter(|f| {
             !fresh
                 .iter()
                 .any(|g| g.split == f.split && g.sha256 == f.sha256)
         })
-        .map(|f| f.path.to_string())
+        .map(|f| f.path)
         .collect();
     Ok(Regenerated {
         corpus: directory::<G>(&corpus)?,
