@@ -204,11 +204,7 @@ impl Corpus {
 pub fn corpus_files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenError> {
     let manifest = Manifest::for_corpus(corpus);
     let card = card::render_card(corpus, &manifest).map_err(|e| GenError::Card(e.to_string()))?;
-    Ok(kit::corpus_files(
-        &corpus.splits,
-        manifest.to_json_text(),
-        card,
-    ))
+    Ok(kit::corpus_files(&corpus.splits, &manifest, card))
 }
 
 /// `sv-synth-e1` as `svbench data gen` runs it (the registry's generator).
@@ -218,14 +214,12 @@ pub struct SvSynthE1;
 impl CorpusGenerator for SvSynthE1 {
     const NAME: &'static str = GENERATOR_NAME;
     const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
     type Corpus = Corpus;
     type Manifest = Manifest;
 
     /// Without `n`, the split's configured size: its corpus file byte for byte.
-    fn split_rows(seed: u64, split: &str, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
-        let split: Split = split
-            .parse()
-            .map_err(|e: GenError| GenFailure::Usage(e.to_string()))?;
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
         let config = GenConfig::default();
         let n = n.unwrap_or(config.sizes.get(split));
         Ok(generate_split(&config, seed, split, n))

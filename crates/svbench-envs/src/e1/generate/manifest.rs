@@ -9,8 +9,8 @@ use svbench_core::canonical::sha256_hex;
 use super::{
     generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
 };
+use crate::kit::generate::parse_manifest;
 pub use crate::kit::generate::GeneratorInfo;
-use crate::kit::generate::{manifest_text, parse_manifest};
 
 /// One file of the corpus.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,11 +71,6 @@ impl Manifest {
             config: corpus.config,
             files,
         }
-    }
-
-    /// Pretty JSON with a trailing newline (the committed form).
-    pub fn to_json_text(&self) -> String {
-        manifest_text(self)
     }
 
     /// Parses manifest text.

@@ -11,8 +11,8 @@ use super::{
     catalogue, generate_corpus, oracle_scanner, to_jsonl, Corpus, Dropped, GenConfig, GenError,
     GENERATOR_NAME, GENERATOR_VERSION,
 };
+use crate::kit::generate::parse_manifest;
 pub use crate::kit::generate::GeneratorInfo;
-use crate::kit::generate::{manifest_text, parse_manifest};
 
 /// Items of one split and language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,12 +107,6 @@ impl Manifest {
             dropped: corpus.dropped,
             files,
         }
-    }
-
-    /// Pretty JSON with a trailing newline (the committed form).
-    #[must_use]
-    pub fn to_json_text(&self) -> String {
-        manifest_text(self)
     }
 
     /// Parses manifest text.

@@ -616,7 +616,7 @@ pub fn generate_split(
 pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
     let manifest = Manifest::for_corpus(corpus);
     let card = card::render_card(corpus, &manifest);
-    kit::corpus_files(&corpus.splits, manifest.to_json_text(), card)
+    kit::corpus_files(&corpus.splits, &manifest, card)
 }
 
 /// `sv-synth-e2` as `svbench data gen` runs it (the registry's generator).
@@ -626,14 +626,12 @@ pub struct SvSynthE2;
 impl CorpusGenerator for SvSynthE2 {
     const NAME: &'static str = GENERATOR_NAME;
     const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
     type Corpus = Corpus;
     type Manifest = Manifest;
 
     /// Without `n`, exactly the corpus file of the split.
-    fn split_rows(seed: u64, split: &str, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
-        let split: Split = split
-            .parse()
-            .map_err(|e: GenError| GenFailure::Usage(e.to_string()))?;
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
         let config = GenConfig::default();
         let rows = match n {
             None => generate_corpus(&config, seed).map(|c| c.rows(split).to_vec()),

@@ -9,6 +9,7 @@
 pub mod rng;
 
 use std::fmt::Display;
+use std::str::FromStr;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -111,16 +112,16 @@ impl RecordedFiles {
 /// The files of a corpus directory, in write order: one `<split>.jsonl` per
 /// split, `manifest.json`, the data card `README.md`.
 #[must_use]
-pub fn corpus_files<S: Display>(
+pub fn corpus_files<S: Display, M: Serialize>(
     splits: &[(S, Vec<Value>)],
-    manifest: String,
+    manifest: &M,
     card: String,
 ) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = splits
         .iter()
         .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
         .collect();
-    files.push(("manifest.json".to_string(), manifest));
+    files.push(("manifest.json".to_string(), manifest_text(manifest)));
     files.push(("README.md".to_string(), card));
     files
 }
@@ -173,6 +174,8 @@ pub trait CorpusGenerator {
     const NAME: &'static str;
     /// Seed when none is given (and of the committed corpus).
     const DEFAULT_SEED: u64;
+    /// A split name, parsed (an unknown one is a usage error).
+    type Split: FromStr<Err: Display>;
     /// A generated corpus.
     type Corpus;
     /// Its manifest (with a `files` list of `split`, `path`, `sha256`).
@@ -182,8 +185,12 @@ pub trait CorpusGenerator {
     /// split's file of the corpus at the default configuration.
     ///
     /// # Errors
-    /// [`GenFailure::Usage`] for an unknown split, else [`GenFailure::Failed`].
-    fn split_rows(seed: u64, split: &str, n: Option<usize>) -> Result<Vec<Value>, GenFailure>;
+    /// [`GenFailure::Failed`].
+    fn split_rows(
+        seed: u64,
+        split: Self::Split,
+        n: Option<usize>,
+    ) -> Result<Vec<Value>, GenFailure>;
 
     /// The corpus at the default configuration.
     ///
@@ -213,6 +220,9 @@ pub trait CorpusGenerator {
     }
 }
 
+/// Rows of a split by name: seed, split, `-n`.
+pub type SplitRows = fn(u64, &str, Option<usize>) -> Result<Vec<Value>, GenFailure>;
+
 /// A generator in the registry: what `svbench data gen` calls.
 #[derive(Debug, Clone, Copy)]
 pub struct GeneratorEntry {
@@ -220,8 +230,9 @@ pub struct GeneratorEntry {
     pub name: &'static str,
     /// Seed when none is given.
     pub default_seed: u64,
-    /// Rows of one split (see [`CorpusGenerator::split_rows`]).
-    pub split_rows: fn(u64, &str, Option<usize>) -> Result<Vec<Value>, GenFailure>,
+    /// Rows of one split by name (see [`CorpusGenerator::split_rows`]);
+    /// [`GenFailure::Usage`] for a split the generator does not have.
+    pub split_rows: SplitRows,
     /// The corpus directory at the default configuration for a seed.
     pub corpus: fn(u64) -> Result<GeneratedCorpus, GenFailure>,
     /// Regenerates the corpus that manifest text records and checks it
@@ -236,7 +247,7 @@ impl GeneratorEntry {
         Self {
             name: G::NAME,
             default_seed: G::DEFAULT_SEED,
-            split_rows: G::split_rows,
+            split_rows: split_rows::<G>,
             corpus: corpus::<G>,
             regenerate: regenerate::<G>,
         }
@@ -248,6 +259,17 @@ fn directory<G: CorpusGenerator>(corpus: &G::Corpus) -> Result<GeneratedCorpus, 
         files: G::files(corpus)?,
         notes: G::notes(corpus),
     })
+}
+
+fn split_rows<G: CorpusGenerator>(
+    seed: u64,
+    split: &str,
+    n: Option<usize>,
+) -> Result<Vec<Value>, GenFailure> {
+    let split = split
+        .parse()
+        .map_err(|e: <G::Split as FromStr>::Err| GenFailure::Usage(e.to_string()))?;
+    G::split_rows(seed, split, n)
 }
 
 fn corpus<G: CorpusGenerator>(seed: u64) -> Result<GeneratedCorpus, GenFailure> {
@@ -294,9 +316,11 @@ mod tests {
     #[test]
     fn corpus_files_are_splits_then_manifest_then_card() {
         let rows = vec![serde_json::json!({"a": 1}), serde_json::json!({"b": [2]})];
-        let files = corpus_files(&[("test", rows)], "{}\n".into(), "# card\n".into());
+        let manifest = serde_json::json!({"files": []});
+        let files = corpus_files(&[("test", rows)], &manifest, "# card\n".into());
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["test.jsonl", "manifest.json", "README.md"]);
         assert_eq!(files[0].1, "{\"a\":1}\n{\"b\":[2]}\n");
+        assert_eq!(files[1].1, "{\n  \"files\": []\n}\n");
     }
 }
