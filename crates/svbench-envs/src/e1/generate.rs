@@ -42,6 +42,7 @@ use self::rng::GenRng;
 use self::row::{build_row, draw_flow, RowKind};
 use crate::e1::Gold;
 pub use crate::kit::generate::to_jsonl;
+pub use crate::kit::generate::GenError;
 use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 /// Generator name (`meta.source`, `meta.generator.name`).
@@ -161,21 +162,6 @@ impl GenConfig {
         }
         Ok(())
     }
-}
-
-/// Generator errors.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GenError {
-    /// Invalid configuration or request.
-    #[error("{0}")]
-    Config(String),
-    /// A manifest that cannot be reproduced by this generator.
-    #[error("{0}")]
-    Manifest(String),
-    /// The quality checks for the data card could not read the rows.
-    #[error("data card: {0}")]
-    Card(String),
 }
 
 /// All four splits of a generated corpus.

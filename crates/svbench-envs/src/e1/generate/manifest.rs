@@ -75,7 +75,7 @@ impl Manifest {
 
     /// Parses manifest text.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        parse_manifest(text).map_err(GenError::Manifest)
+        parse_manifest(text)
     }
 }
 
@@ -84,8 +84,7 @@ impl Manifest {
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
     manifest
         .generator
-        .check(GENERATOR_NAME, GENERATOR_VERSION)
-        .map_err(GenError::Manifest)?;
+        .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     manifest.config.validate()?;
     for f in &manifest.files {
         let split: super::Split = f.split.parse()?;

@@ -114,7 +114,7 @@ impl Manifest {
     /// # Errors
     /// Text that is not a manifest of this shape.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        parse_manifest(text).map_err(GenError::Manifest)
+        parse_manifest(text)
     }
 }
 
@@ -127,8 +127,7 @@ impl Manifest {
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
     manifest
         .generator
-        .check(GENERATOR_NAME, GENERATOR_VERSION)
-        .map_err(GenError::Manifest)?;
+        .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     let current = catalogue(&oracle_scanner()?);
     if current != manifest.catalogue {
         let changed: Vec<&str> = current

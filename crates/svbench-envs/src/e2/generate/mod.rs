@@ -42,6 +42,7 @@ use svbench_scan::scan::{FileType, ScanOptions, Scanner};
 
 use self::rng::GenRng;
 use super::Lang;
+pub use crate::kit::generate::GenError;
 use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 pub use self::manifest::{corpus_from_manifest, Manifest};
@@ -170,21 +171,6 @@ impl GenConfig {
             Lang::Tf => self.tf,
         }
     }
-}
-
-/// Generator errors.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GenError {
-    /// Invalid configuration or request.
-    #[error("{0}")]
-    Config(String),
-    /// A manifest that cannot be reproduced by this build.
-    #[error("{0}")]
-    Manifest(String),
-    /// The analyzers could not be configured.
-    #[error("analyzers: {0}")]
-    Scanner(String),
 }
 
 /// Items not in the corpus, by reason.

@@ -39,9 +39,28 @@ pub fn manifest_text<M: Serialize>(manifest: &M) -> String {
 /// Parses manifest text.
 ///
 /// # Errors
-/// `invalid manifest: …` for text that is not a manifest of this shape.
-pub fn parse_manifest<M: DeserializeOwned>(text: &str) -> Result<M, String> {
-    serde_json::from_str(text).map_err(|e| format!("invalid manifest: {e}"))
+/// [`GenError::Manifest`] (`invalid manifest: …`) for text that is not a
+/// manifest of this shape.
+pub fn parse_manifest<M: DeserializeOwned>(text: &str) -> Result<M, GenError> {
+    serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
+}
+
+/// Generator errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GenError {
+    /// Invalid configuration or request.
+    #[error("{0}")]
+    Config(String),
+    /// A manifest that cannot be reproduced by this generator.
+    #[error("{0}")]
+    Manifest(String),
+    /// The quality checks for the data card could not read the rows.
+    #[error("data card: {0}")]
+    Card(String),
+    /// The analyzers that label the rows could not be configured.
+    #[error("analyzers: {0}")]
+    Scanner(String),
 }
 
 /// Generator identity, as a manifest records it.
@@ -68,19 +87,19 @@ impl GeneratorInfo {
     /// (this build cannot reproduce it).
     ///
     /// # Errors
-    /// The message to report.
-    pub fn check(&self, name: &str, version: &str) -> Result<(), String> {
+    /// [`GenError::Manifest`] saying which.
+    pub fn check(&self, name: &str, version: &str) -> Result<(), GenError> {
         if self.name != name {
-            return Err(format!(
+            return Err(GenError::Manifest(format!(
                 "manifest names generator `{}`, this is `{name}`",
                 self.name
-            ));
+            )));
         }
         if self.version != version {
-            return Err(format!(
+            return Err(GenError::Manifest(format!(
                 "manifest was written by {name} version {}, this build has version {version}; it cannot reproduce other versions",
                 self.version
-            ));
+            )));
         }
         Ok(())
     }
@@ -277,7 +296,8 @@ fn corpus<G: CorpusGenerator>(seed: u64) -> Result<GeneratedCorpus, GenFailure> 
 }
 
 fn regenerate<G: CorpusGenerator>(text: &str) -> Result<Regenerated, GenFailure> {
-    let recorded: G::Manifest = parse_manifest(text).map_err(GenFailure::Manifest)?;
+    let recorded: G::Manifest =
+        parse_manifest(text).map_err(|e| GenFailure::Manifest(e.to_string()))?;
     let corpus = G::corpus_from_manifest(&recorded)?;
     let fresh = RecordedFiles::of(&G::manifest_of(&corpus))?;
     let differ = RecordedFiles::of(&recorded)?
@@ -303,14 +323,9 @@ mod tests {
     fn generator_check_refuses_other_names_and_versions() {
         let info = GeneratorInfo::new("sv-synth-x", "1");
         assert!(info.check("sv-synth-x", "1").is_ok());
-        assert!(info
-            .check("sv-synth-y", "1")
-            .unwrap_err()
-            .contains("names generator"));
-        assert!(info
-            .check("sv-synth-x", "2")
-            .unwrap_err()
-            .contains("version 1"));
+        let message = |name, version| info.check(name, version).unwrap_err().to_string();
+        assert!(message("sv-synth-y", "1").contains("names generator"));
+        assert!(message("sv-synth-x", "2").contains("version 1"));
     }
 
     #[test]
