@@ -43,8 +43,8 @@ pub fn run(data: &[u8]) {
         Ok(d) => {
             check_examples(&d.examples);
             assert_eq!(d.gold.len(), d.examples.len());
-            check_hash(&d.dataset_sha256);
-            check_hash(&d.selected_sha256);
+            check_hash(&d.provenance.dataset_sha256);
+            check_hash(&d.provenance.selected_sha256);
         }
         Err(e) => check_error(&e, last_line),
     }
@@ -56,8 +56,8 @@ pub fn run(data: &[u8]) {
         match e2::load_text(text, PathBuf::from("rows.jsonl"), split) {
             Ok(d) => {
                 check_examples(&d.examples);
-                assert_eq!(d.split_rows, d.examples.len());
-                check_hash(&d.dataset_sha256);
+                assert_eq!(d.provenance.split_rows, d.examples.len());
+                check_hash(&d.provenance.dataset_sha256);
             }
             Err(e) => check_error(&e, last_line),
         }

@@ -95,8 +95,8 @@ impl EnvId {
 
     /// Dataset generators (`svbench data gen`).
     #[must_use]
-    pub fn generators(self) -> &'static [&'static str] {
-        self.0.generators
+    pub fn generators(self) -> Vec<&'static str> {
+        self.0.generator_names()
     }
 
     /// The environment's own argument names.

@@ -2,7 +2,7 @@
 
 /// A cost matrix with an abstain column: cost of each (predicted, gold) pair
 /// relative to the worst error, a missed positive.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 pub struct CostMatrix {
     /// Cost of a false alarm (positive predicted on a negative).
     pub cost_fp: f64,

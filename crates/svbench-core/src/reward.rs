@@ -37,6 +37,27 @@ impl RewardBreakdown {
         }
     }
 
+    /// [`RewardBreakdown::weighted`] of `(name, weight)` pairs and their
+    /// values, paired in order.
+    pub fn from_weights(
+        profile: &'static str,
+        weights: &[(&'static str, f64)],
+        values: impl IntoIterator<Item = f64>,
+    ) -> Self {
+        Self::weighted(
+            profile,
+            weights
+                .iter()
+                .zip(values)
+                .map(|(&(name, weight), value)| RewardComponent {
+                    name,
+                    weight,
+                    value,
+                })
+                .collect(),
+        )
+    }
+
     /// Component name → value, the `rewards` object of a result record.
     pub fn values(&self) -> BTreeMap<String, f64> {
         self.components

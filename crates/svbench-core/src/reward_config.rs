@@ -196,6 +196,24 @@ pub fn param_f64(
         })
 }
 
+/// Reads a profile's constants into `T`, a `#[derive(Deserialize)]` struct
+/// whose fields are the table's keys (the environment validates the values).
+///
+/// # Errors
+/// [`RewardConfigError::Invalid`] when a field is missing or of another type
+/// (a built-in table that does not match its struct).
+pub fn read_params<T: serde::de::DeserializeOwned>(
+    params: &ProfileParams,
+    profile: &str,
+) -> Result<T, RewardConfigError> {
+    let table: serde_json::Map<String, Value> =
+        params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    serde_json::from_value(Value::Object(table)).map_err(|e| RewardConfigError::Invalid {
+        profile: profile.to_string(),
+        message: e.to_string(),
+    })
+}
+
 /// `reward_config_hash` (harness §9.3): `sha256:` + SHA-256 of canonical
 /// `{environment, profile, reward_impl_version, components:[{name, weight}], params}`.
 pub fn reward_config_hash(
@@ -248,6 +266,27 @@ mod tests {
         assert!(matches!(
             load_profile(DEFAULTS, "v9", None),
             Err(RewardConfigError::NoSuchProfile { .. })
+        ));
+    }
+
+    #[test]
+    fn params_read_into_a_struct_and_mismatches_are_invalid() {
+        #[derive(serde::Deserialize)]
+        struct V1 {
+            cost_fp: f64,
+            cost_fn: f64,
+        }
+        let p = load_profile(DEFAULTS, "v1", Some(("[v1]\ncost_fn = 2\n", "f"))).unwrap();
+        let v1: V1 = read_params(&p, "v1").unwrap();
+        assert_eq!((v1.cost_fp, v1.cost_fn), (0.25, 2.0));
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Missing {
+            cost_xx: f64,
+        }
+        assert!(matches!(
+            read_params::<Missing>(&p, "v1"),
+            Err(RewardConfigError::Invalid { .. })
         ));
     }
 

@@ -7,5 +7,6 @@
 pub mod e1;
 pub mod e2;
 pub mod environment;
+pub mod kit;
 pub mod policy;
 pub mod registry;

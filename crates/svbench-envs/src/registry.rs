@@ -4,7 +4,9 @@
 //! environments here and never spell their names.
 //!
 //! An entry is a table: identity (from [`svbench_core::identity`]), version,
-//! kind, splits, builtin policies, generators, default budgets and sampling,
+//! kind, splits, builtin policies, generators (the kit's
+//! [`GeneratorEntry`]: split rows, a corpus directory, a manifest's
+//! reproduction), default budgets and sampling,
 //! reward profiles, the environment's own arguments, and four functions:
 //! configure an instance, open a dataset for it, build a builtin policy for
 //! it, and canonicalise its arguments.
@@ -19,6 +21,8 @@ use svbench_core::identity::EnvIdentity;
 use svbench_core::ExampleSet;
 
 use crate::environment::{Budgets, EnvKind, Environment};
+pub use crate::kit::dataset::DataProvenance;
+pub use crate::kit::generate::GeneratorEntry;
 use crate::policy::{Policy, PolicyError};
 
 /// Sampling defaults of an environment: token limit per model call and
@@ -64,8 +68,8 @@ pub struct EnvEntry {
     pub builtins: &'static [BuiltinInfo],
     /// The builtin `eval` runs without `--model`, if the environment has one.
     pub default_policy: Option<&'static str>,
-    /// Dataset generators (`svbench data gen`).
-    pub generators: &'static [&'static str],
+    /// Dataset generators (`svbench data gen`), the default first.
+    pub generators: &'static [&'static GeneratorEntry],
     /// The environment's own argument names (`--env-arg K=V`).
     pub arg_names: &'static [&'static str],
     /// The arguments among `arg_names` that name files on the machine that
@@ -122,6 +126,12 @@ impl EnvEntry {
     #[must_use]
     pub fn builtin_names(&self) -> Vec<&'static str> {
         self.builtins.iter().map(|b| b.name).collect()
+    }
+
+    /// Generator names, as `data gen --generator` takes them.
+    #[must_use]
+    pub fn generator_names(&self) -> Vec<&'static str> {
+        self.generators.iter().map(|g| g.name).collect()
     }
 
     /// Checks a builtin policy name without building it (nothing is read).
@@ -402,23 +412,6 @@ impl std::fmt::Debug for SelectedData {
             .field("provenance", &self.provenance)
             .finish()
     }
-}
-
-/// Where selected rows came from.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DataProvenance {
-    /// The split loaded (`all` when rows carry none or all were requested).
-    pub split: String,
-    /// Rows in the split before selection.
-    pub split_rows: usize,
-    /// Canonical hash of the split's rows in source order.
-    pub dataset_sha256: String,
-    /// Canonical hash of the selected rows in evaluation order.
-    pub selected_sha256: String,
-    /// SHA-256 of the file bytes (files only).
-    pub file_sha256: Option<String>,
-    /// Loader warnings.
-    pub warnings: Vec<String>,
 }
 
 /// Refuses any `K=V` pair, for environments without arguments.

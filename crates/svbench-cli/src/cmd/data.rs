@@ -5,20 +5,17 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use svbench_envs::e2::entry as e2_entry;
-use svbench_envs::registry;
 
 use clap::{Args, Subcommand};
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
-use svbench_envs::e1::generate::{
-    corpus_files, corpus_from_manifest, generate_corpus, generate_split, question_hash, to_jsonl,
-    GenConfig, Manifest, Split, Template, DEFAULT_SEED, GENERATOR_NAME,
-};
+use svbench_envs::e1::generate::{question_hash, Template};
 use svbench_envs::e1::zeek::{
     import, parse_device_map, parse_label_file, ImportInput, ImportOptions, SplitAssignment,
     ZeekError,
 };
+use svbench_envs::kit::generate::{to_jsonl, GenFailure, GeneratedCorpus, GeneratorEntry};
+use svbench_envs::registry;
 
 use super::GlobalArgs;
 use crate::exit;
@@ -46,10 +43,10 @@ pub struct GenArgs {
     /// Rows of the split (only with --split; default: its configured size).
     #[arg(short = 'n', long = "num-examples")]
     pub n: Option<usize>,
-    /// Generate one split (e1: train, dev, test, ood; e2: train, dev, test) as JSONL to --out FILE or stdout.
+    /// Generate one split (the environment's: `svbench envs` lists them) as JSONL to --out FILE or stdout.
     #[arg(long)]
     pub split: Option<String>,
-    /// Output: a directory for the whole corpus [default: datasets/<alias>], a file with --split.
+    /// Output: a directory for the whole corpus [default: datasets/<short id>, e.g. datasets/e1], a file with --split.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Regenerate exactly what this manifest records (into --out, default its directory).
@@ -114,81 +111,96 @@ pub fn run(args: DataCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
 
 fn gen(a: GenArgs) -> anyhow::Result<u8> {
     let entry = registry::find(&a.env).map_err(|e| exit::usage(e.to_string()))?;
-    if entry.generators.is_empty() {
+    let Some(default) = entry.generators.first() else {
         return Err(exit::usage(format!(
             "`data gen` for {} is not implemented yet",
             entry.name()
         )));
-    }
-    if entry == &e2_entry::ENTRY {
-        return e2_gen::gen(a);
-    }
-    if let Some(g) = &a.generator {
-        if g != GENERATOR_NAME {
-            return Err(exit::usage(format!(
-                "unknown generator `{g}` for e1 (available: {GENERATOR_NAME})"
-            )));
-        }
-    }
+    };
+    let generator = match &a.generator {
+        None => *default,
+        Some(g) => entry
+            .generators
+            .iter()
+            .find(|x| x.name == g)
+            .ok_or_else(|| {
+                exit::usage(format!(
+                    "unknown generator `{g}` for {} (available: {})",
+                    entry.identity.short,
+                    entry.generator_names().join(", ")
+                ))
+            })?,
+    };
     if let Some(path) = &a.manifest {
         if a.seed.is_some() || a.n.is_some() || a.split.is_some() {
             return Err(exit::usage(
                 "--manifest regenerates exactly what the manifest records; do not combine it with --seed, -n or --split",
             ));
         }
-        return gen_from_manifest(path, a.out.as_deref());
+        return gen_from_manifest(generator, path, a.out.as_deref());
     }
-    let seed = a.seed.unwrap_or(DEFAULT_SEED);
-    let config = GenConfig::default();
+    let seed = a.seed.unwrap_or(generator.default_seed);
     match &a.split {
         None => {
             if a.n.is_some() {
                 return Err(exit::with_hint(
                     exit::USAGE,
                     "-n needs --split (the whole corpus uses the configured sizes)",
-                    "add --split train|dev|test|ood, or drop -n",
+                    format!("add --split {}, or drop -n", entry.splits.join("|")),
                 ));
             }
-            let dir = a.out.unwrap_or_else(|| PathBuf::from("datasets/e1"));
-            write_corpus(&dir, &generate_corpus(&config, seed))?;
+            let dir = a
+                .out
+                .unwrap_or_else(|| Path::new("datasets").join(entry.identity.short));
+            let corpus = (generator.corpus)(seed).map_err(gen_error)?;
+            write_corpus(&dir, &corpus)?;
             Ok(exit::OK)
         }
-        Some(name) => {
-            let split: Split = name.parse().map_err(|e| exit::usage(format!("{e}")))?;
-            let n = a.n.unwrap_or(config.sizes.get(split));
-            let text = to_jsonl(&generate_split(&config, seed, split, n));
-            eprintln!("generated {n} {split} rows ({GENERATOR_NAME}, seed {seed})");
-            emit(&text, a.out.as_deref())
+        Some(split) => {
+            let rows = (generator.split_rows)(seed, split, a.n).map_err(gen_error)?;
+            eprintln!(
+                "generated {} {split} rows ({}, seed {seed})",
+                rows.len(),
+                generator.name
+            );
+            emit(&to_jsonl(&rows), a.out.as_deref())
         }
     }
 }
 
-fn gen_from_manifest(path: &Path, out: Option<&Path>) -> anyhow::Result<u8> {
+/// A generator's failure with its exit code.
+fn gen_error(e: GenFailure) -> anyhow::Error {
+    match e {
+        GenFailure::Usage(m) => exit::usage(m),
+        GenFailure::Manifest(m) => exit::data(m),
+        GenFailure::Stale { message, hint } => exit::with_hint(exit::CHECK_FAILED, message, hint),
+        other => anyhow::anyhow!("{other}"),
+    }
+}
+
+fn gen_from_manifest(
+    generator: &GeneratorEntry,
+    path: &Path,
+    out: Option<&Path>,
+) -> anyhow::Result<u8> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| exit::data(format!("cannot read manifest {}: {e}", path.display())))?;
-    let manifest =
-        Manifest::parse(&text).map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
-    let corpus = corpus_from_manifest(&manifest)
-        .map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
-    let regenerated = Manifest::for_corpus(&corpus);
-    let differ: Vec<String> = manifest
-        .files
-        .iter()
-        .filter(|f| {
-            !regenerated
-                .files
-                .iter()
-                .any(|g| g.split == f.split && g.sha256 == f.sha256)
-        })
-        .map(|f| f.path.clone())
-        .collect();
-    if !differ.is_empty() {
+    let regenerated = (generator.regenerate)(&text).map_err(|e| match e {
+        GenFailure::Manifest(m) => exit::data(format!("{}: {m}", path.display())),
+        GenFailure::Stale { message, hint } => exit::with_hint(
+            exit::CHECK_FAILED,
+            format!("{}: {message}", path.display()),
+            hint,
+        ),
+        other => gen_error(other),
+    })?;
+    if !regenerated.differ.is_empty() {
         return Err(exit::with_hint(
             exit::CHECK_FAILED,
             format!(
                 "regenerating {} does not reproduce the recorded SHA-256 of: {}",
                 path.display(),
-                differ.join(", ")
+                regenerated.differ.join(", ")
             ),
             "the generator's output changed without a version bump; bump GENERATOR_VERSION and regenerate",
         ));
@@ -196,17 +208,16 @@ fn gen_from_manifest(path: &Path, out: Option<&Path>) -> anyhow::Result<u8> {
     let dir = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
-    write_corpus(&dir, &corpus)?;
+    write_corpus(&dir, &regenerated.corpus)?;
     eprintln!("reproduced {} byte for byte", path.display());
     Ok(exit::OK)
 }
 
-fn write_corpus(dir: &Path, corpus: &svbench_envs::e1::generate::Corpus) -> anyhow::Result<()> {
-    let files = corpus_files(corpus).map_err(|e| anyhow::anyhow!("{e}"))?;
+fn write_corpus(dir: &Path, corpus: &GeneratedCorpus) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-    for (name, text) in files {
-        let path = dir.join(&name);
+    for (name, text) in &corpus.files {
+        let path = dir.join(name);
         std::fs::write(&path, text.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         eprintln!(
@@ -214,6 +225,9 @@ fn write_corpus(dir: &Path, corpus: &svbench_envs::e1::generate::Corpus) -> anyh
             path.display(),
             &sha256_hex(text.as_bytes())[..16]
         );
+    }
+    for note in &corpus.notes {
+        eprintln!("{note}");
     }
     Ok(())
 }
@@ -343,134 +357,4 @@ fn import_zeek(a: ImportZeekArgs) -> anyhow::Result<u8> {
     }
     eprintln!("imported {} rows", outcome.rows.len());
     emit(&to_jsonl(&outcome.rows), a.out.as_deref())
-}
-
-/// `data gen e2` (generator `sv-synth-e2`, spec E2 §8.3–8.4).
-mod e2_gen {
-    use std::path::{Path, PathBuf};
-
-    use svbench_core::canonical::sha256_hex;
-    use svbench_envs::e2::generate::{
-        corpus_files, corpus_from_manifest, generate_corpus, generate_split, to_jsonl, Corpus,
-        GenConfig, Manifest, Split, DEFAULT_SEED, GENERATOR_NAME,
-    };
-
-    use super::{emit, GenArgs};
-    use crate::exit;
-
-    pub(super) fn gen(a: GenArgs) -> anyhow::Result<u8> {
-        if let Some(g) = &a.generator {
-            if g != GENERATOR_NAME {
-                return Err(exit::usage(format!(
-                    "unknown generator `{g}` for e2 (available: {GENERATOR_NAME})"
-                )));
-            }
-        }
-        if let Some(path) = &a.manifest {
-            if a.seed.is_some() || a.n.is_some() || a.split.is_some() {
-                return Err(exit::usage(
-                    "--manifest regenerates exactly what the manifest records; do not combine it with --seed, -n or --split",
-                ));
-            }
-            return from_manifest(path, a.out.as_deref());
-        }
-        let seed = a.seed.unwrap_or(DEFAULT_SEED);
-        let config = GenConfig::default();
-        match &a.split {
-            None => {
-                if a.n.is_some() {
-                    return Err(exit::with_hint(
-                        exit::USAGE,
-                        "-n needs --split (the whole corpus uses the configured sizes)",
-                        "add --split train|dev|test, or drop -n",
-                    ));
-                }
-                let dir = a.out.unwrap_or_else(|| PathBuf::from("datasets/e2"));
-                let corpus = generate_corpus(&config, seed).map_err(|e| anyhow::anyhow!("{e}"))?;
-                write_corpus(&dir, &corpus)?;
-                Ok(exit::OK)
-            }
-            Some(name) => {
-                let split: Split = name.parse().map_err(|e| exit::usage(format!("{e}")))?;
-                // Without -n: exactly the corpus file of the split.
-                let rows = match a.n {
-                    None => generate_corpus(&config, seed)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?
-                        .rows(split)
-                        .to_vec(),
-                    Some(n) => generate_split(&config, seed, split, n)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?,
-                };
-                eprintln!(
-                    "generated {} {split} rows ({GENERATOR_NAME}, seed {seed})",
-                    rows.len()
-                );
-                emit(&to_jsonl(&rows), a.out.as_deref())
-            }
-        }
-    }
-
-    fn from_manifest(path: &Path, out: Option<&Path>) -> anyhow::Result<u8> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| exit::data(format!("cannot read manifest {}: {e}", path.display())))?;
-        let manifest =
-            Manifest::parse(&text).map_err(|e| exit::data(format!("{}: {e}", path.display())))?;
-        let corpus = corpus_from_manifest(&manifest).map_err(|e| {
-            exit::with_hint(
-                exit::CHECK_FAILED,
-                format!("{}: {e}", path.display()),
-                "regenerate with `svbench data gen e2` and commit the new corpus",
-            )
-        })?;
-        let regenerated = Manifest::for_corpus(&corpus);
-        let differ: Vec<String> = manifest
-            .files
-            .iter()
-            .filter(|f| {
-                !regenerated
-                    .files
-                    .iter()
-                    .any(|g| g.split == f.split && g.sha256 == f.sha256)
-            })
-            .map(|f| f.path.clone())
-            .collect();
-        if !differ.is_empty() {
-            return Err(exit::with_hint(
-                exit::CHECK_FAILED,
-                format!(
-                    "regenerating {} does not reproduce the recorded SHA-256 of: {}",
-                    path.display(),
-                    differ.join(", ")
-                ),
-                "the generator's output changed without a version bump; bump GENERATOR_VERSION and regenerate",
-            ));
-        }
-        let dir = out
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
-        write_corpus(&dir, &corpus)?;
-        eprintln!("reproduced {} byte for byte", path.display());
-        Ok(exit::OK)
-    }
-
-    fn write_corpus(dir: &Path, corpus: &Corpus) -> anyhow::Result<()> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-        for (name, text) in corpus_files(corpus) {
-            let path = dir.join(&name);
-            std::fs::write(&path, text.as_bytes())
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            eprintln!(
-                "wrote {} (sha256 {})",
-                path.display(),
-                &sha256_hex(text.as_bytes())[..16]
-            );
-        }
-        let d = corpus.dropped;
-        eprintln!(
-            "dropped {} items (intended ids missing), {} duplicates",
-            d.intent_failed, d.duplicate
-        );
-        Ok(())
-    }
 }

@@ -32,49 +32,7 @@ pub const EMBEDDED: [(&str, &str); 4] = [
 /// The splits E1 knows.
 pub const SPLITS: [&str; 4] = ["train", "dev", "test", "ood"];
 
-/// Where rows come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DatasetSpec {
-    /// The compiled-in default set.
-    Embedded,
-    /// A JSONL file in the E1 / upstream row format.
-    File(PathBuf),
-    /// `synthetic:SEED:N`: N rows of the selected split from the seeded generator.
-    Synthetic {
-        /// Generator seed.
-        seed: u64,
-        /// Rows.
-        n: usize,
-    },
-}
-
-impl DatasetSpec {
-    /// Parses `embedded`, `embedded:default`, `synthetic:SEED:N` or a path.
-    pub fn parse(spec: &str) -> Result<Self, DatasetError> {
-        if spec == "embedded" || spec == "embedded:default" {
-            return Ok(DatasetSpec::Embedded);
-        }
-        if let Some(name) = spec.strip_prefix("embedded:") {
-            return Err(DatasetError::Selection(format!(
-                "unknown embedded dataset `{name}` for e1 (available: default)"
-            )));
-        }
-        if let Some(rest) = spec.strip_prefix("synthetic:") {
-            let parts: Vec<&str> = rest.split(':').collect();
-            let parsed = match parts.as_slice() {
-                [seed, n] => seed.parse::<u64>().ok().zip(n.parse::<usize>().ok()),
-                _ => None,
-            };
-            return match parsed {
-                Some((seed, n)) if n > 0 => Ok(DatasetSpec::Synthetic { seed, n }),
-                _ => Err(DatasetError::Selection(format!(
-                    "bad dataset spec `{spec}`: expected synthetic:SEED:N with integers, N > 0"
-                ))),
-            };
-        }
-        Ok(DatasetSpec::File(PathBuf::from(spec)))
-    }
-}
+pub use crate::kit::dataset::{DataProvenance, DatasetSpec};
 
 /// Which split to take; `None` means "not given on the command line".
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,18 +56,8 @@ pub struct LoadedDataset {
     pub examples: Vec<Example>,
     /// Gold labels, parallel to `examples`.
     pub gold: Vec<Gold>,
-    /// The split loaded (`all` when rows carry none or all were requested).
-    pub split: String,
-    /// Rows in the split before selection.
-    pub split_rows: usize,
-    /// Canonical hash of the split's rows in source order.
-    pub dataset_sha256: String,
-    /// Canonical hash of the selected rows in evaluation order.
-    pub selected_sha256: String,
-    /// SHA-256 of the file bytes (files only).
-    pub file_sha256: Option<String>,
-    /// Loader warnings.
-    pub warnings: Vec<String>,
+    /// Where the rows came from.
+    pub provenance: DataProvenance,
 }
 
 /// Why an answer is not a gold label.
@@ -330,26 +278,16 @@ pub struct SelectedRows {
     /// Split of each selected row (a position in `split_names`).
     row_splits: Vec<u32>,
     split_names: StrIndex,
-    /// The split loaded (`all` when rows carry none or all were requested).
-    pub split: String,
-    /// Rows in the split before selection.
-    pub split_rows: usize,
-    /// Canonical hash of the split's rows in source order.
-    pub dataset_sha256: String,
-    /// Canonical hash of the selected rows in evaluation order.
-    pub selected_sha256: String,
-    /// SHA-256 of the file bytes (files only).
-    pub file_sha256: Option<String>,
-    /// Loader warnings.
-    pub warnings: Vec<String>,
+    /// Where the rows came from.
+    pub provenance: DataProvenance,
 }
 
 impl std::fmt::Debug for SelectedRows {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SelectedRows")
-            .field("split", &self.split)
+            .field("split", &self.provenance.split)
             .field("selected", &self.order.len())
-            .field("split_rows", &self.split_rows)
+            .field("split_rows", &self.provenance.split_rows)
             .finish_non_exhaustive()
     }
 }
@@ -368,12 +306,7 @@ impl SelectedRows {
         Ok(LoadedDataset {
             examples,
             gold: self.gold,
-            split: self.split,
-            split_rows: self.split_rows,
-            dataset_sha256: self.dataset_sha256,
-            selected_sha256: self.selected_sha256,
-            file_sha256: self.file_sha256,
-            warnings: self.warnings,
+            provenance: self.provenance,
         })
     }
 }
@@ -584,12 +517,14 @@ pub fn open(
         gold,
         row_splits,
         split_names,
-        split: split_name,
-        split_rows,
-        dataset_sha256,
-        selected_sha256,
-        file_sha256,
-        warnings,
+        provenance: DataProvenance {
+            split: split_name,
+            split_rows,
+            dataset_sha256,
+            selected_sha256,
+            file_sha256,
+            warnings,
+        },
     })
 }
 

@@ -46,7 +46,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
         },
     ],
     default_policy: Some("heuristic"),
-    generators: &[super::generate::GENERATOR_NAME],
+    generators: &[&super::generate::GENERATOR],
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {
@@ -108,13 +108,11 @@ fn open(_: &Configured, req: &DataRequest) -> Result<SelectedData, DatasetError>
             seed: req.seed,
         },
     )?;
+    // The rows keep their split name and hashes for `ExampleSet`; metadata
+    // takes the warnings.
     let provenance = DataProvenance {
-        split: rows.split.clone(),
-        split_rows: rows.split_rows,
-        dataset_sha256: rows.dataset_sha256.clone(),
-        selected_sha256: rows.selected_sha256.clone(),
-        file_sha256: rows.file_sha256.clone(),
-        warnings: std::mem::take(&mut rows.warnings),
+        warnings: std::mem::take(&mut rows.provenance.warnings),
+        ..rows.provenance.clone()
     };
     Ok(SelectedData {
         examples: Arc::new(rows),

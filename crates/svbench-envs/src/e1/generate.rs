@@ -41,6 +41,9 @@ use self::ood::OOD_FAMILIES;
 use self::rng::GenRng;
 use self::row::{build_row, draw_flow, RowKind};
 use crate::e1::Gold;
+pub use crate::kit::generate::to_jsonl;
+pub use crate::kit::generate::GenError;
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 /// Generator name (`meta.source`, `meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e1";
@@ -161,21 +164,6 @@ impl GenConfig {
     }
 }
 
-/// Generator errors.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GenError {
-    /// Invalid configuration or request.
-    #[error("{0}")]
-    Config(String),
-    /// A manifest that cannot be reproduced by this generator.
-    #[error("{0}")]
-    Manifest(String),
-    /// The quality checks for the data card could not read the rows.
-    #[error("data card: {0}")]
-    Card(String),
-}
-
 /// All four splits of a generated corpus.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Corpus {
@@ -201,26 +189,47 @@ impl Corpus {
 /// `manifest.json` and the data card `README.md`.
 pub fn corpus_files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenError> {
     let manifest = Manifest::for_corpus(corpus);
-    let mut files: Vec<(String, String)> = corpus
-        .splits
-        .iter()
-        .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
-        .collect();
-    files.push(("manifest.json".to_string(), manifest.to_json_text()));
     let card = card::render_card(corpus, &manifest).map_err(|e| GenError::Card(e.to_string()))?;
-    files.push(("README.md".to_string(), card));
-    Ok(files)
+    Ok(kit::corpus_files(&corpus.splits, &manifest, card))
 }
 
-/// Rows as JSONL text: compact JSON, one row per line, `\n` after each.
-pub fn to_jsonl(rows: &[Value]) -> String {
-    let mut out = String::new();
-    for row in rows {
-        out.push_str(&serde_json::to_string(row).expect("JSON values always serialise"));
-        out.push('\n');
+/// `sv-synth-e1` as `svbench data gen` runs it (the registry's generator).
+#[derive(Debug, Clone, Copy)]
+pub struct SvSynthE1;
+
+impl CorpusGenerator for SvSynthE1 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    /// Without `n`, the split's configured size: its corpus file byte for byte.
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let config = GenConfig::default();
+        let n = n.unwrap_or(config.sizes.get(split));
+        Ok(generate_split(&config, seed, split, n))
     }
-    out
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        Ok(generate_corpus(&GenConfig::default(), seed))
+    }
+
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Manifest(e.to_string()))
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        corpus_files(corpus).map_err(|e| GenFailure::Failed(e.to_string()))
+    }
 }
+
+/// E1's generator in the registry.
+pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE1>();
 
 /// `n` rows of `split`. Earlier splits (generation order) are regenerated at
 /// their configured sizes first so hashes stay unique across the corpus.

@@ -1,11 +1,12 @@
 //! E1 rewards (E1 §3): the `upstream` profile reproduced exactly and the
 //! corrected `v1` profile, with every component reported.
 
+use serde::Deserialize;
 use svbench_core::cost::{brier_calibration, CostMatrix, Decision};
-use svbench_core::reward_config::{
-    load_profile, param_f64, reward_config_hash, ProfileParams, RewardConfigError,
-};
-use svbench_core::{ParseOutcome, RewardBreakdown, RewardComponent};
+use svbench_core::reward_config::RewardConfigError;
+use svbench_core::{ParseOutcome, RewardBreakdown};
+
+use crate::kit::reward::{self, V1Constants};
 
 use super::{Gold, Label, NAME};
 
@@ -27,9 +28,10 @@ const UPSTREAM_WEIGHTS: [(&str, f64); 4] = [
 ];
 
 /// Constants of the `v1` profile (table `[v1]` of `rewards/e1.toml`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct V1Params {
-    /// Costs of the decisions.
+    /// Costs of the decisions (`cost_fp`, `cost_fn`, `cost_abstain`).
+    #[serde(flatten)]
     pub costs: CostMatrix,
     /// Weight of the Brier calibration component.
     pub w_calibration: f64,
@@ -39,36 +41,25 @@ pub struct V1Params {
     pub abstain_calibration: f64,
 }
 
-impl Default for V1Params {
-    /// The constants of the built-in `[v1]` table of `rewards/e1.toml`.
-    fn default() -> Self {
-        let params =
-            load_profile(DEFAULT_CONFIG, "v1", None).expect("built-in E1 reward config parses");
-        Self::from_params(&params).expect("built-in E1 v1 constants are valid")
-    }
-}
+impl V1Constants for V1Params {
+    const ENV: &'static str = NAME;
+    const DEFAULT_CONFIG: &'static str = DEFAULT_CONFIG;
+    const REWARD_IMPL_VERSION: u32 = REWARD_IMPL_VERSION;
+    const PROFILES: &'static [&'static str] = PROFILES;
+    const UPSTREAM_WEIGHTS: &'static [(&'static str, f64)] = &UPSTREAM_WEIGHTS;
 
-impl V1Params {
-    /// Reads and validates the constants (E1 §3.2).
-    pub fn from_params(params: &ProfileParams) -> Result<Self, RewardConfigError> {
-        let get = |k| param_f64(params, "v1", k);
-        let p = Self {
-            costs: CostMatrix {
-                cost_fp: get("cost_fp")?,
-                cost_fn: get("cost_fn")?,
-                cost_abstain: get("cost_abstain")?,
-            },
-            w_calibration: get("w_calibration")?,
-            w_format: get("w_format")?,
-            abstain_calibration: get("abstain_calibration")?,
-        };
-        p.validate()?;
-        Ok(p)
+    fn weights(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("utility", 1.0),
+            ("calibration", self.w_calibration),
+            ("format", self.w_format),
+        ]
     }
 
     /// `cost_fn > 0`, `0 ≤ cost_fp ≤ cost_fn`, `0 ≤ cost_abstain ≤ cost_fn`,
-    /// `w_calibration ≥ 0`, `w_format > 0`, `abstain_calibration ∈ [0, 1]`.
-    pub fn validate(&self) -> Result<(), RewardConfigError> {
+    /// `w_calibration ≥ 0`, `w_format > 0`, `abstain_calibration ∈ [0, 1]`
+    /// (E1 §3.2).
+    fn validate(&self) -> Result<(), RewardConfigError> {
         let invalid = |message: String| RewardConfigError::Invalid {
             profile: "v1".to_string(),
             message,
@@ -96,78 +87,20 @@ impl V1Params {
     }
 }
 
-/// Which profile scores answers.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Profile {
-    /// Corrected profile with its constants.
-    V1(V1Params),
-    /// Upstream's rubric.
-    Upstream,
+impl Default for V1Params {
+    /// The constants of the built-in `[v1]` table of `rewards/e1.toml`.
+    fn default() -> Self {
+        Self::builtin()
+    }
 }
+
+/// Which profile scores answers.
+pub type Profile = reward::Profile<V1Params>;
 
 /// An E1 reward profile with its effective config.
-#[derive(Debug, Clone, PartialEq)]
-pub struct E1Rewards {
-    /// The profile.
-    pub profile: Profile,
-    /// Effective constants (defaults plus overrides), as recorded in metadata.
-    pub params: ProfileParams,
-}
+pub type E1Rewards = reward::Rewards<V1Params>;
 
 impl E1Rewards {
-    /// Loads profile `name` from the built-in config, applying an optional
-    /// override file given as `(text, origin)`.
-    pub fn load(name: &str, overrides: Option<(&str, &str)>) -> Result<Self, RewardConfigError> {
-        let params = load_profile(DEFAULT_CONFIG, name, overrides)?;
-        let profile = match name {
-            "v1" => Profile::V1(V1Params::from_params(&params)?),
-            "upstream" => Profile::Upstream,
-            other => {
-                return Err(RewardConfigError::NoSuchProfile {
-                    profile: other.to_string(),
-                    known: PROFILES.join(", "),
-                })
-            }
-        };
-        Ok(Self { profile, params })
-    }
-
-    /// The default `v1` profile.
-    pub fn v1_default() -> Self {
-        Self::load("v1", None).expect("built-in E1 reward config is valid")
-    }
-
-    /// Profile name.
-    pub fn name(&self) -> &'static str {
-        match self.profile {
-            Profile::V1(_) => "v1",
-            Profile::Upstream => "upstream",
-        }
-    }
-
-    /// Component names and weights in order.
-    pub fn weights(&self) -> Vec<(&'static str, f64)> {
-        match self.profile {
-            Profile::V1(p) => vec![
-                ("utility", 1.0),
-                ("calibration", p.w_calibration),
-                ("format", p.w_format),
-            ],
-            Profile::Upstream => UPSTREAM_WEIGHTS.to_vec(),
-        }
-    }
-
-    /// `reward_config_hash` of the effective config.
-    pub fn config_hash(&self) -> String {
-        reward_config_hash(
-            NAME,
-            self.name(),
-            REWARD_IMPL_VERSION,
-            &self.weights(),
-            &self.params,
-        )
-    }
-
     /// Scores a parse outcome against the gold label.
     pub fn score(&self, outcome: &ParseOutcome<Label>, gold: Gold) -> RewardBreakdown {
         match self.profile {
@@ -207,26 +140,7 @@ pub fn score_v1(p: &V1Params, outcome: &ParseOutcome<Label>, gold: Gold) -> Rewa
             (p.costs.utility(d), cal, if *format_ok { 1.0 } else { 0.0 })
         }
     };
-    RewardBreakdown::weighted(
-        "v1",
-        vec![
-            RewardComponent {
-                name: "utility",
-                weight: 1.0,
-                value: utility,
-            },
-            RewardComponent {
-                name: "calibration",
-                weight: p.w_calibration,
-                value: calibration,
-            },
-            RewardComponent {
-                name: "format",
-                weight: p.w_format,
-                value: format,
-            },
-        ],
-    )
+    RewardBreakdown::from_weights("v1", &p.weights(), [utility, calibration, format])
 }
 
 /// The `upstream` profile (E1 §3.1), quirks included.
@@ -257,17 +171,5 @@ pub fn score_upstream(outcome: &ParseOutcome<Label>, gold: Gold) -> RewardBreakd
             )
         }
     };
-    let values = [acc, fmt, cal, cost];
-    RewardBreakdown::weighted(
-        "upstream",
-        UPSTREAM_WEIGHTS
-            .iter()
-            .zip(values)
-            .map(|(&(name, weight), value)| RewardComponent {
-                name,
-                weight,
-                value,
-            })
-            .collect(),
-    )
+    RewardBreakdown::from_weights("upstream", &UPSTREAM_WEIGHTS, [acc, fmt, cal, cost])
 }

@@ -45,72 +45,18 @@ pub const EMBEDDED: [(&str, &str); 3] = [
     ("test", include_str!("../../../../datasets/e2/test.jsonl")),
 ];
 
-/// Where rows come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DatasetSpec {
-    /// The compiled-in project corpus.
-    Embedded,
-    /// A JSONL file of project or upstream rows.
-    File(PathBuf),
-    /// `synthetic:SEED:N`: N rows of the selected split from the seeded generator.
-    Synthetic {
-        /// Generator seed.
-        seed: u64,
-        /// Rows.
-        n: usize,
-    },
-}
-
-impl DatasetSpec {
-    /// Parses `embedded`, `embedded:default`, `synthetic:SEED:N` or a path.
-    ///
-    /// # Errors
-    /// Unknown embedded names and malformed `synthetic:` specs.
-    pub fn parse(spec: &str) -> Result<Self, DatasetError> {
-        if spec == "embedded" || spec == "embedded:default" {
-            return Ok(DatasetSpec::Embedded);
-        }
-        if let Some(name) = spec.strip_prefix("embedded:") {
-            return Err(DatasetError::Selection(format!(
-                "unknown embedded dataset `{name}` for e2 (available: default)"
-            )));
-        }
-        if let Some(rest) = spec.strip_prefix("synthetic:") {
-            let parts: Vec<&str> = rest.split(':').collect();
-            let parsed = match parts.as_slice() {
-                [seed, n] => seed.parse::<u64>().ok().zip(n.parse::<usize>().ok()),
-                _ => None,
-            };
-            return match parsed {
-                Some((seed, n)) if n > 0 => Ok(DatasetSpec::Synthetic { seed, n }),
-                _ => Err(DatasetError::Selection(format!(
-                    "bad dataset spec `{spec}`: expected synthetic:SEED:N with integers, N > 0"
-                ))),
-            };
-        }
-        Ok(DatasetSpec::File(PathBuf::from(spec)))
-    }
-}
+pub use crate::kit::dataset::{DataProvenance, DatasetSpec};
 
 /// A loaded E2 dataset with its provenance.
 #[derive(Debug, Clone)]
 pub struct LoadedDataset {
     /// Examples of the split in source order (`index` = position).
     pub examples: Vec<Example>,
-    /// The split loaded (`all` when rows carry none or all were requested).
-    pub split: String,
-    /// Canonical hash of the split's rows in source order.
-    pub dataset_sha256: String,
-    /// SHA-256 of the file bytes (files only).
-    pub file_sha256: Option<String>,
-    /// Loader warnings (renamed duplicate ids).
-    pub warnings: Vec<String>,
-    /// Rows in the split as loaded (before [`LoadedDataset::select`]).
-    pub split_rows: usize,
-    /// Canonical hash of the selected rows in evaluation order (equal to
-    /// `dataset_sha256` until [`LoadedDataset::select`] runs).
-    pub selected_sha256: String,
+    /// Where the rows came from; `split_rows` counts the split as loaded
+    /// (before [`LoadedDataset::select`]), `selected_sha256` equals
+    /// `dataset_sha256` until [`LoadedDataset::select`] runs, and `warnings`
+    /// name renamed duplicate ids.
+    pub provenance: DataProvenance,
     /// Canonical text of each example's source row, parallel to `examples`.
     rows: Vec<String>,
 }
@@ -119,7 +65,7 @@ impl LoadedDataset {
     /// Keeps the examples `keep` accepts (the `lang` argument), then — as
     /// E1 does — optionally shuffles them with ChaCha8 seeded by `seed` and
     /// takes the first `max_examples`; re-indexes them in evaluation order
-    /// and sets [`LoadedDataset::selected_sha256`].
+    /// and sets `provenance.selected_sha256`.
     ///
     /// # Errors
     /// `max_examples == Some(0)` and an empty selection.
@@ -148,7 +94,7 @@ impl LoadedDataset {
         if order.is_empty() {
             return Err(DatasetError::Selection(format!(
                 "no rows left in split `{}` after the lang filter",
-                self.split
+                self.provenance.split
             )));
         }
         let mut examples: Vec<Option<Example>> = std::mem::take(&mut self.examples)
@@ -169,7 +115,7 @@ impl LoadedDataset {
             selected.push('\n');
             self.rows.push(row);
         }
-        self.selected_sha256 = sha256_hex(selected.as_bytes());
+        self.provenance.selected_sha256 = sha256_hex(selected.as_bytes());
         Ok(())
     }
 }
@@ -197,7 +143,7 @@ pub fn load(spec: &DatasetSpec, split: Option<&str>) -> Result<LoadedDataset, Da
                 }
             })?;
             let mut loaded = load_text(&text, path.clone(), split)?;
-            loaded.file_sha256 = file_sha256;
+            loaded.provenance.file_sha256 = file_sha256;
             Ok(loaded)
         }
         DatasetSpec::Embedded => {
@@ -336,13 +282,15 @@ pub fn load_text(
     }
     let dataset_sha256 = hasher.finish();
     Ok(LoadedDataset {
-        split_rows: examples.len(),
+        provenance: DataProvenance {
+            split: split_name,
+            split_rows: examples.len(),
+            selected_sha256: dataset_sha256.clone(),
+            dataset_sha256,
+            file_sha256: None,
+            warnings,
+        },
         examples,
-        split: split_name,
-        selected_sha256: dataset_sha256.clone(),
-        dataset_sha256,
-        file_sha256: None,
-        warnings,
         rows: canonical,
     })
 }

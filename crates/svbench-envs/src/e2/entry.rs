@@ -16,8 +16,8 @@ use super::env::{
 use crate::environment::EnvKind;
 use crate::policy::{self, Policy, PolicyError};
 use crate::registry::{
-    self, BuiltinInfo, ConfigureError, Configured, DataProvenance, DataRequest, EnvEntry, EnvFacts,
-    EnvSetup, RewardFacts, SamplingDefaults, SelectedData,
+    self, BuiltinInfo, ConfigureError, Configured, DataRequest, EnvEntry, EnvFacts, EnvSetup,
+    RewardFacts, SamplingDefaults, SelectedData,
 };
 
 /// E2's default sampling: 4,096 tokens per call, no temperature sent.
@@ -49,7 +49,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
         },
     ],
     default_policy: None,
-    generators: &[super::generate::GENERATOR_NAME],
+    generators: &[&super::generate::GENERATOR],
     arg_names: &ARG_NAMES,
     path_arg_names: &PATH_ARG_NAMES,
     budgets: DEFAULT_BUDGETS,
@@ -160,14 +160,7 @@ fn open(configured: &Configured, req: &DataRequest) -> Result<SelectedData, Data
     }
     Ok(SelectedData {
         examples: Arc::new(loaded.examples),
-        provenance: DataProvenance {
-            split: loaded.split,
-            split_rows: loaded.split_rows,
-            dataset_sha256: loaded.dataset_sha256,
-            selected_sha256: loaded.selected_sha256,
-            file_sha256: loaded.file_sha256,
-            warnings: loaded.warnings,
-        },
+        provenance: loaded.provenance,
     })
 }
 

@@ -11,10 +11,11 @@
 pub mod upstream;
 pub mod v1;
 
-use svbench_core::reward_config::{
-    load_profile, param_f64, reward_config_hash, ProfileParams, RewardConfigError,
-};
+use serde::Deserialize;
+use svbench_core::reward_config::RewardConfigError;
 use svbench_core::RewardBreakdown;
+
+use crate::kit::reward::{self, V1Constants};
 
 use super::{Severity, Tool, NAME};
 
@@ -71,7 +72,7 @@ impl Detection {
 }
 
 /// Constants of the `v1` profile (table `[v1]` of `rewards/e2.toml`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct V1Params {
     /// Weight of the patch component.
     pub w_patch: f64,
@@ -87,32 +88,15 @@ pub struct V1Params {
     pub weight_high: f64,
 }
 
-impl Default for V1Params {
-    /// The constants of the built-in `[v1]` table of `rewards/e2.toml`.
-    fn default() -> Self {
-        let params =
-            load_profile(DEFAULT_CONFIG, "v1", None).expect("built-in E2 reward config parses");
-        Self::from_params(&params).expect("built-in E2 v1 constants are valid")
-    }
-}
+impl V1Constants for V1Params {
+    const ENV: &'static str = NAME;
+    const DEFAULT_CONFIG: &'static str = DEFAULT_CONFIG;
+    const REWARD_IMPL_VERSION: u32 = REWARD_IMPL_VERSION;
+    const PROFILES: &'static [&'static str] = PROFILES;
+    const UPSTREAM_WEIGHTS: &'static [(&'static str, f64)] = &upstream::WEIGHTS;
 
-impl V1Params {
-    /// Reads and validates the constants.
-    ///
-    /// # Errors
-    /// A missing key or a value [`V1Params::validate`] rejects.
-    pub fn from_params(params: &ProfileParams) -> Result<Self, RewardConfigError> {
-        let get = |k| param_f64(params, "v1", k);
-        let p = Self {
-            w_patch: get("w_patch")?,
-            w_format: get("w_format")?,
-            new_finding_factor: get("new_finding_factor")?,
-            weight_low: get("weight_low")?,
-            weight_med: get("weight_med")?,
-            weight_high: get("weight_high")?,
-        };
-        p.validate()?;
-        Ok(p)
+    fn weights(&self) -> Vec<(&'static str, f64)> {
+        v1::weights(self).to_vec()
     }
 
     /// `w_patch`, `w_format`, `new_finding_factor` finite and ≥ 0; severity
@@ -121,7 +105,7 @@ impl V1Params {
     ///
     /// # Errors
     /// [`RewardConfigError::Invalid`] naming the offending key.
-    pub fn validate(&self) -> Result<(), RewardConfigError> {
+    fn validate(&self) -> Result<(), RewardConfigError> {
         let invalid = |message: String| RewardConfigError::Invalid {
             profile: "v1".to_string(),
             message,
@@ -144,7 +128,9 @@ impl V1Params {
         }
         Ok(())
     }
+}
 
+impl V1Params {
     /// The weight of a severity level.
     #[must_use]
     pub fn severity_weight(&self, severity: Severity) -> f64 {
@@ -156,81 +142,20 @@ impl V1Params {
     }
 }
 
-/// Which profile gives the scalar reward.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Profile {
-    /// Corrected profile with its constants.
-    V1(V1Params),
-    /// Upstream's rubric.
-    Upstream,
+impl Default for V1Params {
+    /// The constants of the built-in `[v1]` table of `rewards/e2.toml`.
+    fn default() -> Self {
+        Self::builtin()
+    }
 }
+
+/// Which profile gives the scalar reward.
+pub type Profile = reward::Profile<V1Params>;
 
 /// An E2 reward profile with its effective config.
-#[derive(Debug, Clone, PartialEq)]
-pub struct E2Rewards {
-    /// The profile.
-    pub profile: Profile,
-    /// Effective constants (defaults plus overrides), as recorded in metadata.
-    pub params: ProfileParams,
-}
+pub type E2Rewards = reward::Rewards<V1Params>;
 
 impl E2Rewards {
-    /// Loads profile `name` from the built-in config, applying an optional
-    /// override file given as `(text, origin)`.
-    ///
-    /// # Errors
-    /// Unknown profile, unknown keys, wrong types or invalid values.
-    pub fn load(name: &str, overrides: Option<(&str, &str)>) -> Result<Self, RewardConfigError> {
-        let params = load_profile(DEFAULT_CONFIG, name, overrides)?;
-        let profile = match name {
-            "v1" => Profile::V1(V1Params::from_params(&params)?),
-            "upstream" => Profile::Upstream,
-            other => {
-                return Err(RewardConfigError::NoSuchProfile {
-                    profile: other.to_string(),
-                    known: PROFILES.join(", "),
-                })
-            }
-        };
-        Ok(Self { profile, params })
-    }
-
-    /// The default `v1` profile.
-    #[must_use]
-    pub fn v1_default() -> Self {
-        Self::load("v1", None).expect("built-in E2 reward config is valid")
-    }
-
-    /// Profile name.
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self.profile {
-            Profile::V1(_) => "v1",
-            Profile::Upstream => "upstream",
-        }
-    }
-
-    /// Component names and weights in order.
-    #[must_use]
-    pub fn weights(&self) -> Vec<(&'static str, f64)> {
-        match self.profile {
-            Profile::V1(p) => v1::weights(&p).to_vec(),
-            Profile::Upstream => upstream::WEIGHTS.to_vec(),
-        }
-    }
-
-    /// `reward_config_hash` of the effective config.
-    #[must_use]
-    pub fn config_hash(&self) -> String {
-        reward_config_hash(
-            NAME,
-            self.name(),
-            REWARD_IMPL_VERSION,
-            &self.weights(),
-            &self.params,
-        )
-    }
-
     /// The active profile's breakdown out of both profiles' scores (E2
     /// computes and records both; `--reward-profile` picks the scalar).
     #[must_use]

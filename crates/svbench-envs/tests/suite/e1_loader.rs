@@ -85,12 +85,12 @@ fn splits_filter_and_default_to_test() {
          {\"question\":\"c\",\"answer\":\"Benign\",\"split\":\"test\"}\n",
     );
     let d = load(&spec, &SplitRequest(None), &all()).unwrap();
-    assert_eq!(d.split, "test");
+    assert_eq!(d.provenance.split, "test");
     assert_eq!(d.examples.len(), 2);
     assert_eq!(d.gold, vec![Gold::Malicious, Gold::Benign]);
     let d = load(&spec, &SplitRequest(Some("all".into())), &all()).unwrap();
     assert_eq!(d.examples.len(), 3);
-    assert_eq!(d.split_rows, 3);
+    assert_eq!(d.provenance.split_rows, 3);
 }
 
 #[test]
@@ -105,16 +105,16 @@ fn hashes_ignore_key_order_and_whitespace_and_ids_deduplicate() {
     );
     let a = load(&spec_a, &SplitRequest(None), &all()).unwrap();
     let b = load(&spec_b, &SplitRequest(None), &all()).unwrap();
-    assert_eq!(a.dataset_sha256, b.dataset_sha256);
-    assert_eq!(a.selected_sha256, b.selected_sha256);
-    assert_ne!(a.file_sha256, b.file_sha256);
+    assert_eq!(a.provenance.dataset_sha256, b.provenance.dataset_sha256);
+    assert_eq!(a.provenance.selected_sha256, b.provenance.selected_sha256);
+    assert_ne!(a.provenance.file_sha256, b.provenance.file_sha256);
     assert_eq!(
         a.examples[0].question, "q→1",
         "escaped and raw UTF-8 read alike"
     );
     assert_eq!(a.examples[0].id, "h");
     assert_eq!(a.examples[1].id, "h~1");
-    assert_eq!(a.warnings.len(), 1);
+    assert_eq!(a.provenance.warnings.len(), 1);
 }
 
 #[test]
@@ -147,9 +147,18 @@ fn selection_truncates_and_shuffles_deterministically() {
         )
         .unwrap()
     };
-    assert_eq!(shuffled(3).selected_sha256, shuffled(3).selected_sha256);
-    assert_ne!(shuffled(3).selected_sha256, shuffled(4).selected_sha256);
-    assert_eq!(shuffled(3).dataset_sha256, first.dataset_sha256);
+    assert_eq!(
+        shuffled(3).provenance.selected_sha256,
+        shuffled(3).provenance.selected_sha256
+    );
+    assert_ne!(
+        shuffled(3).provenance.selected_sha256,
+        shuffled(4).provenance.selected_sha256
+    );
+    assert_eq!(
+        shuffled(3).provenance.dataset_sha256,
+        first.provenance.dataset_sha256
+    );
     let s = shuffled(3);
     for (i, e) in s.examples.iter().enumerate() {
         assert_eq!(e.index, i);
@@ -166,11 +175,11 @@ fn embedded_set_loads_every_split() {
         )
         .unwrap();
         assert_eq!(d.examples.len(), n, "{split}");
-        assert!(d.file_sha256.is_none());
-        assert!(d.warnings.is_empty());
+        assert!(d.provenance.file_sha256.is_none());
+        assert!(d.provenance.warnings.is_empty());
     }
     let d = load(&DatasetSpec::Embedded, &SplitRequest(None), &all()).unwrap();
-    assert_eq!(d.split, "test");
+    assert_eq!(d.provenance.split, "test");
 }
 
 #[test]
@@ -208,7 +217,10 @@ fn a_bom_before_line_1_is_stripped() {
     let (_d2, spec2) = file(rows.trim_start_matches('\u{feff}'));
     let without = load(&spec2, &SplitRequest(None), &all()).unwrap();
     assert_eq!(with_bom.examples[0].id, "a");
-    assert_eq!(with_bom.dataset_sha256, without.dataset_sha256);
+    assert_eq!(
+        with_bom.provenance.dataset_sha256,
+        without.provenance.dataset_sha256
+    );
 }
 
 #[test]
@@ -274,8 +286,14 @@ fn examples_built_on_demand_equal_the_eager_load() {
             let what = format!("{spec:?} {split:?} {selection:?}");
             assert_eq!(lazy.len(), eager.examples.len(), "{what}");
             assert_eq!(lazy.gold(), eager.gold.as_slice(), "{what}");
-            assert_eq!(lazy.selected_sha256, eager.selected_sha256, "{what}");
-            assert_eq!(lazy.dataset_sha256, eager.dataset_sha256, "{what}");
+            assert_eq!(
+                lazy.provenance.selected_sha256, eager.provenance.selected_sha256,
+                "{what}"
+            );
+            assert_eq!(
+                lazy.provenance.dataset_sha256, eager.provenance.dataset_sha256,
+                "{what}"
+            );
             for (i, e) in eager.examples.iter().enumerate() {
                 let l = lazy.example(i).unwrap();
                 assert_eq!(lazy.id(i), e.id, "{what}");

@@ -5,6 +5,7 @@ use svbench_core::reward_config::RewardConfigError;
 use svbench_core::ParseOutcome;
 use svbench_envs::e1::reward::{score_upstream, score_v1, E1Rewards, V1Params};
 use svbench_envs::e1::{Gold, Label};
+use svbench_envs::kit::reward::V1Constants;
 
 fn valid(label: Label, c: f64, format_ok: bool) -> ParseOutcome<Label> {
     ParseOutcome::Valid {

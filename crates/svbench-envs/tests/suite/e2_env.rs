@@ -426,10 +426,10 @@ fn loader_reads_upstream_rows_and_names_bad_lines() {
     let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(&path, &text).expect("write");
     let loaded = load(&DatasetSpec::File(path.clone()), None).expect("loads");
-    assert_eq!(loaded.split, "all");
+    assert_eq!(loaded.provenance.split, "all");
     assert_eq!(loaded.examples.len(), 2);
     assert_eq!(loaded.examples[1].question, TF_BUCKET);
-    assert!(loaded.file_sha256.is_some());
+    assert!(loaded.provenance.file_sha256.is_some());
     let e = env("v1", &[]);
     let (_, ns) = e.labelled_namespaces(&loaded.examples[1]);
     assert_eq!(

@@ -9,16 +9,8 @@ use svbench_core::canonical::sha256_hex;
 use super::{
     generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
 };
-
-/// Generator identity.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneratorInfo {
-    /// `sv-synth-e1`.
-    pub name: String,
-    /// Generator version.
-    pub version: String,
-}
+use crate::kit::generate::parse_manifest;
+pub use crate::kit::generate::GeneratorInfo;
 
 /// One file of the corpus.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,44 +66,25 @@ impl Manifest {
             })
             .collect();
         Manifest {
-            generator: GeneratorInfo {
-                name: GENERATOR_NAME.to_string(),
-                version: GENERATOR_VERSION.to_string(),
-            },
+            generator: GeneratorInfo::new(GENERATOR_NAME, GENERATOR_VERSION),
             seed: corpus.seed,
             config: corpus.config,
             files,
         }
     }
 
-    /// Pretty JSON with a trailing newline (the committed form).
-    pub fn to_json_text(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("manifest serialises");
-        s.push('\n');
-        s
-    }
-
     /// Parses manifest text.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
+        parse_manifest(text)
     }
 }
 
 /// Regenerates the corpus a manifest records. Fails if the manifest names
 /// another generator or version, or its sizes disagree with its files.
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
-    if manifest.generator.name != GENERATOR_NAME {
-        return Err(GenError::Manifest(format!(
-            "manifest names generator `{}`, this is `{GENERATOR_NAME}`",
-            manifest.generator.name
-        )));
-    }
-    if manifest.generator.version != GENERATOR_VERSION {
-        return Err(GenError::Manifest(format!(
-            "manifest was written by {GENERATOR_NAME} version {}, this build has version {GENERATOR_VERSION}; it cannot reproduce other versions",
-            manifest.generator.version
-        )));
-    }
+    manifest
+        .generator
+        .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     manifest.config.validate()?;
     for f in &manifest.files {
         let split: super::Split = f.split.parse()?;

@@ -11,16 +11,8 @@ use super::{
     catalogue, generate_corpus, oracle_scanner, to_jsonl, Corpus, Dropped, GenConfig, GenError,
     GENERATOR_NAME, GENERATOR_VERSION,
 };
-
-/// Generator identity.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GeneratorInfo {
-    /// `sv-synth-e2`.
-    pub name: String,
-    /// Generator version.
-    pub version: String,
-}
+use crate::kit::generate::parse_manifest;
+pub use crate::kit::generate::GeneratorInfo;
 
 /// Items of one split and language.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,10 +99,7 @@ impl Manifest {
             })
             .collect();
         Manifest {
-            generator: GeneratorInfo {
-                name: GENERATOR_NAME.to_string(),
-                version: GENERATOR_VERSION.to_string(),
-            },
+            generator: GeneratorInfo::new(GENERATOR_NAME, GENERATOR_VERSION),
             seed: corpus.seed,
             config: corpus.config,
             catalogue: corpus.catalogue.clone(),
@@ -120,20 +109,12 @@ impl Manifest {
         }
     }
 
-    /// Pretty JSON with a trailing newline (the committed form).
-    #[must_use]
-    pub fn to_json_text(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).expect("manifest serialises");
-        s.push('\n');
-        s
-    }
-
     /// Parses manifest text.
     ///
     /// # Errors
     /// Text that is not a manifest of this shape.
     pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
+        parse_manifest(text)
     }
 }
 
@@ -144,18 +125,9 @@ impl Manifest {
 /// # Errors
 /// See above; and an invalid configuration.
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
-    if manifest.generator.name != GENERATOR_NAME {
-        return Err(GenError::Manifest(format!(
-            "manifest names generator `{}`, this is `{GENERATOR_NAME}`",
-            manifest.generator.name
-        )));
-    }
-    if manifest.generator.version != GENERATOR_VERSION {
-        return Err(GenError::Manifest(format!(
-            "manifest was written by {GENERATOR_NAME} version {}, this build has version {GENERATOR_VERSION}; it cannot reproduce other versions",
-            manifest.generator.version
-        )));
-    }
+    manifest
+        .generator
+        .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     let current = catalogue(&oracle_scanner()?);
     if current != manifest.catalogue {
         let changed: Vec<&str> = current

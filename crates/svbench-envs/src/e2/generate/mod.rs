@@ -42,8 +42,11 @@ use svbench_scan::scan::{FileType, ScanOptions, Scanner};
 
 use self::rng::GenRng;
 use super::Lang;
+pub use crate::kit::generate::GenError;
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 pub use self::manifest::{corpus_from_manifest, Manifest};
+pub use crate::kit::generate::to_jsonl;
 
 /// Generator name (`meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e2";
@@ -168,21 +171,6 @@ impl GenConfig {
             Lang::Tf => self.tf,
         }
     }
-}
-
-/// Generator errors.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GenError {
-    /// Invalid configuration or request.
-    #[error("{0}")]
-    Config(String),
-    /// A manifest that cannot be reproduced by this build.
-    #[error("{0}")]
-    Manifest(String),
-    /// The analyzers could not be configured.
-    #[error("analyzers: {0}")]
-    Scanner(String),
 }
 
 /// Items not in the corpus, by reason.
@@ -348,50 +336,18 @@ fn mutation_count(rng: &mut GenRng) -> usize {
 }
 
 fn draft_k8s(rng: &mut GenRng, clean: bool) -> Drafted {
-    let ops = mutate::K8S_OPERATORS;
-    let mut mutations = Vec::new();
-    let mut intended = Vec::new();
-    // A mutated item starts from a uniformly drawn lead operator and the
-    // first family (in random order) it applies to, so operators that need
-    // a Service, a ConfigMap or a Job are as frequent as the others.
-    let lead = (!clean).then(|| rng.below(ops.len() as u64) as usize);
-    let mut families = k8s::FAMILIES.to_vec();
-    rng.shuffle(&mut families);
-    let mut d = k8s::draft(rng, families[0]);
-    let mut baseline_text = d.render();
-    if let Some(lead) = lead {
-        for family in families {
-            let base = k8s::draft(rng, family);
-            let mut trial = base.clone();
-            if let Some(ids) = (ops[lead].apply)(&mut trial, rng) {
-                baseline_text = base.render();
-                d = trial;
-                mutations.push(ops[lead].name);
-                intended.extend(ids);
-                break;
-            }
-        }
-        let want = mutation_count(rng);
-        let mut order: Vec<usize> = (0..ops.len()).collect();
-        rng.shuffle(&mut order);
-        for i in order {
-            let op = &ops[i];
-            if mutations.len() >= want || ops[lead].solo {
-                break;
-            }
-            if op.solo || mutations.contains(&op.name) {
-                continue;
-            }
-            let mut trial = d.clone();
-            if let Some(ids) = (op.apply)(&mut trial, rng) {
-                d = trial;
-                mutations.push(op.name);
-                intended.extend(ids);
-            }
-        }
-    }
-    intended.sort();
-    intended.dedup();
+    let ops: Vec<Operator<k8s::K8sDraft>> = mutate::K8S_OPERATORS
+        .iter()
+        .map(|op| (op.name, op.solo, op.apply))
+        .collect();
+    let (d, baseline_text, mutations, intended) = draft_mutated(
+        rng,
+        clean,
+        &k8s::FAMILIES,
+        &ops,
+        k8s::draft,
+        k8s::K8sDraft::render,
+    );
     (
         d.family.to_string(),
         baseline_text,
@@ -402,22 +358,66 @@ fn draft_k8s(rng: &mut GenRng, clean: bool) -> Drafted {
 }
 
 fn draft_tf(rng: &mut GenRng, clean: bool) -> Drafted {
-    let ops = tf::TF_OPERATORS;
+    let ops: Vec<Operator<tf::TfDraft>> = tf::TF_OPERATORS
+        .iter()
+        .map(|op| (op.name, false, op.apply))
+        .collect();
+    let (d, baseline_text, mutations, intended) = draft_mutated(
+        rng,
+        clean,
+        &tf::FAMILIES,
+        &ops,
+        tf::draft,
+        tf::TfDraft::render,
+    );
+    (
+        d.family.clone(),
+        baseline_text,
+        d.render(),
+        mutations,
+        intended,
+    )
+}
+
+/// A mutation operator as drafting sees it: name, whether it must be the
+/// item's only mutation, and its edit (`None`: not applicable).
+type Operator<D> = (
+    &'static str,
+    bool,
+    fn(&mut D, &mut GenRng) -> Option<Vec<String>>,
+);
+
+/// Drafts one item of a language: a baseline of a random family, and for a
+/// mutated item a uniformly drawn lead operator on the first family (in
+/// random order) it applies to — so operators that need a Service, a
+/// ConfigMap or a Job are as frequent as the others — then up to
+/// [`mutation_count`] operators in random order. Returns the final draft,
+/// the baseline's text, the operators applied and the intended ids (sorted,
+/// distinct).
+fn draft_mutated<D: Clone>(
+    rng: &mut GenRng,
+    clean: bool,
+    families: &[&'static str],
+    ops: &[Operator<D>],
+    draft: fn(&mut GenRng, &'static str) -> D,
+    render: fn(&D) -> String,
+) -> (D, String, Vec<&'static str>, Vec<String>) {
     let mut mutations = Vec::new();
     let mut intended = Vec::new();
     let lead = (!clean).then(|| rng.below(ops.len() as u64) as usize);
-    let mut families = tf::FAMILIES.to_vec();
+    let mut families = families.to_vec();
     rng.shuffle(&mut families);
-    let mut d = tf::draft(rng, families[0]);
-    let mut baseline_text = d.render();
+    let mut d = draft(rng, families[0]);
+    let mut baseline_text = render(&d);
     if let Some(lead) = lead {
+        let (lead_name, lead_solo, lead_apply) = ops[lead];
         for family in families {
-            let base = tf::draft(rng, family);
+            let base = draft(rng, family);
             let mut trial = base.clone();
-            if let Some(ids) = (ops[lead].apply)(&mut trial, rng) {
-                baseline_text = base.render();
+            if let Some(ids) = lead_apply(&mut trial, rng) {
+                baseline_text = render(&base);
                 d = trial;
-                mutations.push(ops[lead].name);
+                mutations.push(lead_name);
                 intended.extend(ids);
                 break;
             }
@@ -426,30 +426,24 @@ fn draft_tf(rng: &mut GenRng, clean: bool) -> Drafted {
         let mut order: Vec<usize> = (0..ops.len()).collect();
         rng.shuffle(&mut order);
         for i in order {
-            let op = &ops[i];
-            if mutations.len() >= want {
+            let (name, solo, apply) = ops[i];
+            if mutations.len() >= want || lead_solo {
                 break;
             }
-            if mutations.contains(&op.name) {
+            if solo || mutations.contains(&name) {
                 continue;
             }
             let mut trial = d.clone();
-            if let Some(ids) = (op.apply)(&mut trial, rng) {
+            if let Some(ids) = apply(&mut trial, rng) {
                 d = trial;
-                mutations.push(op.name);
+                mutations.push(name);
                 intended.extend(ids);
             }
         }
     }
     intended.sort();
     intended.dedup();
-    (
-        d.family.clone(),
-        baseline_text,
-        d.render(),
-        mutations,
-        intended,
-    )
+    (d, baseline_text, mutations, intended)
 }
 
 /// The first 16 hex characters of SHA-256 over the question (E2 §8.4).
@@ -607,26 +601,60 @@ pub fn generate_split(
 #[must_use]
 pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
     let manifest = Manifest::for_corpus(corpus);
-    let mut files: Vec<(String, String)> = corpus
-        .splits
-        .iter()
-        .map(|(split, rows)| (format!("{split}.jsonl"), to_jsonl(rows)))
-        .collect();
-    files.push(("manifest.json".to_string(), manifest.to_json_text()));
-    files.push((
-        "README.md".to_string(),
-        card::render_card(corpus, &manifest),
-    ));
-    files
+    let card = card::render_card(corpus, &manifest);
+    kit::corpus_files(&corpus.splits, &manifest, card)
 }
 
-/// Rows as JSONL text: compact JSON, one row per line, `\n` after each.
-#[must_use]
-pub fn to_jsonl(rows: &[Value]) -> String {
-    let mut out = String::new();
-    for row in rows {
-        out.push_str(&serde_json::to_string(row).expect("JSON values always serialise"));
-        out.push('\n');
+/// `sv-synth-e2` as `svbench data gen` runs it (the registry's generator).
+#[derive(Debug, Clone, Copy)]
+pub struct SvSynthE2;
+
+impl CorpusGenerator for SvSynthE2 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    /// Without `n`, exactly the corpus file of the split.
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let config = GenConfig::default();
+        let rows = match n {
+            None => generate_corpus(&config, seed).map(|c| c.rows(split).to_vec()),
+            Some(n) => generate_split(&config, seed, split, n),
+        };
+        rows.map_err(|e| GenFailure::Failed(e.to_string()))
     }
-    out
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        generate_corpus(&GenConfig::default(), seed).map_err(|e| GenFailure::Failed(e.to_string()))
+    }
+
+    /// Labels from other analyzer versions cannot be reproduced: the fix is a
+    /// new corpus.
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Stale {
+            message: e.to_string(),
+            hint: "regenerate with `svbench data gen e2` and commit the new corpus".to_string(),
+        })
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        Ok(corpus_files(corpus))
+    }
+
+    fn notes(corpus: &Corpus) -> Vec<String> {
+        let d = corpus.dropped;
+        vec![format!(
+            "dropped {} items (intended ids missing), {} duplicates",
+            d.intent_failed, d.duplicate
+        )]
+    }
 }
+
+/// E2's generator in the registry.
+pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE2>();

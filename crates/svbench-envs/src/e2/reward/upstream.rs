@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::Value;
-use svbench_core::{RewardBreakdown, RewardComponent};
+use svbench_core::RewardBreakdown;
 
 use super::Detection;
 use crate::e2::oracle::upstream_severity_value;
@@ -256,19 +256,7 @@ pub fn score_upstream<S: AsRef<str>>(
         E2Parse::Invalid { .. } | E2Parse::NoAnswer => (0.0, None, 0.0, 0.0),
     };
     let (tool_obs, tool_detection) = tool_observation_reward(lang, oracle, tool_messages);
-    let values = [rca, format, tool_obs];
-    let breakdown = RewardBreakdown::weighted(
-        "upstream",
-        WEIGHTS
-            .iter()
-            .zip(values)
-            .map(|(&(name, weight), value)| RewardComponent {
-                name,
-                weight,
-                value,
-            })
-            .collect(),
-    );
+    let breakdown = RewardBreakdown::from_weights("upstream", &WEIGHTS, [rca, format, tool_obs]);
     UpstreamScore {
         breakdown,
         detection,

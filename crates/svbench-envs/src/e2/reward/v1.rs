@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use svbench_core::{RewardBreakdown, RewardComponent};
+use svbench_core::RewardBreakdown;
 use svbench_scan::patch::{PatchOutcome, PatchStatus};
 
 use super::{Detection, SeverityLookup, V1Params};
@@ -256,18 +256,10 @@ pub fn score_v1(
         }
     };
 
-    let values = [detection_value, patch.value, format];
-    let breakdown = RewardBreakdown::weighted(
+    let breakdown = RewardBreakdown::from_weights(
         "v1",
-        weights(params)
-            .into_iter()
-            .zip(values)
-            .map(|((name, weight), value)| RewardComponent {
-                name,
-                weight,
-                value,
-            })
-            .collect(),
+        &weights(params),
+        [detection_value, patch.value, format],
     );
     V1Score {
         breakdown,

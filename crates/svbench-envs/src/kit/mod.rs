@@ -1,0 +1,8 @@
+//! The parts every environment shares, written once: dataset specs and
+//! provenance, the generator plumbing (seeded randomness, manifests, corpus
+//! files) and reward-profile loading. An environment module keeps only what
+//! is its own.
+
+pub mod dataset;
+pub mod generate;
+pub mod reward;
