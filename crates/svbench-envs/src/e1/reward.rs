@@ -140,7 +140,13 @@ pub fn score_v1(p: &V1Params, outcome: &ParseOutcome<Label>, gold: Gold) -> Rewa
             (p.costs.utility(d), cal, if *format_ok { 1.0 } else { 0.0 })
         }
     };
-    RewardBreakdown::from_weights("v1", &p.weights(), [utility, calibration, format])
+    // The weights on the stack: this runs for every scored answer.
+    let weights = [
+        ("utility", 1.0),
+        ("calibration", p.w_calibration),
+        ("format", p.w_format),
+    ];
+    RewardBreakdown::from_weights("v1", &weights, [utility, calibration, format])
 }
 
 /// The `upstream` profile (E1 §3.1), quirks included.
