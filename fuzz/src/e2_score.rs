@@ -24,7 +24,10 @@ pub fn fixture() -> &'static (Service, Vec<String>) {
     FIXTURE.get_or_init(|| {
         let service = Service::new();
         let configured = service
-            .configured(EnvId::resolve("e2").expect("E2 is registered"), &EnvConfig::default())
+            .configured(
+                EnvId::resolve("e2").expect("E2 is registered"),
+                &EnvConfig::default(),
+            )
             .expect("E2 configures");
         let ids = service
             .split(&configured, "test")
