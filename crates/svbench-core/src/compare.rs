@@ -54,6 +54,10 @@ pub struct RunRef {
     pub model: String,
     /// Reward profile.
     pub reward_profile: Option<String>,
+    /// `[lowest, highest]` total the reward profile can give; null when not
+    /// known.
+    #[serde(default)]
+    pub reward_range: Option<[f64; 2]>,
 }
 
 /// A parity field whose values differ.
@@ -70,7 +74,11 @@ pub struct FieldMismatch {
 /// Paired statistics of one metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MetricComparison {
-    /// `reward`, `reward.<component>`, or an environment metric.
+    /// `reward`, `reward.<component>`, or an environment metric (E1
+    /// `accuracy`, `cost`; E2 upstream's per-record `f1_weighted`,
+    /// `f1_unweighted`, then `patch_applied`, `clean_pass`); a name means
+    /// what it means in the report (means over examples, so pooled metrics
+    /// such as E2's `micro_f1` are not paired).
     pub metric: String,
     /// Pairs with the metric defined on both sides.
     pub n: u64,

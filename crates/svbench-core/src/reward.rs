@@ -4,6 +4,79 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS};
+
+/// `[min, max]` of each component's value by environment and profile, as the
+/// environments' scoring code defines them (weights are configurable; these
+/// bounds are not). E1 `v1`: utility 1 − cost/cost_fn with every cost in
+/// `[0, cost_fn]`; E1 upstream: `reward_asymmetric_cost` is −1 for a missed
+/// attack; E2 upstream: `reward_config_auditing` is clamped to `[0, 2]`.
+const COMPONENT_BOUNDS: &[(&str, &str, &[(&str, [f64; 2])])] = &[
+    (
+        NETWORK_LOGS.name,
+        "v1",
+        &[
+            ("utility", [0.0, 1.0]),
+            ("calibration", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        NETWORK_LOGS.name,
+        "upstream",
+        &[
+            ("reward_accuracy", [0.0, 1.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("reward_calibration", [0.0, 1.0]),
+            ("reward_asymmetric_cost", [-1.0, 1.0]),
+        ],
+    ),
+    (
+        CONFIG_VERIFICATION.name,
+        "v1",
+        &[
+            ("detection", [0.0, 1.0]),
+            ("patch", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        CONFIG_VERIFICATION.name,
+        "upstream",
+        &[
+            ("reward_config_auditing", [0.0, 2.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("tool_observation_reward", [0.0, 1.0]),
+        ],
+    ),
+];
+
+/// The `[lowest, highest]` total reward of `profile` in `environment` (a
+/// canonical name) with the component weights `weights`: Σ weight × the
+/// component's bounds. `None` when `weights` is empty or names a component
+/// whose bounds are not known.
+#[must_use]
+pub fn total_range(
+    environment: &str,
+    profile: &str,
+    weights: &BTreeMap<String, f64>,
+) -> Option<[f64; 2]> {
+    let (_, _, bounds) = COMPONENT_BOUNDS
+        .iter()
+        .find(|(e, p, _)| *e == environment && *p == profile)?;
+    if weights.is_empty() {
+        return None;
+    }
+    let mut range = [0.0, 0.0];
+    for (name, w) in weights {
+        let (_, [lo, hi]) = bounds.iter().find(|(c, _)| c == name)?;
+        let (a, b) = (w * lo, w * hi);
+        range[0] += a.min(b);
+        range[1] += a.max(b);
+    }
+    range.iter().all(|x| x.is_finite()).then_some(range)
+}
+
 /// One named reward component with its weight and value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RewardComponent {
@@ -80,5 +153,49 @@ impl RewardBreakdown {
             .iter()
             .find(|c| c.name == name)
             .map(|c| c.value)
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::*;
+
+    fn weights(w: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        w.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn ranges_follow_the_recorded_weights() {
+        let close = |r: Option<[f64; 2]>, want: [f64; 2]| {
+            r.is_some_and(|[lo, hi]| (lo - want[0]).abs() < 1e-12 && (hi - want[1]).abs() < 1e-12)
+        };
+        let e1_v1 = weights(&[("utility", 1.0), ("calibration", 0.25), ("format", 0.05)]);
+        assert!(close(
+            total_range(NETWORK_LOGS.name, "v1", &e1_v1),
+            [0.0, 1.3]
+        ));
+        let e1_up = weights(&[
+            ("reward_accuracy", 1.0),
+            ("format_reward", 0.1),
+            ("reward_calibration", 0.2),
+            ("reward_asymmetric_cost", 0.5),
+        ]);
+        assert!(close(
+            total_range(NETWORK_LOGS.name, "upstream", &e1_up),
+            [-0.5, 1.8]
+        ));
+        let e2_v1 = weights(&[("detection", 1.0), ("patch", 0.5), ("format", 0.05)]);
+        assert!(close(
+            total_range(CONFIG_VERIFICATION.name, "v1", &e2_v1),
+            [0.0, 1.55]
+        ));
+    }
+
+    #[test]
+    fn unknown_components_or_profiles_have_no_range() {
+        let w = weights(&[("utility", 1.0), ("mystery", 1.0)]);
+        assert_eq!(total_range(NETWORK_LOGS.name, "v1", &w), None);
+        assert_eq!(total_range("sv-env-unknown", "v1", &w), None);
+        assert_eq!(total_range(NETWORK_LOGS.name, "v1", &BTreeMap::new()), None);
     }
 }

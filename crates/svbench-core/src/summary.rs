@@ -53,6 +53,12 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity_breakdown: Option<BTreeMap<String, E2SeverityCounts>>,
 
+    /// The metrics to read first, most important first, in svbench's
+    /// definitions (the report, the scoreboard and `compare` use the same
+    /// name for the same quantity). Empty for environments whose metrics the
+    /// report does not compute.
+    #[serde(default)]
+    pub headline: Vec<HeadlineMetric>,
     /// `svbench-summary/1`.
     pub schema_version: String,
     /// Version of svbench that wrote this summary.
@@ -100,6 +106,33 @@ pub struct Summary {
     /// E2 metrics beyond upstream's blocks (E2 §6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e2: Option<E2Summary>,
+}
+
+/// One headline metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HeadlineMetric {
+    /// Metric name, unique within the summary (e.g. `accuracy`, `micro_f1`).
+    pub name: String,
+    /// Value; null when undefined (a zero denominator).
+    pub value: Option<f64>,
+    /// 95 % bootstrap interval `[low, high]`, when computed.
+    pub ci95: Option<[f64; 2]>,
+    /// What the value is, in one sentence.
+    pub definition: String,
+}
+
+impl Summary {
+    /// The headline metric named `name`, if the summary has one.
+    #[must_use]
+    pub fn headline_metric(&self, name: &str) -> Option<&HeadlineMetric> {
+        self.headline.iter().find(|m| m.name == name)
+    }
+
+    /// The value of headline metric `name` (`None` when absent or undefined).
+    #[must_use]
+    pub fn headline_value(&self, name: &str) -> Option<f64> {
+        self.headline_metric(name).and_then(|m| m.value)
+    }
 }
 
 /// Upstream's `metadata` object; null values are omitted.
@@ -209,7 +242,10 @@ pub struct E1Detection {
     /// F1 of precision and tpr.
     #[schemars(range(min = 0.0, max = 1.0))]
     pub f1: f64,
-    /// Accuracy.
+    /// Accuracy. In `metrics`: correct calls / scored samples, abstentions
+    /// and invalid answers counting as not correct. In `upstream_compat`:
+    /// upstream's, over non-abstained decided answers (equals
+    /// `accuracy_non_abstained` there).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub accuracy: f64,
 }
@@ -248,7 +284,8 @@ pub struct E1Abstention {
     /// Share of abstentions.
     #[schemars(range(min = 0.0, max = 1.0))]
     pub abstain_rate: f64,
-    /// Accuracy over non-abstained predictions (equals `accuracy`).
+    /// Correct calls / non-abstained samples (selective accuracy; invalid
+    /// answers count as not correct in `metrics`).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub accuracy_non_abstained: f64,
     /// Upstream's AURC (τ = 0.00…1.00).
@@ -307,7 +344,9 @@ pub struct E1Summary {
     pub groups: E1Groups,
     /// 95 % bootstrap intervals; null when no sample was scored.
     pub ci95: Option<E1Ci95>,
-    /// Metrics whose denominator was zero (they hold upstream's edge values).
+    /// Metrics of `metrics` whose denominator was zero: they hold upstream's
+    /// edge values there (upstream's schema requires numbers) and are null
+    /// in `headline`.
     pub undefined: Vec<String>,
 }
 
@@ -425,6 +464,11 @@ pub struct RewardStats {
     pub min: Option<f64>,
     /// Largest total.
     pub max: Option<f64>,
+    /// `[lowest, highest]` total the profile can give (Σ weight × the
+    /// bounds of each component, weights as recorded in `metadata.json`);
+    /// null when the profile's component bounds are not known.
+    #[serde(default)]
+    pub range: Option<[f64; 2]>,
     /// 2.5 % bootstrap quantile of the mean.
     pub ci95_low: Option<f64>,
     /// 97.5 % bootstrap quantile of the mean.

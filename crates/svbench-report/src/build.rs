@@ -208,9 +208,10 @@ pub fn build_summary(
             if let Some(full) = lr.full(p) {
                 let e2 = e2_input.add(full);
                 e2_item = E2Item {
-                    headline: e2.f1_weighted,
+                    f1_weighted: e2.f1_weighted,
                     patch_provided: e2.patch_provided,
                     patch_applied: e2.patch_applied,
+                    micro: e2.micro.unwrap_or_default(),
                 };
                 e2_records += 1;
             }
@@ -261,7 +262,10 @@ pub fn build_summary(
         ));
     }
 
-    let reward = reward_stats(&rewards, &components, reward_ci);
+    let mut reward = reward_stats(&rewards, &components, reward_ci);
+    reward.range = profile.as_deref().and_then(|p| {
+        svbench_core::reward::total_range(&info.environment, p, &info.reward_weights)
+    });
     let latencies: &[f64] = latencies.as_deref().unwrap_or(&all_latencies);
 
     let mut validity = Validity {
@@ -271,27 +275,29 @@ pub fn build_summary(
         strict: BTreeMap::new(),
     };
 
-    let (metrics, upstream_compat, e1, e2) = if is_e1 {
+    let (metrics, upstream_compat, e1, e2, headline) = if is_e1 {
         let matrix = e1::cost_matrix(profile.as_deref(), &info.reward_params);
         let mut rep = e1::e1_report_with_ci(&e1_input, matrix, e1_ci);
         let t = rep.tally;
         validity.strict.insert(
             "accuracy_strict".to_string(),
-            rate(t.tp + t.tn, t.scored() + counts.errored),
+            rate(t.tp + t.tn, t.all() + counts.errored),
         );
         guard_e1(&mut rep.metrics, "metrics", &mut warnings);
         guard_e1_upstream(&mut rep.upstream, &mut warnings);
         guard_e1_summary(&mut rep.e1, &mut warnings);
+        let headline = crate::headline::e1(&rep.metrics, &rep.e1);
         (
             SummaryMetrics::E1(rep.metrics),
             Some(UpstreamCompat::E1(rep.upstream)),
             Some(rep.e1),
             None,
+            headline,
         )
     } else if is_e2 {
         let label = (info.baseline_type.as_deref() == Some("oracle"))
             .then(|| svbench_core::ORACLE_LABEL.to_string());
-        let e2_ci = (e2_records > 0).then_some((ci.headline, ci.patch_success));
+        let e2_ci = (e2_records > 0).then_some((ci.micro_f1, ci.f1_weighted, ci.patch_success));
         let mut rep = e2_input.finish(e2_ci, label);
         // Errored samples enter as empty predictions: F1 0 each.
         let f1 = rep.metrics.finding_quality.f1_weighted;
@@ -300,11 +306,13 @@ pub fn build_summary(
             rate(e2_records, e2_records + counts.errored).map(|share| f1 * share),
         );
         guard_e2(&mut rep.metrics, &mut warnings);
+        let headline = crate::headline::e2(&rep.e2);
         (
             SummaryMetrics::E2(rep.metrics),
             None,
             None,
             Some((rep.severity_breakdown, rep.e2)),
+            headline,
         )
     } else {
         warnings.push(format!(
@@ -319,7 +327,7 @@ pub fn build_summary(
                 .map(|(k, v)| (k.clone(), v.mean))
                 .collect(),
         };
-        (SummaryMetrics::Generic(generic), None, None, None)
+        (SummaryMetrics::Generic(generic), None, None, None, Vec::new())
     };
     let (severity_breakdown, e2) = match e2 {
         Some((b, e)) => (Some(b), Some(e)),
@@ -336,6 +344,7 @@ pub fn build_summary(
         n_examples: counts.records,
         metrics,
         severity_breakdown,
+        headline,
         metadata: SummaryMetadata {
             git_sha: info.git_commit.clone(),
             env_version: info.env_version.clone(),
@@ -446,20 +455,23 @@ const NO_CLASS: u32 = u32::MAX;
 /// What an E2 record contributes to a bootstrap resample.
 #[derive(Debug, Clone, Copy)]
 struct E2Item {
-    /// Per-record headline value (`f1_weighted`), NaN if none.
-    headline: f64,
+    /// Per-record upstream `f1_weighted`, NaN if none.
+    f1_weighted: f64,
     /// The record provided a patch.
     patch_provided: bool,
     /// The provided patch applied.
     patch_applied: bool,
+    /// Finding counts `[tp, fp, fn]` on the v1 sets (pooled for `micro_f1`).
+    micro: [u32; 3],
 }
 
 impl Default for E2Item {
     fn default() -> Self {
         E2Item {
-            headline: f64::NAN,
+            f1_weighted: f64::NAN,
             patch_provided: false,
             patch_applied: false,
+            micro: [0; 3],
         }
     }
 }
@@ -482,16 +494,18 @@ struct Items {
 struct SharedCi {
     e1: Option<E1Ci95>,
     reward: Option<[f64; 2]>,
+    /// E2 `micro_f1` (pooled over the resample's findings).
+    micro_f1: Option<[f64; 2]>,
     /// E2 `f1_weighted`.
-    headline: Option<[f64; 2]>,
+    f1_weighted: Option<[f64; 2]>,
     /// E2 `patch_success_rate` (applied / provided; 0 with none provided).
     patch_success: Option<[f64; 2]>,
 }
 
 /// One bootstrap over examples for every interval of the summary: E1's
 /// accuracy, F1, ECE and Brier (when `is_e1`), the mean reward, and E2's
-/// mean per-record `f1_weighted` and patch success rate, all from the same
-/// resamples.
+/// pooled `micro_f1`, mean per-record `f1_weighted` and patch success
+/// rate, all from the same resamples.
 fn shared_bootstrap(
     items: &Items,
     unit_starts: &[usize],
@@ -509,6 +523,7 @@ fn shared_bootstrap(
         let (mut sum, mut n) = (0.0, 0u64);
         let (mut h_sum, mut h_n) = (0.0, 0u64);
         let (mut provided, mut applied) = (0u64, 0u64);
+        let mut micro = [0u64; 3];
         let mut add = |i: usize| {
             let class = items.class[i];
             if class != NO_CLASS {
@@ -520,9 +535,12 @@ fn shared_bootstrap(
                 n += 1;
             }
             let e2 = items.e2.get(i).unwrap_or(&no_e2);
-            if !e2.headline.is_nan() {
-                h_sum += e2.headline;
+            if !e2.f1_weighted.is_nan() {
+                h_sum += e2.f1_weighted;
                 h_n += 1;
+            }
+            for (m, c) in micro.iter_mut().zip(e2.micro) {
+                *m += u64::from(c);
             }
             provided += u64::from(e2.patch_provided);
             applied += u64::from(e2.patch_applied);
@@ -543,14 +561,27 @@ fn shared_bootstrap(
         } else {
             applied as f64 / provided as f64
         };
-        [a, f, e, b, mean(sum, n), mean(h_sum, h_n), success]
+        // A resample without any finding has no micro F1 (NaN, as above).
+        let [tp, fp, fn_] = micro.map(|c| c as f64);
+        let micro_f1 = crate::e2::extensions::micro_f1(tp, fp, fn_).unwrap_or(f64::NAN);
+        [
+            a,
+            f,
+            e,
+            b,
+            mean(sum, n),
+            mean(h_sum, h_n),
+            success,
+            micro_f1,
+        ]
     });
     let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
     match intervals {
-        Some([a, f, e, b, r, h, p]) => SharedCi {
+        Some([a, f, e, b, r, h, p, m]) => SharedCi {
             e1: is_e1.then(|| to_ci95([a, f, e, b])),
             reward: finite(r),
-            headline: finite(h),
+            micro_f1: finite(m),
+            f1_weighted: finite(h),
             patch_success: finite(p),
         },
         None => SharedCi::default(),
@@ -572,6 +603,7 @@ fn reward_stats(
         std: finite(population_std(rewards)),
         min: finite(min(rewards)),
         max: finite(max(rewards)),
+        range: None,
         ci95_low: finite(lo),
         ci95_high: finite(hi),
         components: components

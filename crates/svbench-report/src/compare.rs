@@ -281,6 +281,13 @@ pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<CompareOutco
         path: s.path.display().to_string(),
         model: s.run.info.model.clone(),
         reward_profile: s.run.info.reward_profile.clone(),
+        reward_range: s.run.info.reward_profile.as_deref().and_then(|p| {
+            svbench_core::reward::total_range(
+                &s.run.info.environment,
+                p,
+                &s.run.info.reward_weights,
+            )
+        }),
     };
     let matched = mismatches.is_empty() && budget_mismatches.is_empty();
     let comparison = Comparison {
@@ -311,7 +318,7 @@ fn metric_names(pairs: &[Pair<'_>], environment: &str) -> Vec<String> {
         .flat_map(|(_, a, b)| a.keys().filter(|k| b.contains_key(*k)))
         .collect();
     let env_order: &[&str] = match environment {
-        E1_NAME => &["correct", "cost"],
+        E1_NAME => &["accuracy", "cost"],
         E2_NAME => &[
             "f1_weighted",
             "f1_unweighted",
@@ -429,8 +436,10 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
         if is_e1 {
             if let Ok(s) = e1::classify(r) {
                 let decision = v1_decision(&s);
+                // Per example, the report's `accuracy`: abstentions and
+                // invalid answers are not correct.
                 let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
-                add("correct".to_string(), f64::from(u8::from(correct)));
+                add("accuracy".to_string(), f64::from(u8::from(correct)));
                 add("cost".to_string(), matrix.cost(decision));
             }
         }
@@ -490,6 +499,11 @@ fn read_object(path: &Path) -> Map<String, Value> {
 
 fn num(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.4}"))
+        .unwrap_or_else(|| crate::markdown::NA.to_string())
+}
+
+fn range(r: Option<[f64; 2]>) -> String {
+    r.map(|[lo, hi]| format!("{lo:.4} to {hi:.4}"))
         .unwrap_or_else(|| "—".to_string())
 }
 
@@ -504,14 +518,16 @@ fn pval(p: f64) -> String {
 /// The Markdown rendering of a comparison.
 pub fn comparison_markdown(c: &Comparison) -> String {
     let mut s = format!(
-        "# svbench compare: {}\n\n| | run | model | reward profile |\n|---|---|---|---|\n| A | `{}` | {} | {} |\n| B | `{}` | {} | {} |\n\n",
+        "# svbench compare: {}\n\n| | run | model | reward profile | reward range |\n|---|---|---|---|---|\n| A | `{}` | {} | {} | {} |\n| B | `{}` | {} | {} | {} |\n\n",
         c.environment,
         c.a.run_id,
         c.a.model.replace('|', "\\|"),
         c.a.reward_profile.as_deref().unwrap_or("—"),
+        range(c.a.reward_range),
         c.b.run_id,
         c.b.model.replace('|', "\\|"),
         c.b.reward_profile.as_deref().unwrap_or("—"),
+        range(c.b.reward_range),
     );
     if c.exploratory {
         s.push_str(

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod e1;
 pub mod e2;
 pub mod error;
+pub mod headline;
 pub mod html;
 pub mod manifest;
 pub mod markdown;

@@ -19,13 +19,25 @@ fn f(v: f64) -> String {
     format!("{v:.4}")
 }
 
+/// What an undefined metric (a zero denominator) prints as.
+pub const NA: &str = "n/a";
+
 fn fo(v: Option<f64>) -> String {
-    v.map(f).unwrap_or_else(|| "—".to_string())
+    v.map(f).unwrap_or_else(|| NA.to_string())
 }
 
 fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.2} %", 100.0 * x))
-        .unwrap_or_else(|| "—".to_string())
+        .unwrap_or_else(|| NA.to_string())
+}
+
+/// `v`, or `n/a` when `name` is listed as undefined.
+fn fu(v: f64, name: &str, undefined: &[String]) -> String {
+    if undefined.iter().any(|u| u == name) {
+        NA.to_string()
+    } else {
+        f(v)
+    }
 }
 
 fn text(v: Option<&str>) -> String {
@@ -79,6 +91,7 @@ pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes, plots: &[Pl
     if summary.counts.scored == 0 {
         s.push_str("> **No sample was scored** (every record errored): the metrics below take their edge-case values.\n\n");
     }
+    headline_section(&mut s, summary);
     validity_section(&mut s, summary);
     match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
         (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
@@ -208,16 +221,55 @@ fn warnings_section(s: &mut String, sm: &Summary) {
     s.push('\n');
 }
 
-fn validity_section(s: &mut String, sm: &Summary) {
-    s.push_str("## Validity\n\n| metric | value |\n|---|---:|\n");
-    if let SummaryMetrics::E1(m) = &sm.metrics {
+/// The summary's `headline` metrics and the mean reward with the range the
+/// profile allows.
+fn headline_section(s: &mut String, sm: &Summary) {
+    if sm.headline.is_empty() {
+        return;
+    }
+    s.push_str("## Headline\n\n");
+    if let Some(label) = sm.e2.as_ref().and_then(|e| e.policy_label.as_ref()) {
         let _ = writeln!(
             s,
-            "| accuracy (invalid counted as errors) | {} |",
-            f(m.detection.accuracy)
+            "> **{label}**: this run answers with the oracle itself. It bounds what a perfect answer scores; it is not a baseline.\n"
         );
     }
-    for (k, v) in &sm.validity.strict {
+    s.push_str("| metric | value | 95 % CI | definition |\n|---|---:|---|---|\n");
+    for m in &sm.headline {
+        let ci = m
+            .ci95
+            .map(|[l, h]| format!("[{}, {}]", f(l), f(h)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {ci} | {} |",
+            table_cell(&m.name),
+            fo(m.value),
+            table_cell(&m.definition)
+        );
+    }
+    let _ = writeln!(s, "\n{}\n", reward_line(sm));
+}
+
+/// `Mean reward (profile v1): 0.8100 (range 0 to 1.3000).`
+pub fn reward_line(sm: &Summary) -> String {
+    let range = match sm.reward.range {
+        Some([lo, hi]) => format!(" (range {} to {})", f(lo), f(hi)),
+        None => String::new(),
+    };
+    format!(
+        "Mean reward (profile {}): {}{range}.",
+        text(sm.reward_profile.as_deref()),
+        fo(sm.reward.mean)
+    )
+}
+
+fn validity_section(s: &mut String, sm: &Summary) {
+    s.push_str("## Validity\n\n| metric | value |\n|---|---:|\n");
+    // E2's strict value is of upstream's averaged F1: it is shown with the
+    // upstream-compatible fields.
+    let strict = sm.validity.strict.iter().filter(|_| sm.e2.is_none());
+    for (k, v) in strict {
         let _ = writeln!(
             s,
             "| {k} (errored samples counted as failures) | {} |",
@@ -253,8 +305,9 @@ fn validity_section(s: &mut String, sm: &Summary) {
 }
 
 fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summary) {
-    s.push_str("## Detection\n\nsvbench counts invalid outputs (a miss on malicious, an error in accuracy); the upstream column drops them, as upstream's report does.\n\n");
-    s.push_str("| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    let und = &e1.undefined;
+    s.push_str("## Detection\n\nsvbench counts invalid outputs (a miss on malicious, an error in accuracy) and abstentions (not correct) in `accuracy`. The upstream-compatible column (`upstream_compat`) keeps upstream's definitions: invalid outputs dropped, and its `accuracy` is over non-abstained answers (svbench's `accuracy_non_abstained`).\n\n");
+    s.push_str("| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
     let d = (&m.detection, &u.detection);
     for (k, a, b) in [
         ("accuracy", d.0.accuracy, d.1.accuracy),
@@ -264,22 +317,24 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
         ("precision", d.0.precision, d.1.precision),
         ("f1", d.0.f1, d.1.f1),
     ] {
-        let _ = writeln!(s, "| {k} | {} | {} |", f(a), f(b));
+        let _ = writeln!(s, "| {k} | {} | {} |", fu(a, k, und), f(b));
     }
-    s.push_str("\n## Calibration\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    s.push_str(
+        "\n## Calibration\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n",
+    );
     let _ = writeln!(
         s,
         "| ece | {} | {} |",
-        f(m.calibration.ece),
+        fu(m.calibration.ece, "ece", und),
         f(u.calibration.ece)
     );
     let _ = writeln!(
         s,
         "| brier | {} | {} |",
-        f(m.calibration.brier),
+        fu(m.calibration.brier, "brier", und),
         f(u.calibration.brier)
     );
-    s.push_str("\n## Cost\n\nUpstream's weights: a miss costs 10, a false alarm 1.\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    s.push_str("\n## Cost\n\nUpstream's weights: a miss costs 10, a false alarm 1.\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
     let _ = writeln!(
         s,
         "| total_cost | {} | {} |",
@@ -289,7 +344,7 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
     let _ = writeln!(
         s,
         "| cost_weighted_accuracy | {} | {} |",
-        f(m.cost.cost_weighted_accuracy),
+        fu(m.cost.cost_weighted_accuracy, "cost_weighted_accuracy", und),
         f(u.cost.cost_weighted_accuracy)
     );
     let cm = &e1.cost_matrix_v1;
@@ -300,34 +355,48 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
         f(cm.cost_fn),
         f(cm.cost_abstain),
         cm.source,
-        f(e1.extras.expected_cost_v1)
+        fu(e1.extras.expected_cost_v1, "expected_cost_v1", und)
     );
     let _ = writeln!(
         s,
         "| expected_utility_v1 | {} | — |",
-        f(e1.extras.expected_utility_v1)
+        fu(e1.extras.expected_utility_v1, "expected_utility_v1", und)
     );
-    s.push_str("\n## Abstention\n\n| metric | svbench | upstream way |\n|---|---:|---:|\n");
+    s.push_str(
+        "\n## Abstention\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n",
+    );
     let _ = writeln!(
         s,
         "| abstain_rate | {} | {} |",
-        f(m.abstention.abstain_rate),
+        fu(m.abstention.abstain_rate, "abstain_rate", und),
         f(u.abstention.abstain_rate)
     );
     let _ = writeln!(
         s,
         "| accuracy_non_abstained | {} | {} |",
-        f(m.abstention.accuracy_non_abstained),
+        fu(
+            m.abstention.accuracy_non_abstained,
+            "accuracy_non_abstained",
+            und
+        ),
         f(u.abstention.accuracy_non_abstained)
     );
     let _ = writeln!(
         s,
         "| aurc (upstream definition) | {} | {} |",
-        f(m.abstention.aurc),
+        fu(m.abstention.aurc, "aurc", und),
         f(u.abstention.aurc)
     );
-    let _ = writeln!(s, "| aurc_standard | {} | — |", f(e1.extras.aurc_standard));
-    let _ = writeln!(s, "| invalid_rate | {} | — |", f(e1.extras.invalid_rate));
+    let _ = writeln!(
+        s,
+        "| aurc_standard | {} | — |",
+        fu(e1.extras.aurc_standard, "aurc_standard", und)
+    );
+    let _ = writeln!(
+        s,
+        "| invalid_rate | {} | — |",
+        fu(e1.extras.invalid_rate, "invalid_rate", und)
+    );
     let c = &m.confusion_matrix;
     s.push_str("\n## Confusion matrix\n\n| gold \\ predicted | Malicious | Benign | Invalid |\n|---|---:|---:|---:|\n");
     let _ = writeln!(
@@ -359,7 +428,7 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
     if !e1.undefined.is_empty() {
         let _ = writeln!(
             s,
-            "Undefined (zero denominator; upstream's edge-case value shown): {}.\n",
+            "{NA}: undefined (zero denominator): {}. `summary.json` holds null for them in `headline` and upstream's edge-case value in the upstream-named `metrics`.\n",
             e1.undefined
                 .iter()
                 .map(|n| format!("`{n}`"))
@@ -380,19 +449,20 @@ fn group_table(s: &mut String, name: &str, groups: &std::collections::BTreeMap<S
     s.push_str("| group | n | accuracy | tpr | fpr | f1 | ece | brier | abstain_rate | invalid_rate |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (k, g) in groups {
         let m = &g.metrics;
+        let u = &g.undefined;
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             table_cell(k),
             g.n,
-            f(m.detection.accuracy),
-            f(m.detection.tpr),
-            f(m.detection.fpr),
-            f(m.detection.f1),
-            f(m.calibration.ece),
-            f(m.calibration.brier),
-            f(m.abstention.abstain_rate),
-            f(g.extras.invalid_rate)
+            fu(m.detection.accuracy, "accuracy", u),
+            fu(m.detection.tpr, "tpr", u),
+            fu(m.detection.fpr, "fpr", u),
+            fu(m.detection.f1, "f1", u),
+            fu(m.calibration.ece, "ece", u),
+            fu(m.calibration.brier, "brier", u),
+            fu(m.abstention.abstain_rate, "abstain_rate", u),
+            fu(g.extras.invalid_rate, "invalid_rate", u)
         );
     }
     s.push('\n');
@@ -400,16 +470,20 @@ fn group_table(s: &mut String, name: &str, groups: &std::collections::BTreeMap<S
 
 fn reward_section(s: &mut String, sm: &Summary) {
     let r = &sm.reward;
+    let range = match r.range {
+        Some([lo, hi]) => format!(" The profile's totals range from {} to {}.", f(lo), f(hi)),
+        None => String::new(),
+    };
     let _ = writeln!(
         s,
-        "## Reward\n\nProfile {} over {} scored record(s).\n",
+        "## Reward\n\nProfile {} over {} scored record(s).{range}\n",
         text(sm.reward_profile.as_deref()),
         r.n
     );
     s.push_str("| | mean | std | min | max | 95 % CI of mean |\n|---|---:|---:|---:|---:|---|\n");
     let ci = match (r.ci95_low, r.ci95_high) {
         (Some(a), Some(b)) => format!("[{}, {}]", f(a), f(b)),
-        _ => "—".to_string(),
+        _ => NA.to_string(),
     };
     let _ = writeln!(
         s,

@@ -7,7 +7,9 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use svbench_core::scoreboard::{E1Entry, E2Entry, EntryCommon, Scoreboard, ScoreboardEntry};
+use svbench_core::scoreboard::{
+    E1Entry, E2Entry, E2EntryUpstream, EntryCommon, Scoreboard, ScoreboardEntry,
+};
 use svbench_core::summary::{Summary, SummaryMetrics};
 
 use crate::error::ReportError;
@@ -130,51 +132,74 @@ pub fn entry_of(summary: &Summary) -> Option<ScoreboardEntry> {
         split: summary.split.clone(),
         reward_profile: summary.reward_profile.clone(),
         reward_mean: summary.reward.mean,
+        reward_range: summary.reward.range,
         svbench_version: summary.svbench_version.clone(),
         run_finished_at: summary.run_finished_at.clone(),
         ci95,
     };
     let dataset = summary.dataset.clone().unwrap_or_default();
+    let value = |name: &str| summary.headline_value(name);
+    let mut ci95 = BTreeMap::new();
+    for m in &summary.headline {
+        if let Some(ci) = m.ci95 {
+            ci95.insert(m.name.clone(), ci);
+        }
+    }
     match &summary.metrics {
         SummaryMetrics::E1(m) => {
-            let mut ci95 = BTreeMap::new();
-            if let Some(ci) = summary.e1.as_ref().and_then(|e| e.ci95.as_ref()) {
-                ci95.insert("acc".to_string(), ci.accuracy);
-                ci95.insert("f1".to_string(), ci.f1);
-            }
+            let undefined = summary.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+            let cwa = (!undefined.iter().any(|u| u == "cost_weighted_accuracy"))
+                .then_some(m.cost.cost_weighted_accuracy);
+            ci95.retain(|k, _| k == "accuracy" || k == "f1");
             Some(ScoreboardEntry::E1(E1Entry {
                 baseline,
                 model: summary.model.clone(),
                 dataset,
                 n: summary.n_examples,
-                acc: m.detection.accuracy,
-                f1: m.detection.f1,
-                ece: m.calibration.ece,
-                abstain: m.abstention.abstain_rate,
-                cost_acc: m.cost.cost_weighted_accuracy,
+                accuracy: value("accuracy"),
+                accuracy_non_abstained: value("accuracy_non_abstained"),
+                f1: value("f1"),
+                ece: value("ece"),
+                abstain_rate: value("abstain_rate"),
+                cost_weighted_accuracy: cwa,
                 run_id: summary.run_id.clone(),
                 common: common(ci95),
             }))
         }
         SummaryMetrics::E2(m) => {
-            let mut ci95 = BTreeMap::new();
+            ci95.retain(|k, _| k == "micro_f1");
             if let Some(ci) = summary.e2.as_ref().and_then(|e| e.ci95.as_ref()) {
-                ci95.insert("f1".to_string(), ci.f1_weighted);
+                ci95.insert("f1_weighted".to_string(), ci.f1_weighted);
                 if let Some(p) = ci.patch_success_rate {
                     ci95.insert("patch_success".to_string(), p);
                 }
             }
+            let micro_f1_by_lang = summary
+                .e2
+                .iter()
+                .flat_map(|e| &e.by_lang)
+                .map(|(lang, g)| (lang.clone(), g.micro.unweighted.f1))
+                .collect();
             Some(ScoreboardEntry::E2(E2Entry {
                 baseline,
                 model: summary.model.clone(),
                 dataset,
                 n: summary.n_examples,
-                f1: m.finding_quality.f1_weighted,
-                f1_pos: m.finding_quality.f1_weighted_positive_only,
-                patch_success: m.patch.patch_success_rate,
-                clean_pass: m.episode.clean_pass_rate,
-                fp_clean: m.episode.false_positive_rate_on_clean,
+                micro_f1: value("micro_f1"),
+                micro_precision: value("micro_precision"),
+                micro_recall: value("micro_recall"),
+                micro_f1_by_lang,
+                clean_pass_rate: value("clean_pass_rate"),
+                // Upstream writes 0 when no patch was provided: undefined.
+                patch_success: (m.patch.patch_provided_rate > 0.0)
+                    .then_some(m.patch.patch_success_rate),
                 run_id: summary.run_id.clone(),
+                upstream_compat: E2EntryUpstream {
+                    f1_weighted: m.finding_quality.f1_weighted,
+                    f1_weighted_positive_only: m.finding_quality.f1_weighted_positive_only,
+                    clean_pass_rate: m.episode.clean_pass_rate,
+                    false_positive_rate_on_clean: m.episode.false_positive_rate_on_clean,
+                },
                 common: common(ci95),
             }))
         }
@@ -269,8 +294,17 @@ fn num(v: f64) -> String {
     format!("{v:.3}")
 }
 
+/// Three decimals, `n/a` when undefined.
 fn opt(v: Option<f64>) -> String {
-    v.map(num).unwrap_or_else(|| "—".to_string())
+    v.map(num).unwrap_or_else(|| crate::markdown::NA.to_string())
+}
+
+/// `0.812 (0.000 to 1.300)`: the mean reward and the profile's range.
+fn reward(c: &EntryCommon) -> String {
+    match c.reward_range {
+        Some([lo, hi]) => format!("{} ({} to {})", opt(c.reward_mean), num(lo), num(hi)),
+        None => opt(c.reward_mean),
+    }
 }
 
 fn ci(c: &EntryCommon, key: &str) -> String {
@@ -296,55 +330,87 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
     );
     match env {
         BoardEnv::E1 => {
-            s.push_str("| baseline | model | dataset | n | acc | acc 95 % CI | f1 | f1 95 % CI | ece | abstain | cost_acc | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---|\n");
+            s.push_str("| baseline | model | dataset | n | accuracy | accuracy 95 % CI | accuracy_non_abstained | f1 | f1 95 % CI | ece | abstain_rate | cost_weighted_accuracy | mean reward (range) | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n");
             for e in board {
                 if let ScoreboardEntry::E1(x) = e {
                     let _ = writeln!(
                         s,
-                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
                         table_cell(&x.baseline),
                         table_cell(&x.model),
                         table_cell(&x.dataset),
                         x.n,
-                        num(x.acc),
-                        ci(&x.common, "acc"),
-                        num(x.f1),
+                        opt(x.accuracy),
+                        ci(&x.common, "accuracy"),
+                        opt(x.accuracy_non_abstained),
+                        opt(x.f1),
                         ci(&x.common, "f1"),
-                        num(x.ece),
-                        num(x.abstain),
-                        num(x.cost_acc),
+                        opt(x.ece),
+                        opt(x.abstain_rate),
+                        opt(x.cost_weighted_accuracy),
+                        reward(&x.common),
                         opt(x.common.parse_failure_rate),
                         opt(x.common.error_rate),
                         table_cell(&x.run_id)
                     );
                 }
             }
+            let _ = writeln!(
+                s,
+                "\n`accuracy`: {} `accuracy_non_abstained`: {} `n/a`: undefined (zero denominator).",
+                crate::headline::E1_ACCURACY,
+                crate::headline::E1_ACCURACY_NON_ABSTAINED
+            );
         }
         BoardEnv::E2 => {
-            s.push_str("| baseline | model | dataset | n | f1 | f1 95 % CI | f1_pos | patch_success | patch 95 % CI | clean_pass | fp_clean | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---|\n");
+            let langs: BTreeSet<&String> = board
+                .iter()
+                .filter_map(|e| match e {
+                    ScoreboardEntry::E2(x) => Some(x.micro_f1_by_lang.keys()),
+                    ScoreboardEntry::E1(_) => None,
+                })
+                .flatten()
+                .collect();
+            let lang_cols: String = langs.iter().map(|l| format!(" micro_f1 {l} |")).collect();
+            let lang_rule: String = langs.iter().map(|_| "---:|").collect();
+            let _ = writeln!(
+                s,
+                "| baseline | model | dataset | n | micro_f1 | micro_f1 95 % CI | micro_precision | micro_recall |{lang_cols} clean_pass_rate | patch_success | mean reward (range) | parse fail | errors | f1_weighted (upstream-compatible) | run_id |\n|---|---|---|---:|---:|---|---:|---:|{lang_rule}---:|---:|---|---:|---:|---:|---|"
+            );
             for e in board {
                 if let ScoreboardEntry::E2(x) = e {
+                    let by_lang: String = langs
+                        .iter()
+                        .map(|l| {
+                            format!(" {} |", opt(x.micro_f1_by_lang.get(*l).copied().flatten()))
+                        })
+                        .collect();
                     let _ = writeln!(
                         s,
-                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+                        "| {} | {} | {} | {} | {} | {} | {} | {} |{by_lang} {} | {} | {} | {} | {} | {} | `{}` |",
                         table_cell(&x.baseline),
                         table_cell(&x.model),
                         table_cell(&x.dataset),
                         x.n,
-                        num(x.f1),
-                        ci(&x.common, "f1"),
-                        num(x.f1_pos),
-                        num(x.patch_success),
-                        ci(&x.common, "patch_success"),
-                        num(x.clean_pass),
-                        num(x.fp_clean),
+                        opt(x.micro_f1),
+                        ci(&x.common, "micro_f1"),
+                        opt(x.micro_precision),
+                        opt(x.micro_recall),
+                        opt(x.clean_pass_rate),
+                        opt(x.patch_success),
+                        reward(&x.common),
                         opt(x.common.parse_failure_rate),
                         opt(x.common.error_rate),
+                        num(x.upstream_compat.f1_weighted),
                         table_cell(&x.run_id)
                     );
                 }
             }
-            s.push_str("\n`f1` is upstream's averaged weighted F1, where a clean item answered `[]` counts 0; `f1_pos` (items with findings) and `clean_pass` are the fair readings.\n");
+            let _ = writeln!(
+                s,
+                "\n`micro_f1`: {} `f1_weighted (upstream-compatible)` is upstream's averaged per-record F1: a clean item correctly answered `[]` counts 0 and Terraform's `opa/` labels are dropped, so it understates correct runs. `n/a`: undefined (zero denominator).",
+                crate::headline::E2_MICRO_F1
+            );
         }
     }
     s

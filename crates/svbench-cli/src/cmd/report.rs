@@ -162,6 +162,10 @@ fn report_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
         outln!("{}", p.display())?;
     }
     outln!("{}", outcome.report_path.display())?;
+    outln!("{}", outcome.html_path.display())?;
+    for p in &outcome.plot_paths {
+        outln!("{}", p.display())?;
+    }
     match (&outcome.manifest_path, &outcome.manifest_gaps) {
         (Some(p), _) => outln!("{}", p.display())?,
         (None, Some(gaps)) if outcome.summary.is_some() => {

@@ -23,7 +23,7 @@ pub struct ScoreboardArgs {
     #[arg(long, value_name = "ROOT")]
     pub discover: Vec<PathBuf>,
     /// Directory of `<env>_scoreboard.json` and `.md`.
-    #[arg(long, value_name = "DIR", default_value = "bench/scoreboards")]
+    #[arg(long, value_name = "DIR", default_value = "outputs/scoreboards")]
     pub out_dir: PathBuf,
     /// Recompute the given runs' entries and compare them with the file;
     /// exit 6 if any is missing or differs. Writes nothing.
@@ -90,7 +90,15 @@ fn coded(e: ScoreboardError) -> anyhow::Error {
             exit::usage(e.to_string())
         }
         ScoreboardError::Run { source, .. } if source.is_input_error() => exit::data(e.to_string()),
-        ScoreboardError::Empty(_) | ScoreboardError::BadFile { .. } => exit::data(e.to_string()),
+        ScoreboardError::BadFile { path, .. } => exit::with_hint(
+            exit::DATA,
+            e.to_string(),
+            format!(
+                "a board written by an older svbench has other columns: move {} aside and rebuild it from the runs (`--discover DIR`)",
+                path.display()
+            ),
+        ),
+        ScoreboardError::Empty(_) => exit::data(e.to_string()),
         _ => anyhow::Error::new(e),
     }
 }

@@ -120,7 +120,10 @@ pub struct E2SeverityCounts {
 /// The top-level `e2` object (spec E2 §6 extensions).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E2Summary {
-    /// Pooled P/R/F1 over records (v1 sets, catalogue weights).
+    /// Pooled P/R/F1 over the findings of all scored records, on the sets
+    /// the v1 reward compares (normalised ids of the labelled namespaces):
+    /// `unweighted` counts findings (the headline), `weighted` weighs them
+    /// by catalogue severity.
     pub micro: E2Micro,
     /// Full id → record-level presence counts.
     pub per_rule: BTreeMap<String, E2RuleStats>,
@@ -155,12 +158,13 @@ pub struct E2Prf {
     /// Σ FN.
     #[serde(rename = "fn")]
     pub fn_: f64,
-    /// TP / (TP + FP), 0 on a zero denominator.
-    pub precision: f64,
-    /// TP / (TP + FN), 0 on a zero denominator.
-    pub recall: f64,
-    /// Harmonic mean.
-    pub f1: f64,
+    /// TP / (TP + FP); null when nothing was predicted.
+    pub precision: Option<f64>,
+    /// TP / (TP + FN); null when the oracle holds no finding.
+    pub recall: Option<f64>,
+    /// 2·TP / (2·TP + FP + FN), the harmonic mean of precision and recall
+    /// (0 when either is 0 or null); null when TP + FP + FN = 0.
+    pub f1: Option<f64>,
 }
 
 /// Record-level counts of one rule.
@@ -233,7 +237,9 @@ pub struct E2LangGroup {
 /// 95 % percentile-bootstrap intervals `[low, high]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E2Ci95 {
-    /// `f1_weighted`.
+    /// `micro.unweighted.f1` (pooled F1 over findings); null when not finite.
+    pub micro_f1: Option<[f64; 2]>,
+    /// `f1_weighted` (upstream's averaged F1).
     pub f1_weighted: [f64; 2],
     /// `patch_success_rate` (applied / provided, 0 in a resample without a
     /// patch); null when not finite.

@@ -128,9 +128,11 @@ impl Undefined {
 }
 
 /// The detection block from counts; invalid outputs on malicious gold count
-/// as misses (`tally.without_invalid()` gives upstream's values).
+/// as misses, and `accuracy` is correct calls over all samples, abstentions
+/// and invalid outputs counting as not correct (upstream's values:
+/// [`upstream_detection`]).
 pub fn detection(t: &Tally, und: &mut Undefined) -> E1Detection {
-    let accuracy = und.value("accuracy", ratio(t.tp + t.tn, t.scored()), 0.0);
+    let accuracy = und.value("accuracy", ratio(t.tp + t.tn, t.all()), 0.0);
     let recall = ratio(t.tp, t.tp + t.fn_ + t.invalid_malicious);
     let tpr = und.value("tpr", recall, 0.0);
     let fnr = match recall {
@@ -150,6 +152,22 @@ pub fn detection(t: &Tally, und: &mut Undefined) -> E1Detection {
         precision,
         f1: f1_score(precision, tpr),
         accuracy,
+    }
+}
+
+/// Correct calls over non-abstained samples (invalid outputs count as not
+/// correct), the selective accuracy.
+pub fn accuracy_non_abstained(t: &Tally) -> Option<f64> {
+    ratio(t.tp + t.tn, t.scored())
+}
+
+/// Upstream's detection block: invalid outputs dropped, `accuracy` over
+/// non-abstained answers.
+pub fn upstream_detection(t: &Tally, und: &mut Undefined) -> E1Detection {
+    let t = t.without_invalid();
+    E1Detection {
+        accuracy: accuracy_non_abstained(&t).unwrap_or(0.0),
+        ..detection(&t, und)
     }
 }
 
@@ -230,9 +248,11 @@ pub fn compute(samples: &[E1Sample], matrix: &CostMatrix) -> E1Computed {
     };
     let cost_block = cost(&tally, &mut und);
     let abstain_rate = und.value("abstain_rate", ratio(tally.abstain, tally.all()), 0.0);
-    if und.0.iter().any(|n| n == "accuracy") {
-        und.flag("accuracy_non_abstained");
-    }
+    let accuracy_non_abstained = und.value(
+        "accuracy_non_abstained",
+        accuracy_non_abstained(&tally),
+        0.0,
+    );
     let invalid_rate = und.value("invalid_rate", ratio(tally.invalid(), tally.all()), 0.0);
     let n_all = tally.all();
     let expected_cost_v1 = if n_all == 0 {
@@ -251,7 +271,7 @@ pub fn compute(samples: &[E1Sample], matrix: &CostMatrix) -> E1Computed {
         cost: cost_block,
         abstention: E1Abstention {
             abstain_rate,
-            accuracy_non_abstained: det.accuracy,
+            accuracy_non_abstained,
             aurc,
         },
         confusion_matrix: E1ConfusionMatrix {
@@ -291,7 +311,7 @@ fn upstream_metrics(
     let t = tally.without_invalid();
     // Upstream's view has its own zero denominators; they are not listed.
     let mut und = Undefined::default();
-    let det = detection(&t, &mut und);
+    let det = upstream_detection(tally, &mut und);
     E1UpstreamMetrics {
         calibration: calibration(cal_decided, &mut und),
         cost: cost(&t, &mut und),

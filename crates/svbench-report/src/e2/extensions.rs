@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use svbench_core::env_record::{ParsedRecord, RuleFinding};
-use svbench_core::metrics::f1_score;
 use svbench_core::summary::{E2Micro, E2Prf, E2RuleStats, E2UpstreamStats, E2V1Stats};
 
 use super::upstream::{severity, weight};
@@ -29,18 +28,28 @@ pub struct MicroAcc {
 }
 
 impl MicroAcc {
-    fn add(&mut self, oracle: &BTreeMap<String, f64>, predicted: &BTreeMap<String, f64>) {
+    /// Adds one record's sets; returns its counts `[tp, fp, fn]`.
+    fn add(
+        &mut self,
+        oracle: &BTreeMap<String, f64>,
+        predicted: &BTreeMap<String, f64>,
+    ) -> [u32; 3] {
+        let mut counts = [0u32; 3];
         for (id, w) in predicted {
             let k = usize::from(!oracle.contains_key(id)); // 0 tp, 1 fp
             self.w[k] += w;
-            self.u[k] += 1.0;
+            counts[k] += 1;
         }
         for (id, w) in oracle {
             if !predicted.contains_key(id) {
                 self.w[2] += w;
-                self.u[2] += 1.0;
+                counts[2] += 1;
             }
         }
+        for (u, c) in self.u.iter_mut().zip(counts) {
+            *u += f64::from(c);
+        }
+        counts
     }
 
     /// The pooled scores.
@@ -52,17 +61,25 @@ impl MicroAcc {
     }
 }
 
-fn pooled([tp, fp, fn_]: [f64; 3]) -> E2Prf {
-    let precision = if tp + fp > 0.0 { tp / (tp + fp) } else { 0.0 };
-    let recall = if tp + fn_ > 0.0 { tp / (tp + fn_) } else { 0.0 };
+/// Precision, recall and F1 of pooled counts; each `None` on a zero
+/// denominator.
+pub fn pooled([tp, fp, fn_]: [f64; 3]) -> E2Prf {
+    let share = |num: f64, den: f64| (den > 0.0).then(|| num / den);
     E2Prf {
         tp,
         fp,
         fn_,
-        precision,
-        recall,
-        f1: f1_score(precision, recall),
+        precision: share(tp, tp + fp),
+        recall: share(tp, tp + fn_),
+        f1: micro_f1(tp, fp, fn_),
     }
+}
+
+/// 2·TP / (2·TP + FP + FN): the harmonic mean of pooled precision and
+/// recall, defined whenever there is any finding to count.
+pub fn micro_f1(tp: f64, fp: f64, fn_: f64) -> Option<f64> {
+    let den = 2.0 * tp + fp + fn_;
+    (den > 0.0).then(|| 2.0 * tp / den)
 }
 
 /// Mean of the values seen, `None` when there were none.
@@ -111,19 +128,18 @@ pub struct ExtensionsAcc {
 }
 
 impl ExtensionsAcc {
-    /// Adds one scored record. Records without `parsed` (written by
-    /// another tool) count in `n` only.
-    pub fn add(&mut self, r: &RecordView) {
+    /// Adds one scored record; returns its finding counts `[tp, fp, fn]`
+    /// on the v1 sets. Records without `parsed` (written by another tool)
+    /// count in `n` only and return `None`.
+    pub fn add(&mut self, r: &RecordView) -> Option<[u32; 3]> {
         self.n += 1;
         if tool_errors(r).any(|e| e == "budget_exhausted") {
             self.budget_exhausted += 1;
         }
-        let Some(p) = r.parsed.as_ref().and_then(ParsedRecord::e2) else {
-            return;
-        };
+        let p = r.parsed.as_ref().and_then(ParsedRecord::e2)?;
         let oracle = id_set(&p.oracle);
         let predicted = id_set(&p.prediction);
-        self.micro.add(&oracle, &predicted);
+        let counts = self.micro.add(&oracle, &predicted);
         let ids: BTreeSet<&String> = oracle.keys().chain(predicted.keys()).collect();
         for id in ids {
             let c = self.rules.entry(id.clone()).or_default();
@@ -165,6 +181,7 @@ impl ExtensionsAcc {
             "no_answer" => self.no_answer += 1,
             _ => {}
         }
+        Some(counts)
     }
 
     /// Record-level counts per rule.

@@ -22,9 +22,9 @@ pub struct E2Input {
     by_lang: BTreeMap<&'static str, (u64, UpstreamAcc, ExtensionsAcc)>,
 }
 
-/// Bootstrap intervals of `f1_weighted` and `patch_success_rate` (each
-/// `None` when not finite).
-pub type E2Intervals = (Option<[f64; 2]>, Option<[f64; 2]>);
+/// Bootstrap intervals of `micro_f1`, `f1_weighted` and
+/// `patch_success_rate` (each `None` when not finite).
+pub type E2Intervals = (Option<[f64; 2]>, Option<[f64; 2]>, Option<[f64; 2]>);
 
 /// What the summary takes from E2.
 #[derive(Debug, Clone)]
@@ -41,8 +41,8 @@ impl E2Input {
     /// Adds one scored record; returns what it contributes to the
     /// bootstrap of the headline metrics.
     pub fn add(&mut self, r: &RecordView) -> RecordContribution {
-        let c = self.all.add(r);
-        self.ext.add(r);
+        let mut c = self.all.add(r);
+        c.micro = self.ext.add(r);
         let (n, up, ext) = self.by_lang.entry(fixture_type(r)).or_default();
         *n += 1;
         up.add(r);
@@ -51,8 +51,8 @@ impl E2Input {
     }
 
     /// The finished metrics. `ci95` holds the bootstrap intervals of
-    /// `f1_weighted` and `patch_success_rate` (`None` without a scored
-    /// record); `policy_label` names an oracle run.
+    /// `micro_f1`, `f1_weighted` and `patch_success_rate` (`None` without a
+    /// scored record); `policy_label` names an oracle run.
     pub fn finish(&self, ci95: Option<E2Intervals>, policy_label: Option<String>) -> E2Report {
         E2Report {
             metrics: self.all.metrics(),
@@ -76,8 +76,9 @@ impl E2Input {
                         )
                     })
                     .collect(),
-                ci95: ci95.and_then(|(f1, patch)| {
+                ci95: ci95.and_then(|(micro, f1, patch)| {
                     Some(E2Ci95 {
+                        micro_f1: micro,
                         f1_weighted: f1?,
                         patch_success_rate: patch,
                     })

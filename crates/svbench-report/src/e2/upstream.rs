@@ -227,6 +227,9 @@ pub struct RecordContribution {
     pub patch_provided: bool,
     /// Its patch applied.
     pub patch_applied: bool,
+    /// Its finding counts `[tp, fp, fn]` on the v1 sets (`None` without a
+    /// `parsed` object).
+    pub micro: Option<[u32; 3]>,
 }
 
 /// Accumulates the upstream-named metrics over records.
@@ -328,6 +331,7 @@ impl UpstreamAcc {
             f1_weighted: w.f1,
             patch_provided: provided,
             patch_applied: applied,
+            micro: None,
         }
     }
 

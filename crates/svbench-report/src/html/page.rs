@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use serde_json::Value;
-use svbench_core::summary::Summary;
+use svbench_core::summary::{Summary, SummaryMetrics};
 
 use super::samples::{read_back, row_of, transcript_of, Entry, Grading, Outcome, SampleIndex};
+use crate::markdown::NA;
 use crate::markup::Markup;
 use crate::plots::Plot;
 
@@ -304,6 +305,20 @@ fn summary_tables(out: &mut String, s: &Summary) {
         ("records (n_examples)", s.n_examples.to_string()),
     ];
     out.push_str("<div class=\"tables\">\n");
+    if !s.headline.is_empty() {
+        let headline: Vec<(&str, String)> = s
+            .headline
+            .iter()
+            .map(|m| {
+                let ci = m
+                    .ci95
+                    .map(|[l, h]| format!(" (95% CI {} – {})", num(l), num(h)))
+                    .unwrap_or_default();
+                (m.name.as_str(), format!("{}{ci}", num_opt(m.value)))
+            })
+            .collect();
+        kv_table(out, "Headline", &headline);
+    }
     kv_table(out, "Run", &run);
     let counts = flatten(&serde_json::to_value(&s.counts).unwrap_or(Value::Null));
     kv_table(out, "Counts", &counts);
@@ -311,6 +326,12 @@ fn summary_tables(out: &mut String, s: &Summary) {
     let reward: Vec<(&str, String)> = vec![
         ("scored (n)", r.n.to_string()),
         ("mean", num_opt(r.mean)),
+        (
+            "possible range",
+            r.range
+                .map(|[lo, hi]| format!("{} to {}", num(lo), num(hi)))
+                .unwrap_or_else(|| NA.to_string()),
+        ),
         ("std", num_opt(r.std)),
         (
             "95% CI",
@@ -322,8 +343,26 @@ fn summary_tables(out: &mut String, s: &Summary) {
     kv_table(out, "Reward", &reward);
     let validity = flatten(&serde_json::to_value(&s.validity).unwrap_or(Value::Null));
     kv_table(out, "Validity", &validity);
-    let metrics = flatten(&serde_json::to_value(&s.metrics).unwrap_or(Value::Null));
-    kv_table(out, "Metrics", &metrics);
+    let mut metrics = flatten(&serde_json::to_value(&s.metrics).unwrap_or(Value::Null));
+    let caption = match &s.metrics {
+        SummaryMetrics::E1(_) => {
+            // Upstream's schema wants numbers here; an undefined one reads n/a.
+            let undefined = s.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+            for (k, v) in &mut metrics {
+                let leaf = k.rsplit('.').next().unwrap_or(k);
+                if undefined.iter().any(|u| u == leaf) {
+                    *v = NA.to_string();
+                }
+            }
+            "Metrics (upstream names; invalid answers and abstentions counted)"
+        }
+        SummaryMetrics::E2(_) => {
+            "Upstream-compatible metrics (upstream definitions: a clean item answered [] scores \
+             F1 0 and Terraform's opa/ labels are dropped; read the headline)"
+        }
+        SummaryMetrics::Generic(_) => "Metrics",
+    };
+    kv_table(out, caption, &metrics);
     if !s.errors_by_kind.is_empty() {
         let errors: Vec<(String, String)> = s
             .errors_by_kind
@@ -368,7 +407,7 @@ fn flatten(v: &Value) -> Vec<(String, String)> {
             }
             Value::Array(a) => out.push((prefix.to_string(), format!("[{} items]", a.len()))),
             Value::Number(n) => out.push((prefix.to_string(), num(n.as_f64().unwrap_or(0.0)))),
-            Value::Null => out.push((prefix.to_string(), "—".to_string())),
+            Value::Null => out.push((prefix.to_string(), NA.to_string())),
             Value::Bool(b) => out.push((prefix.to_string(), b.to_string())),
             Value::String(s) => out.push((prefix.to_string(), s.clone())),
         }
@@ -387,7 +426,7 @@ fn num(x: f64) -> String {
 }
 
 fn num_opt(x: Option<f64>) -> String {
-    x.map(num).unwrap_or_else(|| "—".to_string())
+    x.map(num).unwrap_or_else(|| NA.to_string())
 }
 
 fn plots_section(out: &mut String, plots: &[Plot]) {

@@ -67,6 +67,11 @@
     if (x === null || x === undefined) return "—";
     return Number.isInteger(x) ? String(x) : x.toFixed(4);
   }
+  // Milliseconds: one decimal, three below 1 ms (in-process tools take µs).
+  function ms(x) {
+    if (typeof x !== "number" || !isFinite(x)) return str(x);
+    return x.toFixed(Math.abs(x) >= 1 || x === 0 ? 1 : 3);
+  }
 
   function render() {
     var start = state.page * PAGE, end = Math.min(visible.length, start + PAGE);
@@ -158,14 +163,16 @@
     section("prompt");
     (d.prompt || []).forEach(function (k) { message(messages[k]); });
     if (d.prompt_raw !== undefined) pre(str(d.prompt_raw));
-    var turns = d.completion_messages || [];
-    section("turns (" + turns.length + ")");
-    turns.forEach(message);
+    var msgs = d.completion_messages || [];
+    var turns = msgs.filter(function (m) { return m && m.role === "assistant"; }).length;
+    section("completion: " + turns + " assistant turn" + (turns === 1 ? "" : "s") + ", " +
+      msgs.length + " message" + (msgs.length === 1 ? "" : "s"));
+    msgs.forEach(message);
     var tools = d.tool_interactions || [];
     if (tools.length) {
       section("tool interactions");
       table(["turn", "tool", "ok", "ms", "arguments", "error"], tools.map(function (t) {
-        return [str(t.turn), str(t.tool), str(t.ok), str(t.duration_ms), str(t.arguments), str(t.error)];
+        return [str(t.turn), str(t.tool), str(t.ok), ms(t.duration_ms), str(t.arguments), str(t.error)];
       }));
     }
     section("final completion");
@@ -180,7 +187,7 @@
     var extra = [];
     if (d.truncated) extra.push("truncated");
     if (d.turns !== undefined) extra.push("turns " + d.turns);
-    if (d.latency_ms !== undefined) extra.push("latency " + fmt(d.latency_ms) + " ms");
+    if (d.latency_ms !== undefined) extra.push("latency " + ms(d.latency_ms) + " ms");
     if (extra.length) pane.appendChild(el("p", "status", extra.join(" · ")));
   }
 
@@ -210,6 +217,13 @@
     history.replaceState(null, "", h ? "#" + h : location.pathname + location.search);
   }
 
+  // After a filter change: the open sample closes when the filter hides it
+  // (also when nothing matches), so the pane never shows a hidden row.
+  function refilter() {
+    state.page = 0; compute();
+    if (state.open >= 0 && visible.indexOf(state.open) < 0) openRow(-1);
+    render(); toHash();
+  }
   byId("svb-outcomes").addEventListener("click", function (e) {
     var b = e.target.closest("button");
     if (!b) return;
@@ -217,13 +231,13 @@
     if (o === "") state.sel.clear();
     else if (state.sel.has(o)) state.sel.delete(o);
     else state.sel.add(o);
-    state.page = 0; compute(); render(); toHash();
+    refilter();
   });
   var timer = 0;
   byId("svb-q").addEventListener("input", function (e) {
     clearTimeout(timer);
     var v = e.target.value;
-    timer = setTimeout(function () { state.q = v; state.page = 0; compute(); render(); toHash(); }, 120);
+    timer = setTimeout(function () { state.q = v; refilter(); }, 120);
   });
   byId("svb-prev").addEventListener("click", function () { state.page--; compute(); render(); toHash(); });
   byId("svb-next").addEventListener("click", function () { state.page++; compute(); render(); toHash(); });

@@ -63,6 +63,9 @@ pub struct RunInfo {
     pub reward_config_hash: Option<String>,
     /// Effective profile constants.
     pub reward_params: BTreeMap<String, Value>,
+    /// `reward_weights`: component → weight of the run's profile (empty when
+    /// unrecorded).
+    pub reward_weights: BTreeMap<String, f64>,
     /// svbench version that ran the evaluation.
     pub svbench_version: Option<String>,
     /// Distinct examples selected.
@@ -141,6 +144,13 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
         Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         _ => BTreeMap::new(),
     };
+    let reward_weights = match map.get("reward_weights") {
+        Some(Value::Object(m)) => m
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_f64()?)))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
     let rollouts = u("rollouts_per_example").or_else(|| {
         map.get("selection")
             .and_then(|s| s.get("rollouts_per_example"))
@@ -169,6 +179,7 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
         reward_profile: s("reward_profile"),
         reward_config_hash: s("reward_config_hash"),
         reward_params,
+        reward_weights,
         svbench_version: s("svbench_version"),
         num_examples: u("num_examples"),
         rollouts_per_example: rollouts,
