@@ -2,6 +2,7 @@
 
 use proptest::prelude::*;
 use svbench_core::metrics::{ece_bin, BootstrapConfig};
+use svbench_core::summary::E1Detection;
 use svbench_report::e1::{self, ci::ci95, compute, E1Input, E1Sample, DEFAULT_COSTS};
 
 const EPS: f64 = 1e-12;
@@ -69,7 +70,8 @@ fn vector_a_equals_upstream() {
     assert_close!(d.tpr, 2.0 / 3.0);
     assert_close!(d.precision, 2.0 / 3.0);
     assert_close!(d.f1, 2.0 / 3.0);
-    assert_close!(d.accuracy, 2.0 / 3.0);
+    // 4 correct of 7 samples: the abstention is not correct.
+    assert_close!(d.accuracy, 4.0 / 7.0);
     assert_close!(d.fpr, 1.0 / 3.0);
     assert_close!(d.fnr, 1.0 / 3.0);
     assert_close!(m.calibration.ece, 0.45);
@@ -108,9 +110,16 @@ fn vector_a_equals_upstream() {
         );
     }
     assert!(c.undefined.is_empty(), "{:?}", c.undefined);
-    // Without invalid outputs the upstream way agrees (parity rule).
+    // Without invalid outputs the upstream way agrees (parity rule), except
+    // that upstream's accuracy is the selective one.
     let u = &c.upstream;
-    assert_eq!(u.detection, m.detection);
+    assert_eq!(
+        u.detection,
+        E1Detection {
+            accuracy: m.abstention.accuracy_non_abstained,
+            ..m.detection.clone()
+        }
+    );
     assert_eq!(u.calibration, m.calibration);
     assert_eq!(u.cost, m.cost);
     assert_eq!(u.abstention, m.abstention);
@@ -120,7 +129,9 @@ fn vector_a_equals_upstream() {
 fn vector_b_equals_spec() {
     let c = compute(&vector_b(), &DEFAULT_COSTS);
     let m = &c.metrics;
-    assert_close!(m.detection.accuracy, 0.5);
+    // 4 correct of 9 samples; of the 8 not abstained on, 4.
+    assert_close!(m.detection.accuracy, 4.0 / 9.0);
+    assert_close!(m.abstention.accuracy_non_abstained, 0.5);
     assert_close!(m.detection.tpr, 0.5);
     assert_close!(m.detection.fnr, 0.5);
     assert_close!(m.detection.fpr, 1.0 / 3.0);
@@ -235,6 +246,7 @@ fn edge_case_all_abstain() {
         &DEFAULT_COSTS,
     );
     let m = &c.metrics;
+    // Defined: nothing is correct. Its selective twin has no denominator.
     assert_eq!(m.detection.accuracy, 0.0);
     assert_eq!(
         (
@@ -252,7 +264,7 @@ fn edge_case_all_abstain() {
     assert!(has(
         &c.undefined,
         &[
-            "accuracy",
+            "accuracy_non_abstained",
             "ece",
             "brier",
             "aurc",
@@ -260,7 +272,10 @@ fn edge_case_all_abstain() {
             "cost_weighted_accuracy"
         ]
     ));
-    assert!(!has(&c.undefined, &["abstain_rate", "expected_cost_v1"]));
+    assert!(!has(
+        &c.undefined,
+        &["accuracy", "abstain_rate", "expected_cost_v1"]
+    ));
 }
 
 /// A direct port of upstream `bench/report.py`'s E1 formulas (harness §4.1,
@@ -439,13 +454,21 @@ proptest! {
         for (got, want, name) in [
             (m.detection.tpr, u.tpr, "tpr"), (m.detection.fpr, u.fpr, "fpr"), (m.detection.fnr, u.fnr, "fnr"),
             (m.detection.precision, u.precision, "precision"), (m.detection.f1, u.f1, "f1"),
-            (m.detection.accuracy, u.accuracy, "accuracy"), (m.calibration.ece, u.ece, "ece"),
+            (c.upstream.detection.accuracy, u.accuracy, "accuracy"), (m.calibration.ece, u.ece, "ece"),
             (m.calibration.brier, u.brier, "brier"), (m.cost.total_cost, u.total_cost, "total_cost"),
             (m.cost.cost_weighted_accuracy, u.cost_weighted_accuracy, "cwa"),
             (m.abstention.abstain_rate, u.abstain_rate, "abstain_rate"), (m.abstention.aurc, u.aurc, "aurc"),
             (m.abstention.accuracy_non_abstained, u.accuracy, "accuracy_non_abstained"),
         ] {
             prop_assert!(close(got, want), "{name}: {got} vs upstream {want}");
+        }
+        // svbench's accuracy: correct over every sample, abstentions included.
+        let correct = samples.iter().filter(|s| {
+            matches!(s.prediction, e1::Prediction::Malicious | e1::Prediction::Benign)
+                && (s.prediction == e1::Prediction::Malicious) == s.gold_malicious
+        }).count();
+        if !samples.is_empty() {
+            prop_assert!(close(m.detection.accuracy, correct as f64 / samples.len() as f64));
         }
         // Mixed in invalid outputs: upstream_compat still equals upstream's way.
         let mut mixed = samples.clone();

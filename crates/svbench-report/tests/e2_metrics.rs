@@ -331,8 +331,25 @@ fn clean_record_answered_empty_scores_zero_in_the_averages() {
         "clean_pass_rate",
     );
     close(&s["e2"]["v1"]["mean_detection"], 1.0, "v1 detection");
+    // The headline does not punish the right answer: nothing to find and
+    // nothing found leaves micro F1 undefined (null, n/a), not 0.
+    let headline = |name: &str| {
+        s["headline"]
+            .as_array()
+            .and_then(|h| h.iter().find(|m| m["name"] == name))
+            .map(|m| m["value"].clone())
+            .unwrap_or_else(|| panic!("headline {name}"))
+    };
+    assert!(headline("micro_f1").is_null());
+    assert!(headline("micro_precision").is_null());
+    close(&headline("clean_pass_rate"), 1.0, "headline clean pass");
     let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
-    assert!(md.contains("Quirk kept from upstream"), "{md}");
+    assert!(md.contains("| micro_f1 | n/a |"), "{md}");
+    assert!(md.contains("## Upstream-compatible fields"), "{md}");
+    assert!(
+        md.contains("a clean record correctly answered `[]` scores F1 0"),
+        "{md}"
+    );
 }
 
 #[test]

@@ -76,8 +76,8 @@ fn writes_summary_and_report() {
     assert_eq!(s["errors_by_kind"], json!({"timeout": 1}));
     assert_eq!(s["validity"]["parse_failure_rate"], json!(1.0 / 7.0));
     assert_eq!(s["validity"]["error_rate"], json!(1.0 / 8.0));
-    // accuracy_strict = (TP + TN) / (n_s + errored) = 3 / (6 + 1).
-    assert_eq!(s["validity"]["accuracy_strict"], json!(3.0 / 7.0));
+    // accuracy_strict = (TP + TN) / (scored + errored) = 3 / (7 + 1).
+    assert_eq!(s["validity"]["accuracy_strict"], json!(3.0 / 8.0));
 
     // Metrics: TP 1, TN 2 (one label-only), FP 1, FN 1, abstain 1, invalid 1 (malicious).
     let cm = &s["metrics"]["confusion_matrix"];
@@ -86,8 +86,23 @@ fn writes_summary_and_report() {
         &json!({"tp": 1, "tn": 2, "fp": 1, "fn": 1, "abstain": 1, "invalid": 1,
                 "invalid_malicious": 1, "invalid_benign": 0, "label_only": 1})
     );
-    assert_eq!(s["metrics"]["detection"]["accuracy"], json!(0.5));
+    // Correct 3 of 7 scored samples (the abstention is not correct); of the
+    // 6 not abstained on, 3; upstream's also drops the invalid one: 3 of 5.
+    assert_eq!(s["metrics"]["detection"]["accuracy"], json!(3.0 / 7.0));
+    assert_eq!(
+        s["metrics"]["abstention"]["accuracy_non_abstained"],
+        json!(0.5)
+    );
     assert_eq!(s["upstream_compat"]["detection"]["accuracy"], json!(0.6));
+    let headline: Vec<(&str, &Value)> = s["headline"]
+        .as_array()
+        .expect("headline")
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap_or(""), &m["value"]))
+        .collect();
+    assert_eq!(headline[0], ("accuracy", &json!(3.0 / 7.0)));
+    assert_eq!(headline[1], ("accuracy_non_abstained", &json!(0.5)));
+    assert_eq!(s["reward"]["range"], json!([0.0, 1.3]));
     assert_eq!(
         s["upstream_compat"]["confusion_matrix"],
         json!({"tp": 1, "tn": 2, "fp": 1, "fn": 1, "abstain": 1})
@@ -109,11 +124,13 @@ fn writes_summary_and_report() {
         "# svbench report: sv-env-network-logs · builtin:heuristic",
         "| effective model | `heuristic` |",
         "| records | 8 (7 scored, 1 errored) |",
-        "| accuracy (invalid counted as errors) | 0.5000 |",
-        "| accuracy_strict (errored samples counted as failures) | 0.4286 |",
+        "## Headline",
+        "Mean reward (profile `v1`): 1.0714 (range 0.0000 to 1.3000).",
+        "| accuracy_strict (errored samples counted as failures) | 0.3750 |",
         "| parse failure rate | 14.29 % |",
         "| error rate | 12.50 % |",
-        "| accuracy | 0.5000 | 0.6000 |",
+        "| accuracy | 0.4286 | 0.6000 |",
+        "| accuracy_non_abstained | 0.5000 | 0.6000 |",
         "| Malicious | 1 | 1 | 1 |",
         "| timeout | 1 |",
         "## Groups by source",

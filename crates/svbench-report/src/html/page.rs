@@ -707,7 +707,7 @@ mod tests {
             rows,
             vec![
                 ("a.b".to_string(), "1".to_string()),
-                ("a.c".to_string(), "—".to_string()),
+                ("a.c".to_string(), "n/a".to_string()),
                 ("d".to_string(), "[2 items]".to_string())
             ]
         );
