@@ -58,13 +58,20 @@ fn report_prints_written_paths_and_check_detects_edits() {
     );
     let stdout = String::from_utf8(out.stdout).expect("utf-8");
     let lines: Vec<&str> = stdout.lines().collect();
+    // Every file written is listed, the page and each plot included, and
+    // each listed file exists.
     assert_eq!(
-        lines,
-        vec![
+        lines[..3],
+        [
             dir.join("summary.json").to_str().expect("utf-8"),
-            dir.join("report.md").to_str().expect("utf-8")
+            dir.join("report.md").to_str().expect("utf-8"),
+            dir.join("report.html").to_str().expect("utf-8"),
         ]
     );
+    let plots: Vec<&&str> = lines.iter().filter(|l| l.ends_with(".svg")).collect();
+    let on_disk = std::fs::read_dir(dir.join("plots")).expect("plots").count();
+    assert!(!plots.is_empty() && plots.len() == on_disk, "{stdout}");
+    assert!(lines.iter().all(|l| Path::new(l).is_file()), "{stdout}");
 
     let ok = svbench(&["report", "--check", d]);
     assert_eq!(
@@ -183,12 +190,18 @@ fn scoreboard_merges_replaces_sorts_and_checks() {
     // Numbers are numbers at full precision; intervals on the headline metrics.
     let e = &entries[1];
     assert!(
-        (e["acc"].as_f64().expect("number") - 2.0 / 3.0).abs() < 1e-12,
+        (e["accuracy"].as_f64().expect("number") - 2.0 / 3.0).abs() < 1e-12,
         "{e}"
     );
-    assert!(e["f1"].is_number() && e["ece"].is_number() && e["cost_acc"].is_number());
     assert!(
-        e["ci95"]["acc"].is_array() && e["ci95"]["f1"].is_array(),
+        e["f1"].is_number()
+            && e["ece"].is_number()
+            && e["cost_weighted_accuracy"].is_number()
+            && e["accuracy_non_abstained"].is_number(),
+        "{e}"
+    );
+    assert!(
+        e["ci95"]["accuracy"].is_array() && e["ci95"]["f1"].is_array(),
         "{e}"
     );
     assert_eq!(e["n"], 3);
@@ -221,7 +234,7 @@ fn scoreboard_merges_replaces_sorts_and_checks() {
         String::from_utf8_lossy(&out.stderr)
     );
     let mut edited = board(&out_dir);
-    edited[1]["acc"] = json!(0.99);
+    edited[1]["accuracy"] = json!(0.99);
     std::fs::write(
         out_dir.join("e1_scoreboard.json"),
         serde_json::to_string(&edited).expect("json"),
@@ -230,7 +243,7 @@ fn scoreboard_merges_replaces_sorts_and_checks() {
     let out = svbench(&["scoreboard", "--env", "e1", sa, "--out-dir", od, "--check"]);
     assert_eq!(out.status.code(), Some(6));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("acc"),
+        String::from_utf8_lossy(&out.stderr).contains("accuracy"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -360,8 +373,8 @@ fn compare_pairs_examples_and_tests_the_deltas() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|m| m["metric"] == "correct")
-        .expect("correct");
+        .find(|m| m["metric"] == "accuracy")
+        .expect("accuracy");
     assert!(
         (correct["mean_delta"].as_f64().unwrap() - 5.0 / 7.0).abs() < 1e-12,
         "{correct}"
@@ -378,7 +391,103 @@ fn compare_pairs_examples_and_tests_the_deltas() {
         std::fs::read_to_string(tmp.path().join("cmp/a-vs-b.deltas.jsonl")).expect("deltas");
     assert!(deltas.lines().count() >= 7 * 3, "{deltas}");
     let md = std::fs::read_to_string(tmp.path().join("cmp/a-vs-b.md")).expect("md");
-    assert!(md.contains("| correct | 7 |"), "{md}");
+    assert!(md.contains("| accuracy | 7 |"), "{md}");
+}
+
+/// One definition per name: with abstentions and an invalid answer in the
+/// run, `accuracy` is the same number in summary.json, report.md, the
+/// scoreboard and compare; the selective one is `accuracy_non_abstained`.
+#[test]
+fn accuracy_is_one_number_across_report_scoreboard_and_compare() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let m = ("Malicious", "Malicious");
+    let b = ("Benign", "Benign");
+    let abstain = ("Malicious", "Abstain");
+    let wrong = ("Benign", "Malicious");
+    // 3 right of 8; 5 answered (3 right): accuracy 3/8, selective 3/5.
+    let answers = [m, b, m, abstain, abstain, abstain, wrong, wrong];
+    let a = compare_run(tmp.path(), "ra", "model-a", "v1", &answers);
+    let other = compare_run(tmp.path(), "rb", "model-b", "v1", &[m; 8]);
+    let (sa, sb) = (a.to_str().unwrap(), other.to_str().unwrap());
+    assert_eq!(svbench(&["report", sa]).status.code(), Some(0));
+    let s: Value =
+        serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
+    let headline = |name: &str| {
+        s["headline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()["value"]
+            .as_f64()
+            .unwrap()
+    };
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+    assert!(close(headline("accuracy"), 3.0 / 8.0));
+    assert!(close(headline("accuracy_non_abstained"), 3.0 / 5.0));
+    assert!(close(
+        s["metrics"]["detection"]["accuracy"].as_f64().unwrap(),
+        3.0 / 8.0
+    ));
+    let md = std::fs::read_to_string(a.join("report.md")).unwrap();
+    assert!(md.contains("| accuracy | 0.3750 |"), "{md}");
+
+    let od = tmp.path().join("boards");
+    let out = svbench(&["scoreboard", "--env", "e1", sa, "--out-dir", od.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let e = &board(&od)[0];
+    assert!(close(e["accuracy"].as_f64().unwrap(), 3.0 / 8.0), "{e}");
+    assert!(close(e["accuracy_non_abstained"].as_f64().unwrap(), 3.0 / 5.0));
+
+    let out_path = tmp.path().join("cmp.json");
+    let out = svbench(&["compare", sa, sb, "--out", out_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
+    let acc = c["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "accuracy")
+        .expect("accuracy");
+    assert!(close(acc["mean_a"].as_f64().unwrap(), 3.0 / 8.0), "{acc}");
+}
+
+/// A metric without a denominator is null in JSON and n/a in text, never 0.
+#[test]
+fn undefined_metrics_are_null_and_n_a() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let abstain = ("Malicious", "Abstain");
+    let dir = compare_run(tmp.path(), "r", "m", "v1", &[abstain, abstain]);
+    let d = dir.to_str().unwrap();
+    assert_eq!(svbench(&["report", d]).status.code(), Some(0));
+    let s: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let value = |name: &str| {
+        s["headline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap()["value"]
+            .clone()
+    };
+    assert!(value("accuracy_non_abstained").is_null());
+    assert!(value("f1").is_null());
+    assert_eq!(value("accuracy"), json!(0.0));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| accuracy_non_abstained | n/a |"), "{md}");
+    assert!(!md.contains("| accuracy_non_abstained | 0.0000 |"), "{md}");
+    let od = tmp.path().join("boards");
+    assert_eq!(
+        svbench(&["scoreboard", "--env", "e1", d, "--out-dir", od.to_str().unwrap()])
+            .status
+            .code(),
+        Some(0)
+    );
+    let e = &board(&od)[0];
+    assert!(e["accuracy_non_abstained"].is_null(), "{e}");
+    let md = std::fs::read_to_string(od.join("e1_scoreboard.md")).unwrap();
+    assert!(md.contains("n/a"), "{md}");
 }
 
 #[test]
@@ -453,4 +562,112 @@ fn plots_are_written_unless_no_plots() {
     assert!(dir.join("plots/reliability.svg").is_file());
     let md = std::fs::read_to_string(dir.join("report.md")).expect("md");
     assert!(md.contains("](plots/reliability.svg)"), "{md}");
+}
+
+/// Runs `eval e2 --model builtin:oracle` with `extra` arguments into `out`
+/// and returns the run directory.
+fn e2_oracle_run(out: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "eval",
+        "e2",
+        "--model",
+        "builtin:oracle",
+        "--no-progress",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+    ];
+    args.extend_from_slice(extra);
+    let run = svbench(&args);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8(run.stdout).expect("utf-8");
+    PathBuf::from(stdout.lines().last().expect("run dir").trim())
+}
+
+fn headline_value(summary: &Value, name: &str) -> Option<f64> {
+    summary["headline"]
+        .as_array()?
+        .iter()
+        .find(|m| m["name"] == name)?["value"]
+        .as_f64()
+}
+
+/// E2's headline says true things: the oracle scores micro F1 1.0 overall
+/// and per fixture type, also on a Terraform-only run, where upstream's
+/// averaged field sees no oracle finding and reads 0; the scoreboard leads
+/// with the same number.
+#[test]
+fn e2_oracle_headline_is_perfect_also_on_terraform_only() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let all = e2_oracle_run(&tmp.path().join("all"), &[]);
+    let tf = e2_oracle_run(&tmp.path().join("tf"), &["--env-arg", "lang=tf"]);
+    let read = |dir: &Path| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("summary"))
+            .expect("json")
+    };
+    let (s_all, s_tf) = (read(&all), read(&tf));
+    assert_eq!(headline_value(&s_all, "micro_f1"), Some(1.0), "{s_all}");
+    assert_eq!(headline_value(&s_all, "micro_f1_k8s"), Some(1.0));
+    assert_eq!(headline_value(&s_all, "micro_f1_tf"), Some(1.0));
+    // Upstream's averaged field is well below 1 for the oracle itself.
+    assert!(s_all["metrics"]["finding_quality"]["f1_weighted"].as_f64() < Some(0.9));
+    assert_eq!(headline_value(&s_tf, "micro_f1"), Some(1.0), "{s_tf}");
+    assert!(s_tf["e2"]["micro"]["unweighted"]["tp"].as_f64() > Some(0.0));
+    assert_eq!(s_tf["metrics"]["finding_quality"]["f1_weighted"], json!(0.0));
+    let md = std::fs::read_to_string(tf.join("report.md")).expect("md");
+    assert!(md.contains("| micro_f1 | 1.0000 |"), "{md}");
+    assert!(md.contains("## Upstream-compatible fields"), "{md}");
+
+    let od = tmp.path().join("boards");
+    let out = svbench(&[
+        "scoreboard",
+        "--env",
+        "e2",
+        all.to_str().expect("utf-8"),
+        tf.to_str().expect("utf-8"),
+        "--out-dir",
+        od.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entries: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(od.join("e2_scoreboard.json")).expect("board"))
+            .expect("json");
+    assert_eq!(entries.len(), 2);
+    for e in &entries {
+        assert_eq!(e["micro_f1"], json!(1.0), "{e}");
+        assert_eq!(e["micro_f1_by_lang"]["tf"], json!(1.0), "{e}");
+        // The oracle gives no patch: undefined, not 0.
+        assert!(e["patch_success"].is_null(), "{e}");
+        assert!(e["upstream_compat"]["f1_weighted"].is_number(), "{e}");
+    }
+}
+
+/// Without `--out-dir` the board goes under `outputs/`, not the cwd root.
+#[test]
+fn scoreboard_defaults_under_outputs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = run_dir(tmp.path(), "r");
+    let out = Command::new(env!("CARGO_BIN_EXE_svbench"))
+        .args(["scoreboard", "--env", "e1", dir.to_str().expect("utf-8")])
+        .current_dir(tmp.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run svbench");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(tmp.path().join("outputs/scoreboards/e1_scoreboard.json").is_file());
+    assert!(!tmp.path().join("bench").exists());
 }
