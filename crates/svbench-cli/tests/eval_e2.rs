@@ -137,18 +137,25 @@ fn default_eval_runs_tool_only_on_the_embedded_test_split() {
     // The run's scoreboard entry (harness §5.1): E2 columns, E2 intervals.
     let out = sb.run(&["scoreboard", "--env", "e2", dir.to_str().unwrap()]);
     assert!(out.status.success(), "stderr: {}", stderr(&out));
-    let board = read_json(&sb.path().join("bench/scoreboards/e2_scoreboard.json"));
+    let board = read_json(&sb.path().join("outputs/scoreboards/e2_scoreboard.json"));
     let entry = &board[0];
     assert_eq!(entry["run_id"], "t1", "{board}");
     assert_eq!(entry["baseline"], "builtin:tool-only");
-    approx(entry["f1_pos"].as_f64().unwrap(), 1.0, "scoreboard f1_pos");
+    approx(entry["micro_f1"].as_f64().unwrap(), 1.0, "scoreboard micro_f1");
     approx(
-        entry["clean_pass"].as_f64().unwrap(),
+        entry["upstream_compat"]["f1_weighted_positive_only"]
+            .as_f64()
+            .unwrap(),
         1.0,
-        "scoreboard clean_pass",
+        "scoreboard f1_weighted_positive_only",
     );
-    assert!(entry["ci95"]["f1"].is_array(), "{entry}");
-    assert!(entry.get("acc").is_none(), "{entry}");
+    approx(
+        entry["clean_pass_rate"].as_f64().unwrap(),
+        1.0,
+        "scoreboard clean_pass_rate",
+    );
+    assert!(entry["ci95"]["micro_f1"].is_array(), "{entry}");
+    assert!(entry.get("accuracy").is_none(), "{entry}");
 }
 
 #[test]
