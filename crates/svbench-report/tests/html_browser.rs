@@ -49,7 +49,7 @@ fn tool_record() -> Value {
     m.insert(
         "tool_interactions".into(),
         json!([{"turn": 0, "tool": "lookup_ip", "tool_call_id": "call_1",
-                "arguments": {"ip": "10.0.0.1"}, "duration_ms": 1.5, "ok": true, "error": null}]),
+                "arguments": {"ip": "10.0.0.1"}, "duration_ms": 0.0026709999999999998, "ok": true, "error": null}]),
     );
     r
 }
@@ -380,6 +380,27 @@ fn browser_filters_searches_and_opens() {
         !dom.contains("<b>pwn</b>"),
         "completion text rendered as HTML"
     );
+    // Turns are assistant turns, not messages; tool times have a fixed
+    // precision, never a raw float.
+    assert!(
+        pane.contains("completion: 2 assistant turns, 3 messages"),
+        "{pane}"
+    );
+    assert!(pane.contains("<td>0.003</td>"), "{pane}");
+    assert!(!pane.contains("0.0026709999999999998"), "{pane}");
+
+    // A filter that matches nothing closes the open transcript.
+    let dom = dump_dom(&chromium, &file, "q=no-such-text-anywhere&open=ex008-tools");
+    assert_eq!(
+        attr(&dom, "id=\"svb-list\"", "data-visible-count").as_deref(),
+        Some("0")
+    );
+    assert!(
+        attr(&dom, "id=\"svb-detail\"", "data-open-id").is_none(),
+        "{dom}"
+    );
+    let pane = between(&dom, "id=\"svb-detail\"", "<noscript>");
+    assert!(!pane.contains("lookup_ip"), "{pane}");
 
     // An errored sample shows its error.
     let dom = dump_dom(&chromium, &file, "open=ex007");

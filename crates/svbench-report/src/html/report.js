@@ -203,6 +203,8 @@
       for (var i = 0; i < rows.length; i++) if (rows[i][0] === id) { target = i; break; }
       var pos = visible.indexOf(target);
       if (pos >= 0 && !p.get("page")) state.page = Math.floor(pos / PAGE);
+      // A sample the filter hides is not shown open.
+      if (pos < 0) target = -1;
     }
     openRow(target);
     render();
