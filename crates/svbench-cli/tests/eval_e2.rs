@@ -141,7 +141,11 @@ fn default_eval_runs_tool_only_on_the_embedded_test_split() {
     let entry = &board[0];
     assert_eq!(entry["run_id"], "t1", "{board}");
     assert_eq!(entry["baseline"], "builtin:tool-only");
-    approx(entry["micro_f1"].as_f64().unwrap(), 1.0, "scoreboard micro_f1");
+    approx(
+        entry["micro_f1"].as_f64().unwrap(),
+        1.0,
+        "scoreboard micro_f1",
+    );
     approx(
         entry["upstream_compat"]["f1_weighted_positive_only"]
             .as_f64()

@@ -410,8 +410,7 @@ fn accuracy_is_one_number_across_report_scoreboard_and_compare() {
     let other = compare_run(tmp.path(), "rb", "model-b", "v1", &[m; 8]);
     let (sa, sb) = (a.to_str().unwrap(), other.to_str().unwrap());
     assert_eq!(svbench(&["report", sa]).status.code(), Some(0));
-    let s: Value =
-        serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
+    let s: Value = serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
     let headline = |name: &str| {
         s["headline"]
             .as_array()
@@ -433,15 +432,30 @@ fn accuracy_is_one_number_across_report_scoreboard_and_compare() {
     assert!(md.contains("| accuracy | 0.3750 |"), "{md}");
 
     let od = tmp.path().join("boards");
-    let out = svbench(&["scoreboard", "--env", "e1", sa, "--out-dir", od.to_str().unwrap()]);
+    let out = svbench(&[
+        "scoreboard",
+        "--env",
+        "e1",
+        sa,
+        "--out-dir",
+        od.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let e = &board(&od)[0];
     assert!(close(e["accuracy"].as_f64().unwrap(), 3.0 / 8.0), "{e}");
-    assert!(close(e["accuracy_non_abstained"].as_f64().unwrap(), 3.0 / 5.0));
+    assert!(close(
+        e["accuracy_non_abstained"].as_f64().unwrap(),
+        3.0 / 5.0
+    ));
 
     let out_path = tmp.path().join("cmp.json");
     let out = svbench(&["compare", sa, sb, "--out", out_path.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let c: Value = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
     let acc = c["metrics"]
         .as_array()
@@ -479,9 +493,16 @@ fn undefined_metrics_are_null_and_n_a() {
     assert!(!md.contains("| accuracy_non_abstained | 0.0000 |"), "{md}");
     let od = tmp.path().join("boards");
     assert_eq!(
-        svbench(&["scoreboard", "--env", "e1", d, "--out-dir", od.to_str().unwrap()])
-            .status
-            .code(),
+        svbench(&[
+            "scoreboard",
+            "--env",
+            "e1",
+            d,
+            "--out-dir",
+            od.to_str().unwrap()
+        ])
+        .status
+        .code(),
         Some(0)
     );
     let e = &board(&od)[0];
@@ -617,7 +638,10 @@ fn e2_oracle_headline_is_perfect_also_on_terraform_only() {
     assert!(s_all["metrics"]["finding_quality"]["f1_weighted"].as_f64() < Some(0.9));
     assert_eq!(headline_value(&s_tf, "micro_f1"), Some(1.0), "{s_tf}");
     assert!(s_tf["e2"]["micro"]["unweighted"]["tp"].as_f64() > Some(0.0));
-    assert_eq!(s_tf["metrics"]["finding_quality"]["f1_weighted"], json!(0.0));
+    assert_eq!(
+        s_tf["metrics"]["finding_quality"]["f1_weighted"],
+        json!(0.0)
+    );
     let md = std::fs::read_to_string(tf.join("report.md")).expect("md");
     assert!(md.contains("| micro_f1 | 1.0000 |"), "{md}");
     assert!(md.contains("## Upstream-compatible fields"), "{md}");
@@ -668,6 +692,9 @@ fn scoreboard_defaults_under_outputs() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(tmp.path().join("outputs/scoreboards/e1_scoreboard.json").is_file());
+    assert!(tmp
+        .path()
+        .join("outputs/scoreboards/e1_scoreboard.json")
+        .is_file());
     assert!(!tmp.path().join("bench").exists());
 }

@@ -327,7 +327,13 @@ pub fn build_summary(
                 .map(|(k, v)| (k.clone(), v.mean))
                 .collect(),
         };
-        (SummaryMetrics::Generic(generic), None, None, None, Vec::new())
+        (
+            SummaryMetrics::Generic(generic),
+            None,
+            None,
+            None,
+            Vec::new(),
+        )
     };
     let (severity_breakdown, e2) = match e2 {
         Some((b, e)) => (Some(b), Some(e)),

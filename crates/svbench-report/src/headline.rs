@@ -14,7 +14,12 @@ pub const E1_ACCURACY_NON_ABSTAINED: &str =
 pub const E2_MICRO_F1: &str =
     "Pooled F1 over findings, 2·TP / (2·TP + FP + FN), summed over every scored record on the ids the v1 reward compares.";
 
-fn metric(name: &str, value: Option<f64>, ci95: Option<[f64; 2]>, definition: &str) -> HeadlineMetric {
+fn metric(
+    name: &str,
+    value: Option<f64>,
+    ci95: Option<[f64; 2]>,
+    definition: &str,
+) -> HeadlineMetric {
     HeadlineMetric {
         name: name.to_string(),
         value: value.filter(|v| v.is_finite()),

@@ -319,9 +319,7 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
     ] {
         let _ = writeln!(s, "| {k} | {} | {} |", fu(a, k, und), f(b));
     }
-    s.push_str(
-        "\n## Calibration\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n",
-    );
+    s.push_str("\n## Calibration\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
     let _ = writeln!(
         s,
         "| ece | {} | {} |",
@@ -362,9 +360,7 @@ fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summ
         "| expected_utility_v1 | {} | — |",
         fu(e1.extras.expected_utility_v1, "expected_utility_v1", und)
     );
-    s.push_str(
-        "\n## Abstention\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n",
-    );
+    s.push_str("\n## Abstention\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
     let _ = writeln!(
         s,
         "| abstain_rate | {} | {} |",

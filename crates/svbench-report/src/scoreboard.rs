@@ -296,7 +296,8 @@ fn num(v: f64) -> String {
 
 /// Three decimals, `n/a` when undefined.
 fn opt(v: Option<f64>) -> String {
-    v.map(num).unwrap_or_else(|| crate::markdown::NA.to_string())
+    v.map(num)
+        .unwrap_or_else(|| crate::markdown::NA.to_string())
 }
 
 /// `0.812 (0.000 to 1.300)`: the mean reward and the profile's range.

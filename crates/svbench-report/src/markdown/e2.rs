@@ -238,5 +238,4 @@ fn upstream_section(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary)
             }
         }
     }
-
 }
