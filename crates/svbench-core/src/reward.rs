@@ -6,12 +6,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS};
 
+/// Component name → `[min, max]` of its value.
+type ComponentBounds = &'static [(&'static str, [f64; 2])];
+
 /// `[min, max]` of each component's value by environment and profile, as the
 /// environments' scoring code defines them (weights are configurable; these
 /// bounds are not). E1 `v1`: utility 1 − cost/cost_fn with every cost in
 /// `[0, cost_fn]`; E1 upstream: `reward_asymmetric_cost` is −1 for a missed
 /// attack; E2 upstream: `reward_config_auditing` is clamped to `[0, 2]`.
-const COMPONENT_BOUNDS: &[(&str, &str, &[(&str, [f64; 2])])] = &[
+const COMPONENT_BOUNDS: &[(&str, &str, ComponentBounds)] = &[
     (
         NETWORK_LOGS.name,
         "v1",
