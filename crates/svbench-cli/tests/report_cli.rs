@@ -411,16 +411,7 @@ fn accuracy_is_one_number_across_report_scoreboard_and_compare() {
     let (sa, sb) = (a.to_str().unwrap(), other.to_str().unwrap());
     assert_eq!(svbench(&["report", sa]).status.code(), Some(0));
     let s: Value = serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
-    let headline = |name: &str| {
-        s["headline"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == name)
-            .unwrap()["value"]
-            .as_f64()
-            .unwrap()
-    };
+    let headline = |name: &str| headline_entry(&s, name)["value"].as_f64().unwrap();
     let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
     assert!(close(headline("accuracy"), 3.0 / 8.0));
     assert!(close(headline("accuracy_non_abstained"), 3.0 / 5.0));
@@ -476,15 +467,7 @@ fn undefined_metrics_are_null_and_n_a() {
     assert_eq!(svbench(&["report", d]).status.code(), Some(0));
     let s: Value =
         serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
-    let value = |name: &str| {
-        s["headline"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["name"] == name)
-            .unwrap()["value"]
-            .clone()
-    };
+    let value = |name: &str| headline_entry(&s, name)["value"].clone();
     assert!(value("accuracy_non_abstained").is_null());
     assert!(value("f1").is_null());
     assert_eq!(value("accuracy"), json!(0.0));
@@ -609,12 +592,16 @@ fn e2_oracle_run(out: &Path, extra: &[&str]) -> PathBuf {
     PathBuf::from(stdout.lines().last().expect("run dir").trim())
 }
 
-fn headline_value(summary: &Value, name: &str) -> Option<f64> {
+/// The `headline` entry of metric `name` (panics when absent).
+fn headline_entry<'a>(summary: &'a Value, name: &str) -> &'a Value {
     summary["headline"]
-        .as_array()?
-        .iter()
-        .find(|m| m["name"] == name)?["value"]
-        .as_f64()
+        .as_array()
+        .and_then(|h| h.iter().find(|m| m["name"] == name))
+        .unwrap_or_else(|| panic!("no headline metric {name}: {summary}"))
+}
+
+fn headline_value(summary: &Value, name: &str) -> Option<f64> {
+    headline_entry(summary, name)["value"].as_f64()
 }
 
 /// E2's headline says true things: the oracle scores micro F1 1.0 overall
