@@ -177,7 +177,7 @@ impl<'a> Dialect<'a> for Python {
     type Object = PyDict<'a>;
     const MAX_DEPTH: usize = PYTHON_MAX_DEPTH;
 
-    variant_constructors!(PyValue { null: None, bool: Bool, string: Str, object: Dict });
+    variant_constructors!(PyValue { null => None, bool => Bool, string => Str, object => Dict });
 
     fn number(lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<PyValue<'a>, JsonError> {
         if !token.integer {

@@ -54,10 +54,15 @@ pub(super) trait Dialect<'a> {
 /// The [`Dialect`] methods that only name a variant of the dialect's value
 /// type (`null`, `bool`, `string`, `into_object`), written once: a dialect
 /// lists its variant names, e.g.
-/// `variant_constructors!(Value { null: Null, bool: Bool, string: String, object: Object });`
+/// `variant_constructors!(Value { null => Null, bool => Bool, string => String, object => Object });`
 /// inside `impl<'a> Dialect<'a>`, whose `'a` the generated methods use.
 macro_rules! variant_constructors {
-    ($value:ident { null: $null:ident, bool: $bool:ident, string: $string:ident, object: $object:ident }) => {
+    ($value:ident {
+        null => $null:ident,
+        bool => $bool:ident,
+        string => $string:ident,
+        object => $object:ident
+    }) => {
         fn null() -> Self::Value {
             $value::$null
         }

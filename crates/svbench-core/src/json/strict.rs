@@ -203,7 +203,7 @@ impl<'a> Dialect<'a> for Strict {
     type Object = Object<'a>;
     const MAX_DEPTH: usize = MAX_DEPTH;
 
-    variant_constructors!(Value { null: Null, bool: Bool, string: String, object: Object });
+    variant_constructors!(Value { null => Null, bool => Bool, string => String, object => Object });
 
     fn number(_lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<Value<'a>, JsonError> {
         Ok(Value::Number(Number {
