@@ -22,32 +22,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use svbench_api::envs::{EnvConfig, EnvId};
 use svbench_api::score::{ScoreRequest, ScoreResponse};
-use svbench_api::service::ScoreBatchRequest;
+use svbench_api::service::{ResetRequest, ScoreBatchRequest};
 use svbench_api::session::Session;
 use svbench_api::{ApiError, ErrorCode, Service};
-
-/// Mirror of the body of `POST /v1/envs/{env}/episodes` (`ResetRequest` in
-/// svbench-serve's routes, whose fields are private to the server).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ResetRequest {
-    #[serde(default)]
-    example_id: Option<String>,
-    #[serde(default)]
-    index: Option<usize>,
-    #[serde(default)]
-    split: Option<String>,
-    #[serde(default)]
-    env_args: Option<Map<String, Value>>,
-    #[serde(default)]
-    reward_profile: Option<String>,
-    #[serde(default)]
-    reward_config: Option<Value>,
-    #[serde(default)]
-    max_turns: Option<u32>,
-    #[serde(default)]
-    tool_budget: Option<u32>,
-}
 
 /// Mirror of the body of `POST /v1/episodes/{id}/step`.
 #[derive(Debug, Deserialize)]
@@ -101,7 +78,7 @@ pub fn run(data: &[u8]) {
             let Ok(req) = serde_json::from_str::<ResetRequest>(body) else {
                 return;
             };
-            if touches_host(req.env_args.as_ref()) {
+            if touches_host(req.env_args()) {
                 return;
             }
             reset(env, req).map(|s| {
@@ -137,28 +114,9 @@ fn touches_host(args: Option<&Map<String, Value>>) -> bool {
     })
 }
 
-/// The reset route's work.
+/// The reset route's work, as the route does it.
 fn reset(env: &str, req: ResetRequest) -> Result<Session, ApiError> {
-    let id = EnvId::resolve(env)?;
-    let config = EnvConfig {
-        reward_profile: req.reward_profile,
-        reward_config: req.reward_config,
-        env_args: req.env_args.unwrap_or_default(),
-        max_turns: req.max_turns,
-        tool_budget: req.tool_budget,
-    };
-    let configured = service().configured(id, &config)?;
-    let split_name = req.split.as_deref().unwrap_or(id.default_split());
-    let data = service().split(&configured, split_name)?;
-    let example = match (&req.example_id, req.index) {
-        (Some(_), Some(_)) => return Err(ApiError::bad_request("both")),
-        (Some(eid), None) => data
-            .by_id(eid)
-            .ok_or_else(|| ApiError::new(ErrorCode::UnknownExample, "no such example"))?,
-        (None, Some(i)) => data.by_index(i)?,
-        (None, None) => return Err(ApiError::bad_request("neither")),
-    };
-    Ok(Session::start(configured, example.clone()))
+    service().start_episode(EnvId::resolve(env)?, req)
 }
 
 /// The step route's work, on a fresh episode of the first example.

@@ -17,6 +17,7 @@ use crate::error::{ApiError, ErrorCode};
 use crate::fs_access::{names_paths, FsAccess};
 use crate::rows::{load_split, DataRequest, SplitData};
 use crate::score::{inline_example, score_json_within, ScoreRequest, ScoreResponse};
+use crate::session::Session;
 
 /// Configured environments kept at most (distinct profiles × configs ×
 /// arguments); the cache is cleared when a new one would exceed it.
@@ -61,6 +62,36 @@ pub struct ScoreBatchRequest {
     /// (none of the served ones do).
     #[serde(default)]
     pub context: Option<Value>,
+}
+
+/// Body of `POST /v1/envs/{env}/episodes`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetRequest {
+    #[serde(default)]
+    example_id: Option<String>,
+    #[serde(default)]
+    index: Option<usize>,
+    #[serde(default)]
+    split: Option<String>,
+    #[serde(default)]
+    env_args: Option<Map<String, Value>>,
+    #[serde(default)]
+    reward_profile: Option<String>,
+    #[serde(default)]
+    reward_config: Option<Value>,
+    #[serde(default)]
+    max_turns: Option<u32>,
+    #[serde(default)]
+    tool_budget: Option<u32>,
+}
+
+impl ResetRequest {
+    /// The environment's own arguments, if the request gives any.
+    #[must_use]
+    pub fn env_args(&self) -> Option<&Map<String, Value>> {
+        self.env_args.as_ref()
+    }
 }
 
 /// The answer of `score_batch`.
@@ -143,6 +174,47 @@ impl Service {
         }
         let loaded = Arc::new(load_split(configured, &DataRequest::embedded(split))?);
         Ok(Arc::clone(write(&self.splits).entry(key).or_insert(loaded)))
+    }
+
+    /// The episode a reset request starts: the environment configured as
+    /// the request asks, on the example it names (by id or by index) in its
+    /// split (the environment's default split when it names none).
+    ///
+    /// # Errors
+    /// As [`Service::configured`] and [`Service::split`]; `bad_request` for a
+    /// request naming the example both ways or neither; `unknown_example`
+    /// for an id the split lacks; an index out of range.
+    pub fn start_episode(&self, id: EnvId, req: ResetRequest) -> Result<Session, ApiError> {
+        let config = EnvConfig {
+            reward_profile: req.reward_profile,
+            reward_config: req.reward_config,
+            env_args: req.env_args.unwrap_or_default(),
+            max_turns: req.max_turns,
+            tool_budget: req.tool_budget,
+        };
+        let configured = self.configured(id, &config)?;
+        let split_name = req.split.as_deref().unwrap_or(id.default_split());
+        let data = self.split(&configured, split_name)?;
+        let example = match (&req.example_id, req.index) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "give either `example_id` or `index`, not both",
+                ))
+            }
+            (Some(eid), None) => data.by_id(eid).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::UnknownExample,
+                    format!("no example `{eid}` in split `{split_name}`"),
+                )
+            })?,
+            (None, Some(i)) => data.by_index(i)?,
+            (None, None) => {
+                return Err(ApiError::bad_request(
+                    "give `example_id` or `index` of the example to start",
+                ))
+            }
+        };
+        Ok(Session::start(configured, example.clone()))
     }
 
     /// The catalogue entry of an environment.

@@ -7,7 +7,7 @@ use svbench_core::Completion;
 use crate::envs::{EnvConfig, EnvId};
 use crate::error::ErrorCode;
 use crate::score::ScoreRequest;
-use crate::service::{AdvantageRequest, ScoreBatchRequest};
+use crate::service::{AdvantageRequest, ResetRequest, ScoreBatchRequest};
 use crate::session::Session;
 use crate::Service;
 
@@ -214,6 +214,37 @@ fn score_batch_computes_grpo_over_totals() {
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::UnknownExample);
     assert_eq!(err.details, json!({"item": 1}));
+}
+
+#[test]
+fn reset_requests_start_the_example_they_name() {
+    let service = Service::new();
+    let e1 = EnvId::resolve("e1").unwrap();
+    let start = |body: Value| {
+        let req: ResetRequest = serde_json::from_value(body).unwrap();
+        service.start_episode(e1, req)
+    };
+    let by_index = start(json!({"index": 1})).unwrap();
+    assert_eq!(by_index.turn(), 0);
+    let id = by_index.example().id.clone();
+    let by_id = start(json!({"example_id": id, "split": "test"})).unwrap();
+    assert_eq!(by_id.example().id, id);
+    let err = |body: Value| start(body).unwrap_err();
+    assert_eq!(err(json!({})).code, ErrorCode::BadRequest);
+    assert_eq!(
+        err(json!({"index": 0, "example_id": id})).code,
+        ErrorCode::BadRequest
+    );
+    let unknown = err(json!({"example_id": "nope"}));
+    assert_eq!(unknown.code, ErrorCode::UnknownExample);
+    assert_eq!(unknown.message, "no example `nope` in split `test`");
+    assert_eq!(
+        err(json!({"index": 0, "split": "nope"})).code,
+        ErrorCode::UnknownSplit
+    );
+    let tools = err(json!({"index": 0, "tool_budget": 2}));
+    assert_eq!(tools.message, "E1 has no tools: --tool-budget must be 0");
+    assert!(serde_json::from_value::<ResetRequest>(json!({"nope": 1})).is_err());
 }
 
 fn e2_example(

@@ -431,10 +431,14 @@ pub fn no_args(
     }
 }
 
-/// The budgets asked for, defaults filled in; at least one model call.
+/// The budgets asked for, defaults filled in; at least one model call, and
+/// no tool calls where the environment offers no tools (its default tool
+/// budget is 0). Every entry's `configure` calls this, so the CLI, the API
+/// and the server refuse alike.
 ///
 /// # Errors
-/// [`ConfigureError::Invalid`] for `max_turns = 0`.
+/// [`ConfigureError::Invalid`] for `max_turns = 0`, or a tool budget for an
+/// environment without tools.
 pub fn budgets(entry: &EnvEntry, setup: &EnvSetup<'_>) -> Result<Budgets, ConfigureError> {
     let budgets = Budgets {
         max_turns: setup.max_turns.unwrap_or(entry.budgets.max_turns),
@@ -444,6 +448,12 @@ pub fn budgets(entry: &EnvEntry, setup: &EnvSetup<'_>) -> Result<Budgets, Config
         return Err(ConfigureError::Invalid(
             "max_turns must be at least 1".into(),
         ));
+    }
+    if entry.budgets.tool_budget == 0 && budgets.tool_budget > 0 {
+        return Err(ConfigureError::Invalid(format!(
+            "{} has no tools: --tool-budget must be 0",
+            entry.identity.short.to_ascii_uppercase()
+        )));
     }
     Ok(budgets)
 }
@@ -472,5 +482,24 @@ mod tests {
             e1.check_builtin("tool-only"),
             Err(PolicyError::Unknown { .. })
         ));
+    }
+
+    #[test]
+    fn an_environment_without_tools_refuses_a_tool_budget() {
+        let e1 = find("e1").unwrap();
+        let setup = |tool_budget| EnvSetup {
+            tool_budget,
+            ..EnvSetup::default()
+        };
+        assert_eq!(
+            budgets(e1, &setup(Some(2))),
+            Err(ConfigureError::Invalid(
+                "E1 has no tools: --tool-budget must be 0".into()
+            ))
+        );
+        assert_eq!(budgets(e1, &setup(Some(0))).map(|b| b.tool_budget), Ok(0));
+        assert!((e1.configure)(&setup(Some(1))).is_err());
+        let e2 = find("e2").unwrap();
+        assert_eq!(budgets(e2, &setup(Some(5))).map(|b| b.tool_budget), Ok(5));
     }
 }

@@ -9,10 +9,10 @@ use serde_json::{json, Map, Value};
 use svbench_api::envs::EnvInfo;
 use svbench_api::rows::Row;
 use svbench_api::score::{ScoreRequest, ScoreResponse};
-use svbench_api::service::{ScoreBatchRequest, ScoreBatchResponse};
+use svbench_api::service::{ResetRequest, ScoreBatchRequest, ScoreBatchResponse};
 use svbench_api::session::ToolInteraction;
 
-use crate::routes::{ResetRequest, StepRequest};
+use crate::routes::StepRequest;
 
 fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Value {
     generator.subschema_for::<T>().to_value()

@@ -12,11 +12,11 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use svbench_api::envs::EnvConfig;
 use svbench_api::rows::row;
 use svbench_api::score::ScoreRequest;
-use svbench_api::service::ScoreBatchRequest;
+use svbench_api::service::{ResetRequest, ScoreBatchRequest};
 use svbench_api::session::{Session, StepOutcome};
 use svbench_api::{Deadline, ErrorCode};
 
@@ -225,28 +225,6 @@ pub async fn score_batch(
     Ok(Json(scored).into_response())
 }
 
-/// Body of `POST /v1/envs/{env}/episodes`.
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ResetRequest {
-    #[serde(default)]
-    example_id: Option<String>,
-    #[serde(default)]
-    index: Option<usize>,
-    #[serde(default)]
-    split: Option<String>,
-    #[serde(default)]
-    env_args: Option<Map<String, Value>>,
-    #[serde(default)]
-    reward_profile: Option<String>,
-    #[serde(default)]
-    reward_config: Option<Value>,
-    #[serde(default)]
-    max_turns: Option<u32>,
-    #[serde(default)]
-    tool_budget: Option<u32>,
-}
-
 /// `POST /v1/envs/{env}/episodes` (reset) → 201.
 pub async fn reset(
     State(state): St,
@@ -255,39 +233,7 @@ pub async fn reset(
 ) -> AppResult {
     let id = state.env(&env)?;
     let service = Arc::clone(&state.service);
-    let session = blocking(move || -> Result<Session, HttpError> {
-        let config = EnvConfig {
-            reward_profile: req.reward_profile,
-            reward_config: req.reward_config,
-            env_args: req.env_args.unwrap_or_default(),
-            max_turns: req.max_turns,
-            tool_budget: req.tool_budget,
-        };
-        let configured = service.configured(id, &config)?;
-        let split_name = req.split.as_deref().unwrap_or(id.default_split());
-        let data = service.split(&configured, split_name)?;
-        let example = match (&req.example_id, req.index) {
-            (Some(_), Some(_)) => {
-                return Err(HttpError::bad_request(
-                    "give either `example_id` or `index`, not both",
-                ))
-            }
-            (Some(eid), None) => data.by_id(eid).ok_or_else(|| {
-                HttpError::api(
-                    ErrorCode::UnknownExample,
-                    format!("no example `{eid}` in split `{split_name}`"),
-                )
-            })?,
-            (None, Some(i)) => data.by_index(i)?,
-            (None, None) => {
-                return Err(HttpError::bad_request(
-                    "give `example_id` or `index` of the example to start",
-                ))
-            }
-        };
-        Ok(Session::start(configured, example.clone()))
-    })
-    .await??;
+    let session = blocking(move || service.start_episode(id, req)).await??;
     state.episode_gate().await;
     let budgets = session.configured().budgets;
     let body = json!({

@@ -81,12 +81,14 @@ fn check_flags(entry: &EnvEntry, args: &EvalArgs) -> anyhow::Result<()> {
     if args.max_turns == Some(0) {
         return Err(exit::usage("--max-turns must be at least 1"));
     }
-    if entry.budgets.tool_budget == 0 && args.tool_budget.is_some_and(|b| b > 0) {
-        return Err(exit::usage(format!(
-            "{} has no tools: --tool-budget must be 0",
-            entry.identity.short.to_ascii_uppercase()
-        )));
-    }
+    // The environment's own budget rules (E1 takes no tools), as its
+    // `configure` applies them, checked here before anything is printed.
+    let budgets = registry::EnvSetup {
+        max_turns: args.max_turns,
+        tool_budget: args.tool_budget,
+        ..registry::EnvSetup::default()
+    };
+    registry::budgets(entry, &budgets).map_err(|e| exit::usage(e.to_string()))?;
     for (flag, v) in [
         ("--sample-timeout", args.sample_timeout),
         ("--request-timeout", args.request_timeout),

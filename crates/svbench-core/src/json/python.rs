@@ -13,7 +13,9 @@
 use std::borrow::Cow;
 
 use super::lexer::{token_f64, Lexer, NumberToken};
-use super::reader::{read_document, read_object_document, Dialect};
+use super::reader::{
+    has_duplicate_key, read_document, read_object_document, variant_constructors, Dialect,
+};
 use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
 pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
@@ -175,17 +177,7 @@ impl<'a> Dialect<'a> for Python {
     type Object = PyDict<'a>;
     const MAX_DEPTH: usize = PYTHON_MAX_DEPTH;
 
-    fn null() -> PyValue<'a> {
-        PyValue::None
-    }
-
-    fn bool(b: bool) -> PyValue<'a> {
-        PyValue::Bool(b)
-    }
-
-    fn string(s: Cow<'a, str>) -> PyValue<'a> {
-        PyValue::Str(s)
-    }
+    variant_constructors!(PyValue { null => None, bool => Bool, string => Str, object => Dict });
 
     fn number(lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<PyValue<'a>, JsonError> {
         if !token.integer {
@@ -215,13 +207,6 @@ impl<'a> Dialect<'a> for Python {
     fn object(members: Vec<(Cow<'a, str>, PyValue<'a>)>, _marked: bool) -> (PyValue<'a>, bool) {
         (PyValue::Dict(PyDict::from_pairs(members)), false)
     }
-
-    fn into_object(value: PyValue<'a>) -> Option<PyDict<'a>> {
-        match value {
-            PyValue::Dict(d) => Some(d),
-            _ => None,
-        }
-    }
 }
 
 /// Python `dict` insertion semantics: the first position, the last value.
@@ -230,11 +215,7 @@ fn dedupe_last_wins<'a>(
 ) -> Vec<(Cow<'a, str>, PyValue<'a>)> {
     const LINEAR_MAX: usize = 12;
     if pairs.len() <= LINEAR_MAX {
-        let has_dup = pairs
-            .iter()
-            .enumerate()
-            .any(|(i, (k, _))| pairs[..i].iter().any(|(other, _)| other == k));
-        if !has_dup {
+        if !has_duplicate_key(&pairs) {
             return pairs;
         }
         let mut out: Vec<(Cow<'a, str>, PyValue<'a>)> = Vec::with_capacity(pairs.len());

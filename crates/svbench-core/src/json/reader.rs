@@ -51,6 +51,40 @@ pub(super) trait Dialect<'a> {
     fn into_object(value: Self::Value) -> Option<Self::Object>;
 }
 
+/// The [`Dialect`] methods that only name a variant of the dialect's value
+/// type (`null`, `bool`, `string`, `into_object`), written once: a dialect
+/// lists its variant names, e.g.
+/// `variant_constructors!(Value { null => Null, bool => Bool, string => String, object => Object });`
+/// inside `impl<'a> Dialect<'a>`, whose `'a` the generated methods use.
+macro_rules! variant_constructors {
+    ($value:ident {
+        null => $null:ident,
+        bool => $bool:ident,
+        string => $string:ident,
+        object => $object:ident
+    }) => {
+        fn null() -> Self::Value {
+            $value::$null
+        }
+
+        fn bool(b: bool) -> Self::Value {
+            $value::$bool(b)
+        }
+
+        fn string(s: std::borrow::Cow<'a, str>) -> Self::Value {
+            $value::$string(s)
+        }
+
+        fn into_object(value: Self::Value) -> Option<Self::Object> {
+            match value {
+                $value::$object(o) => Some(o),
+                _ => None,
+            }
+        }
+    };
+}
+pub(super) use variant_constructors;
+
 /// `text` as one value of dialect `D`, with optional surrounding whitespace.
 pub(super) fn read_document<'a, D: Dialect<'a>>(text: &'a str) -> Result<D::Value, JsonError> {
     let mut lx = Lexer::new(text);
@@ -190,5 +224,21 @@ fn read_scalar<'a, D: Dialect<'a>>(lx: &mut Lexer<'a>) -> Result<D::Value, JsonE
         Some(b'f') if lx.eat(b"false") => Ok(D::bool(false)),
         Some(b'n') if lx.eat(b"null") => Ok(D::null()),
         _ => Err(lx.unexpected()),
+    }
+}
+
+/// Whether two members share a key: pairwise for small objects, sorted for
+/// large ones so a hostile object with many keys stays O(n log n).
+pub(super) fn has_duplicate_key<V>(members: &[(Cow<'_, str>, V)]) -> bool {
+    const PAIRWISE_MAX: usize = 12;
+    if members.len() <= PAIRWISE_MAX {
+        members
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| members[..i].iter().any(|(other, _)| other == k))
+    } else {
+        let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+        keys.sort_unstable();
+        keys.windows(2).any(|w| w[0] == w[1])
     }
 }

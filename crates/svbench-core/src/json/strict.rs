@@ -12,7 +12,9 @@
 use std::borrow::Cow;
 
 use super::lexer::{token_f64, Lexer, NumberToken};
-use super::reader::{read_document, read_object_document, Dialect};
+use super::reader::{
+    has_duplicate_key, read_document, read_object_document, variant_constructors, Dialect,
+};
 use super::{JsonError, MAX_DEPTH};
 
 /// A JSON value; strings borrow from the input when they hold no escapes.
@@ -59,7 +61,7 @@ pub struct Object<'a> {
 impl<'a> Object<'a> {
     /// Builds an object from members in order, computing its duplicate flags.
     pub fn from_members(members: Vec<(Cow<'a, str>, Value<'a>)>) -> Self {
-        let duplicate_here = has_duplicate(&members);
+        let duplicate_here = has_duplicate_key(&members);
         let duplicate_within =
             duplicate_here || members.iter().any(|(_, v)| v.has_duplicate_keys());
         Object {
@@ -201,17 +203,7 @@ impl<'a> Dialect<'a> for Strict {
     type Object = Object<'a>;
     const MAX_DEPTH: usize = MAX_DEPTH;
 
-    fn null() -> Value<'a> {
-        Value::Null
-    }
-
-    fn bool(b: bool) -> Value<'a> {
-        Value::Bool(b)
-    }
-
-    fn string(s: Cow<'a, str>) -> Value<'a> {
-        Value::String(s)
-    }
+    variant_constructors!(Value { null => Null, bool => Bool, string => String, object => Object });
 
     fn number(_lx: &Lexer<'a>, token: NumberToken<'a>) -> Result<Value<'a>, JsonError> {
         Ok(Value::Number(Number {
@@ -225,7 +217,7 @@ impl<'a> Dialect<'a> for Strict {
     }
 
     fn object(members: Vec<(Cow<'a, str>, Value<'a>)>, marked: bool) -> (Value<'a>, bool) {
-        let duplicate_here = has_duplicate(&members);
+        let duplicate_here = has_duplicate_key(&members);
         let duplicate_within = duplicate_here || marked;
         let object = Object {
             members,
@@ -233,29 +225,6 @@ impl<'a> Dialect<'a> for Strict {
             duplicate_within,
         };
         (Value::Object(object), duplicate_within)
-    }
-
-    fn into_object(value: Value<'a>) -> Option<Object<'a>> {
-        match value {
-            Value::Object(o) => Some(o),
-            _ => None,
-        }
-    }
-}
-
-/// Whether two members share a key: pairwise for small objects, sorted for
-/// large ones so a hostile object with many keys stays O(n log n).
-fn has_duplicate(members: &[(Cow<'_, str>, Value<'_>)]) -> bool {
-    const PAIRWISE_MAX: usize = 12;
-    if members.len() <= PAIRWISE_MAX {
-        members
-            .iter()
-            .enumerate()
-            .any(|(i, (k, _))| members[..i].iter().any(|(other, _)| other == k))
-    } else {
-        let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
-        keys.sort_unstable();
-        keys.windows(2).any(|w| w[0] == w[1])
     }
 }
 

@@ -73,12 +73,8 @@ fn args_record(pairs: &[String]) -> Result<BTreeMap<String, Value>, ConfigureErr
 
 fn configure(setup: &EnvSetup<'_>) -> Result<Configured, ConfigureError> {
     args_record(setup.env_args)?;
+    // Refuses a tool budget too: E1 offers no tools.
     let budgets = registry::budgets(&ENTRY, setup)?;
-    if budgets.tool_budget > 0 {
-        return Err(ConfigureError::Invalid(
-            "E1 has no tools: --tool-budget must be 0".into(),
-        ));
-    }
     let mut env = E1Env::new(setup.profile(), setup.reward_overrides)
         .map_err(|e| ConfigureError::Invalid(e.to_string()))?;
     if let Some(text) = &setup.system_prompt {

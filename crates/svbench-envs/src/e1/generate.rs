@@ -94,10 +94,7 @@ impl fmt::Display for Split {
 impl FromStr for Split {
     type Err = GenError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Split::ALL
-            .into_iter()
-            .find(|x| x.as_str() == s)
-            .ok_or_else(|| GenError::Config(format!("unknown split `{s}` (train, dev, test, ood)")))
+        kit::parse_split(s, &Split::ALL, Split::as_str)
     }
 }
 
@@ -154,13 +151,7 @@ impl Default for GenConfig {
 impl GenConfig {
     /// Checks the configuration.
     pub fn validate(&self) -> Result<(), GenError> {
-        if !(0.0..=1.0).contains(&self.ambiguity) {
-            return Err(GenError::Config(format!(
-                "ambiguity must be in [0, 1], got {}",
-                self.ambiguity
-            )));
-        }
-        Ok(())
+        kit::check_share("ambiguity", self.ambiguity)
     }
 }
 
@@ -178,10 +169,7 @@ pub struct Corpus {
 impl Corpus {
     /// Rows of one split.
     pub fn rows(&self, split: Split) -> &[Value] {
-        self.splits
-            .iter()
-            .find(|(s, _)| *s == split)
-            .map_or(&[], |(_, r)| r.as_slice())
+        kit::split_rows_in(&self.splits, split)
     }
 }
 

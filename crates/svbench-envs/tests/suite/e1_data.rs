@@ -18,6 +18,7 @@ use svbench_envs::e1::generate::{
 use svbench_envs::e1::heuristic::{self, BENIGN_MARKERS, MALICIOUS_MARKERS};
 use svbench_envs::e1::leak::{quality_report, samples, single_field_leak, RuleKind};
 use svbench_envs::e1::Label;
+use svbench_envs::kit::generate::parse_manifest;
 
 fn dataset_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/e1")
@@ -38,7 +39,7 @@ fn all_committed() -> Vec<(Split, Vec<Value>)> {
 
 fn manifest() -> Manifest {
     let text = std::fs::read_to_string(dataset_dir().join("manifest.json")).expect("manifest");
-    Manifest::parse(&text).expect("manifest parses")
+    parse_manifest(&text).expect("manifest parses")
 }
 
 // ---------------------------------------------------------------- 8.5.1

@@ -9,7 +9,6 @@ use svbench_core::canonical::sha256_hex;
 use super::{
     generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
 };
-use crate::kit::generate::parse_manifest;
 pub use crate::kit::generate::GeneratorInfo;
 
 /// One file of the corpus.
@@ -71,11 +70,6 @@ impl Manifest {
             config: corpus.config,
             files,
         }
-    }
-
-    /// Parses manifest text.
-    pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        parse_manifest(text)
     }
 }
 

@@ -11,7 +11,6 @@ use super::{
     catalogue, generate_corpus, oracle_scanner, to_jsonl, Corpus, Dropped, GenConfig, GenError,
     GENERATOR_NAME, GENERATOR_VERSION,
 };
-use crate::kit::generate::parse_manifest;
 pub use crate::kit::generate::GeneratorInfo;
 
 /// Items of one split and language.
@@ -107,14 +106,6 @@ impl Manifest {
             dropped: corpus.dropped,
             files,
         }
-    }
-
-    /// Parses manifest text.
-    ///
-    /// # Errors
-    /// Text that is not a manifest of this shape.
-    pub fn parse(text: &str) -> Result<Manifest, GenError> {
-        parse_manifest(text)
     }
 }
 

@@ -106,10 +106,7 @@ impl fmt::Display for Split {
 impl FromStr for Split {
     type Err = GenError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Split::ALL
-            .into_iter()
-            .find(|x| x.as_str() == s)
-            .ok_or_else(|| GenError::Config(format!("unknown split `{s}` (train, dev, test)")))
+        kit::parse_split(s, &Split::ALL, Split::as_str)
     }
 }
 
@@ -153,12 +150,7 @@ impl GenConfig {
     /// # Errors
     /// A clean fraction outside [0, 1] or no attempts.
     pub fn validate(&self) -> Result<(), GenError> {
-        if !(0.0..=1.0).contains(&self.clean_fraction) {
-            return Err(GenError::Config(format!(
-                "clean_fraction must be in [0, 1], got {}",
-                self.clean_fraction
-            )));
-        }
+        kit::check_share("clean_fraction", self.clean_fraction)?;
         if self.max_attempts == 0 {
             return Err(GenError::Config("max_attempts must be ≥ 1".into()));
         }
@@ -203,10 +195,7 @@ impl Corpus {
     /// Rows of one split.
     #[must_use]
     pub fn rows(&self, split: Split) -> &[Value] {
-        self.splits
-            .iter()
-            .find(|(s, _)| *s == split)
-            .map_or(&[], |(_, r)| r.as_slice())
+        kit::split_rows_in(&self.splits, split)
     }
 
     /// Every row, in file order.

@@ -45,6 +45,50 @@ pub fn parse_manifest<M: DeserializeOwned>(text: &str) -> Result<M, GenError> {
     serde_json::from_str(text).map_err(|e| GenError::Manifest(format!("invalid manifest: {e}")))
 }
 
+/// The split named `name` among `all` (in file order), by each split's
+/// `as_str` name.
+///
+/// # Errors
+/// [`GenError::Config`] (`unknown split `x` (train, dev, …)`) listing the
+/// splits there are.
+pub fn parse_split<S: Copy>(
+    name: &str,
+    all: &[S],
+    as_str: fn(S) -> &'static str,
+) -> Result<S, GenError> {
+    all.iter()
+        .copied()
+        .find(|&s| as_str(s) == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = all.iter().map(|&s| as_str(s)).collect();
+            GenError::Config(format!("unknown split `{name}` ({})", known.join(", ")))
+        })
+}
+
+/// The rows of `split` in a corpus's `(split, rows)` list; none where the
+/// list has no such split.
+#[must_use]
+pub fn split_rows_in<S: PartialEq>(splits: &[(S, Vec<Value>)], split: S) -> &[Value] {
+    splits
+        .iter()
+        .find(|(s, _)| *s == split)
+        .map_or(&[], |(_, r)| r.as_slice())
+}
+
+/// Checks a configured share: `name` must lie in [0, 1].
+///
+/// # Errors
+/// [`GenError::Config`] (`<name> must be in [0, 1], got <value>`).
+pub fn check_share(name: &str, value: f64) -> Result<(), GenError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(GenError::Config(format!(
+            "{name} must be in [0, 1], got {value}"
+        )))
+    }
+}
+
 /// Generator errors.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -326,6 +370,30 @@ mod tests {
         let message = |name, version| info.check(name, version).unwrap_err().to_string();
         assert!(message("sv-synth-y", "1").contains("names generator"));
         assert!(message("sv-synth-x", "2").contains("version 1"));
+    }
+
+    #[test]
+    fn splits_parse_by_name_and_an_unknown_one_lists_them() {
+        let all = [1u8, 2, 3];
+        let name = |s: u8| ["", "train", "dev", "test"][usize::from(s)];
+        assert_eq!(parse_split("dev", &all, name).unwrap(), 2);
+        assert_eq!(
+            parse_split("ood", &all, name).unwrap_err().to_string(),
+            "unknown split `ood` (train, dev, test)"
+        );
+        let splits = vec![(1u8, vec![serde_json::json!(1)]), (3, vec![])];
+        assert_eq!(split_rows_in(&splits, 1).len(), 1);
+        assert!(split_rows_in(&splits, 2).is_empty());
+    }
+
+    #[test]
+    fn shares_lie_in_the_unit_interval() {
+        assert!(check_share("x", 0.0).is_ok() && check_share("x", 1.0).is_ok());
+        assert_eq!(
+            check_share("clean_fraction", 1.5).unwrap_err().to_string(),
+            "clean_fraction must be in [0, 1], got 1.5"
+        );
+        assert!(check_share("x", f64::NAN).is_err());
     }
 
     #[test]
