@@ -127,7 +127,14 @@ fn usage_errors_exit_2() {
         vec!["eval", "e1", "--split", "tset"],
         vec!["eval", "e1", "-n", "0"],
         vec!["eval", "e1", "-r", "0"],
-        vec!["eval", "e1", "--dataset", "synthetic:1:5", "--split", "tset"],
+        vec![
+            "eval",
+            "e1",
+            "--dataset",
+            "synthetic:1:5",
+            "--split",
+            "tset",
+        ],
         vec!["eval", "e1", "--dataset", "nope.jsonl", "-n", "0"],
     ] {
         let out = sb.run(&args);
@@ -155,7 +162,9 @@ fn unknown_split_and_zero_examples_say_what_is_accepted() {
 fn an_empty_default_split_names_the_splits_the_file_has() {
     let sb = Sandbox::new();
     let row = |q: &str, split: &str| {
-        format!("{{\"question\":\"{q}\",\"answer\":\"Benign\",\"meta\":{{\"split\":\"{split}\"}}}}\n")
+        format!(
+            "{{\"question\":\"{q}\",\"answer\":\"Benign\",\"meta\":{{\"split\":\"{split}\"}}}}\n"
+        )
     };
     let text: String = (0..3)
         .map(|i| row(&format!("tcp {i}"), "train"))

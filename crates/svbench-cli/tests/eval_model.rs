@@ -369,7 +369,11 @@ fn an_unreachable_endpoint_says_why_on_stderr_and_in_json() {
     );
     assert!(abort["hint"].as_str().unwrap().contains(&url), "{abort}");
     // The same reason as metadata.json records.
-    let meta = read_json(&sb.path().join(v["run_dir"].as_str().unwrap()).join("metadata.json"));
+    let meta = read_json(
+        &sb.path()
+            .join(v["run_dir"].as_str().unwrap())
+            .join("metadata.json"),
+    );
     assert_eq!(abort["reason"], meta["abort_reason"]);
 }
 

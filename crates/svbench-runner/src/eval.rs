@@ -420,7 +420,11 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
                 // a resume redoes the sample, and abort the run loudly.
                 status = RunStatus::Aborted;
                 abort_reason = Some(format!("internal error in a sample task: {e}"));
-                abort_cause = Some(Cause::other(AbortCause::Internal, "internal", e.to_string()));
+                abort_cause = Some(Cause::other(
+                    AbortCause::Internal,
+                    "internal",
+                    e.to_string(),
+                ));
                 stop_dispatch = true;
                 continue;
             }

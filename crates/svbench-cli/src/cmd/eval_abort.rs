@@ -140,12 +140,21 @@ mod tests {
     fn each_kind_gets_its_own_advice() {
         let dir = Path::new("out/run");
         let cases = [
-            (abort("connection", "refused", None), "check the endpoint URL"),
+            (
+                abort("connection", "refused", None),
+                "check the endpoint URL",
+            ),
             (abort("http_status", "HTTP 401", Some(401)), "$MY_KEY"),
             (abort("http_status", "HTTP 404", Some(404)), "model id"),
             (abort("http_status", "HTTP 502", Some(502)), "see its logs"),
-            (abort("rate_limited", "HTTP 429", Some(429)), "--concurrency"),
-            (abort("timeout", "no complete reply", None), "--request-timeout"),
+            (
+                abort("rate_limited", "HTTP 429", Some(429)),
+                "--concurrency",
+            ),
+            (
+                abort("timeout", "no complete reply", None),
+                "--request-timeout",
+            ),
             (
                 abort("timeout", "sample exceeded --sample-timeout of 1 s", None),
                 "raise it",
