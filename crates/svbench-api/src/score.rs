@@ -80,7 +80,8 @@ pub struct ScoreResponse {
     pub parse: ParseRecord,
     /// The environment's structured reading of the answer (`null` when invalid).
     pub parsed: Option<ParsedRecord>,
-    /// Upstream compatibility fields of result records (harness §3.2).
+    /// The upstream compatibility fields of result records (E1:
+    /// `predicted_label`, `confidence`; E2: the fields upstream's report reads).
     pub compat: CompatFields,
 }
 

@@ -122,11 +122,70 @@ fn usage_errors_exit_2() {
         vec!["eval", "e1", "--model", "builtin:nope"],
         vec!["eval", "e1", "--model", "gpt-4o-mini"],
         vec!["eval", "e1", "--run-id", "bad/id"],
+        // Selection flags the environment cannot take are usage errors too,
+        // whatever the dataset.
+        vec!["eval", "e1", "--split", "tset"],
+        vec!["eval", "e1", "-n", "0"],
+        vec!["eval", "e1", "-r", "0"],
+        vec![
+            "eval",
+            "e1",
+            "--dataset",
+            "synthetic:1:5",
+            "--split",
+            "tset",
+        ],
+        vec!["eval", "e1", "--dataset", "nope.jsonl", "-n", "0"],
     ] {
         let out = sb.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     }
     assert!(!sb.path().join("outputs").exists());
+}
+
+#[test]
+fn unknown_split_and_zero_examples_say_what_is_accepted() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["eval", "e1", "--split", "tset"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unknown split `tset` (E1 splits: train, dev, test, ood, all)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.run(&["eval", "e1", "-n", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_empty_default_split_names_the_splits_the_file_has() {
+    let sb = Sandbox::new();
+    let row = |q: &str, split: &str| {
+        format!(
+            "{{\"question\":\"{q}\",\"answer\":\"Benign\",\"meta\":{{\"split\":\"{split}\"}}}}\n"
+        )
+    };
+    let text: String = (0..3)
+        .map(|i| row(&format!("tcp {i}"), "train"))
+        .chain([row("udp 9", "dev")])
+        .collect();
+    sb.write("train.jsonl", &text);
+    let out = sb.run(&["eval", "e1", "--dataset", "train.jsonl"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("train.jsonl: no rows in split `test`; the file has: train (3), dev (1)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: pass --split train or --split dev (or --split all for every row)"),
+        "{err}"
+    );
+    assert!(!sb.path().join("outputs").exists());
+    // As the hint says.
+    let out = sb.run(&["eval", "e1", "--dataset", "train.jsonl", "--split", "train"]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]

@@ -241,6 +241,8 @@ fn usage_errors_exit_2_and_create_nothing() {
         &["eval", "e2", "--model", "builtin:heuristic"][..],
         &["eval", "e1", "--oracle", "live"][..],
         &["eval", "e1", "--tool-budget", "2"][..],
+        &["eval", "e2", "--model", "builtin:oracle", "--split", "ood"][..],
+        &["eval", "e2", "--model", "builtin:oracle", "-n", "0"][..],
     ] {
         let out = sb.run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));

@@ -286,6 +286,139 @@ fn unauthorized_aborts_the_run_with_exit_4() {
     assert!(meta["abort_reason"].as_str().unwrap().contains("fatal"));
     assert_eq!(results(&dir).len(), 1, "dispatch stops at the fatal error");
     assert_no_key(&dir);
+    // The reason is said on stderr, not only in the artifacts.
+    let (line, hint) = abort_lines(&out);
+    assert!(
+        line.contains("retrying cannot fix")
+            && line.contains("1 of 5 samples failed")
+            && line.contains("http_status (HTTP 401)"),
+        "{line}"
+    );
+    assert!(
+        hint.contains("refused the API key") && hint.contains("$SVB_TEST_KEY"),
+        "{hint}"
+    );
+    assert!(!stderr(&out).contains(KEY), "key leaked to stderr");
+}
+
+/// The `error:` and `hint:` lines an aborted run prints on stderr.
+fn abort_lines(out: &Output) -> (String, String) {
+    let err = stderr(out);
+    let line = |prefix: &str| {
+        let found: Vec<&str> = err.lines().filter(|l| l.starts_with(prefix)).collect();
+        assert_eq!(found.len(), 1, "one {prefix} line expected:\n{err}");
+        found[0].to_string()
+    };
+    (line("error: run aborted"), line("hint: "))
+}
+
+#[test]
+fn an_unreachable_endpoint_says_why_on_stderr_and_in_json() {
+    // A loopback port nobody listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let sb = Sandbox::new();
+    let args = [
+        "-n",
+        "6",
+        "--concurrency",
+        "1",
+        "--max-retries",
+        "0",
+        "--run-id",
+        "down",
+    ];
+    let out = eval_at(&sb, &url, &args);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let (line, hint) = abort_lines(&out);
+    assert!(
+        line.contains("3 errored samples in a row")
+            && line.contains("3 of 6 samples failed")
+            && line.contains("first error: connection: "),
+        "{line}"
+    );
+    assert!(
+        hint.contains(&format!("nothing answered at {url}"))
+            && hint.contains("--resume")
+            && hint.contains("--retry-errors"),
+        "{hint}"
+    );
+
+    let mut json_args = args.to_vec();
+    if let Some(run_id) = json_args.last_mut() {
+        *run_id = "down-json";
+    }
+    json_args.push("--json");
+    let out = eval_at(&sb, &url, &json_args);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["status"], "aborted");
+    let abort = &v["abort"];
+    assert_eq!(abort["cause"], "consecutive_errors");
+    assert_eq!(abort["kind"], "connection");
+    assert_eq!(abort["failed"], 3);
+    assert_eq!(abort["total"], 6);
+    assert!(abort["http_status"].is_null());
+    assert!(
+        abort["message"].as_str().unwrap().contains("onnect"),
+        "{abort}"
+    );
+    assert!(abort["hint"].as_str().unwrap().contains(&url), "{abort}");
+    // The same reason as metadata.json records.
+    let meta = read_json(
+        &sb.path()
+            .join(v["run_dir"].as_str().unwrap())
+            .join("metadata.json"),
+    );
+    assert_eq!(abort["reason"], meta["abort_reason"]);
+}
+
+#[test]
+fn a_failing_server_says_its_status_and_where_to_look() {
+    let server = FakeServer::start(Script::always(Step::status(500)));
+    let sb = Sandbox::new();
+    let out = eval(
+        &sb,
+        &server,
+        &[
+            "--no-cache",
+            "-n",
+            "4",
+            "--concurrency",
+            "1",
+            "--max-retries",
+            "0",
+            "--max-consecutive-errors",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let (line, hint) = abort_lines(&out);
+    assert!(
+        line.contains("2 of 4 samples failed") && line.contains("http_status (HTTP 500)"),
+        "{line}"
+    );
+    assert!(hint.contains("failed (HTTP 500): see its logs"), "{hint}");
+    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["abort"]["http_status"], 500);
+    assert_eq!(v["abort"]["failed"], 2);
+}
+
+#[test]
+fn a_completed_run_prints_no_abort() {
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    let out = eval(&sb, &server, &["--no-cache", "-n", "2", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error:"), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["status"], "completed");
+    assert!(v.get("abort").is_none(), "{v}");
 }
 
 #[test]

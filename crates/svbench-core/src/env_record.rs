@@ -38,7 +38,8 @@ pub struct ToolInteraction {
 pub enum ParsedRecord {
     /// E1: `{label, confidence, rationale, format_ok}`.
     E1(E1Parsed),
-    /// E2 (spec E2 §6).
+    /// E2: the oracle, the prediction, both parsers' and both patch paths'
+    /// outcomes, and the reward components.
     E2(Box<E2Parsed>),
     /// Any other object (another writer's, or one that does not read as
     /// either environment's).
@@ -213,7 +214,7 @@ pub struct V1PatchRecord {
     pub value: f64,
 }
 
-/// The upstream patch path's outcome (`parsed.upstream_patch`, spec E2 §5.1).
+/// The outcome of the `upstream` profile's patch path (`parsed.upstream_patch`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct UpstreamPatchRecord {
@@ -310,7 +311,8 @@ pub struct E2DetectionRecord {
     pub upstream_tool_observation: Option<DetectionRecord>,
 }
 
-/// E2's `parsed` object (spec E2 §6).
+/// E2's `parsed` object: the oracle, the prediction, both parsers' and
+/// both patch paths' outcomes, and both profiles' rewards.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct E2Parsed {
@@ -375,7 +377,7 @@ pub struct ViolationEntry {
     pub rule_id: Option<Value>,
 }
 
-/// E2's compatibility fields (spec E2 §6, harness §3.2).
+/// E2's compatibility fields: the top-level keys upstream's report reads.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct E2Compat {

@@ -103,6 +103,26 @@ pub enum DatasetError {
     /// The selection is empty or the split is unknown.
     #[error("{0}")]
     Selection(String),
+    /// No row of the source belongs to the requested split.
+    #[error("{}: no rows in split `{split}`; {}", path.display(), present_splits(present))]
+    EmptySplit {
+        /// File path (or embedded name).
+        path: PathBuf,
+        /// The split asked for.
+        split: String,
+        /// The splits the rows do carry, with their row counts, in order of
+        /// first appearance.
+        present: Vec<(String, usize)>,
+    },
+}
+
+/// `the file has: train (120), dev (10)`, or that it has no rows.
+fn present_splits(present: &[(String, usize)]) -> String {
+    if present.is_empty() {
+        return "the file has no rows".into();
+    }
+    let list: Vec<String> = present.iter().map(|(s, n)| format!("{s} ({n})")).collect();
+    format!("the file has: {}", list.join(", "))
 }
 
 /// A raw JSONL row with its 1-based line number.

@@ -90,7 +90,7 @@ pub struct RunManifest {
     /// `<alias>:<profile>`, e.g. `e1:v1`.
     #[schemars(regex(pattern = r"^[a-z0-9-]+:[A-Za-z0-9._-]+$"))]
     pub reward_config_id: String,
-    /// `sha256:` hash of the effective reward config (harness §9).
+    /// `sha256:` hash of the effective reward config (canonical JSON).
     #[schemars(regex(pattern = r"^sha256:[0-9a-f]{64}$"))]
     pub reward_config_hash: String,
     /// Run seed.

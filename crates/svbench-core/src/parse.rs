@@ -92,7 +92,7 @@ impl<L> ParseOutcome<L> {
     }
 }
 
-/// Parse status of a scored sample (harness §3.2).
+/// Parse status of a scored sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ParseStatus {

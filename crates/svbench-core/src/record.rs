@@ -57,7 +57,7 @@ pub struct RequestRecord {
     pub system_fingerprint: Option<String>,
 }
 
-/// A per-sample error (harness §2.4). Errored samples are excluded from metrics.
+/// A per-sample error. Errored samples are excluded from metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SampleError {
     /// `http_status`, `rate_limited`, `timeout`, `connection`,
@@ -86,7 +86,8 @@ pub struct ResultRecord {
     /// Rollout number of this sample for its example.
     #[serde(default)]
     pub rollout_index: usize,
-    /// Example id (harness §0).
+    /// Example id: the row's `id`, else `meta.hash`, else a content hash;
+    /// repeats get `~1`, `~2`, ….
     #[serde(default)]
     pub example_id: String,
     /// Split of the example (`all` when rows carry none).
@@ -253,7 +254,7 @@ pub struct EndpointRecord {
     pub base_url: String,
 }
 
-/// `metadata.json` (harness §3.1). Every value is observed, none typed by hand.
+/// `metadata.json`. Every value is observed, none typed by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunMetadata {
     /// Canonical environment name.

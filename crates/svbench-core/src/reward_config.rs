@@ -214,7 +214,7 @@ pub fn read_params<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// `reward_config_hash` (harness §9.3): `sha256:` + SHA-256 of canonical
+/// `reward_config_hash`: `sha256:` + SHA-256 of canonical
 /// `{environment, profile, reward_impl_version, components:[{name, weight}], params}`.
 pub fn reward_config_hash(
     environment: &str,

@@ -22,7 +22,7 @@ use crate::results::{recover, ResultsWriter};
 use crate::rollout::{run_sample, run_sample_within, Agent};
 
 /// How long samples in flight may take to finish after an interrupt or an
-/// abort (harness §1.1: 10 s); [`RunSettings::interrupt_grace`].
+/// abort; [`RunSettings::interrupt_grace`].
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// Settings of the loop itself (not of the run's identity).
@@ -111,6 +111,85 @@ pub struct EvalOutcome {
     pub truncated_lines: usize,
     /// Final metadata as written.
     pub metadata: RunMetadata,
+    /// Why the run stopped, when it was aborted.
+    pub abort: Option<RunAbort>,
+}
+
+/// Why a run was aborted, for callers to report (`metadata.json` keeps only
+/// [`RunAbort::reason`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunAbort {
+    /// What stopped the run.
+    pub cause: AbortCause,
+    /// The same, as `metadata.abort_reason` words it.
+    pub reason: String,
+    /// Kind of the error behind it: the sample error's kind (`connection`,
+    /// `http_status`, `timeout`, …) of the fatal error, or of the first
+    /// sample of the errored run; `dataset` or `internal` otherwise.
+    pub kind: String,
+    /// That error's message.
+    pub message: String,
+    /// That error's HTTP status, if any.
+    pub http_status: Option<u16>,
+    /// Samples of the run that ended with an error.
+    pub failed: usize,
+    /// Samples the run planned.
+    pub total: usize,
+}
+
+/// What stopped an aborted run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AbortCause {
+    /// An endpoint error that retrying cannot fix (HTTP 401, 403, 404).
+    FatalError,
+    /// This many errored samples in a row reached
+    /// [`RunSettings::max_consecutive_errors`].
+    ConsecutiveErrors(u32),
+    /// The example set could not build the example at this index.
+    UnreadableExample(usize),
+    /// A sample task panicked (a bug).
+    Internal,
+}
+
+impl AbortCause {
+    /// A stable snake_case name (`fatal_error`, `consecutive_errors`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FatalError => "fatal_error",
+            Self::ConsecutiveErrors(_) => "consecutive_errors",
+            Self::UnreadableExample(_) => "unreadable_example",
+            Self::Internal => "internal",
+        }
+    }
+}
+
+/// The error behind an abort, until the outcome is assembled.
+struct Cause {
+    cause: AbortCause,
+    kind: String,
+    message: String,
+    http_status: Option<u16>,
+}
+
+impl Cause {
+    fn sample(cause: AbortCause, e: &SampleError) -> Self {
+        Self {
+            cause,
+            kind: e.kind.clone(),
+            message: e.message.clone(),
+            http_status: e.http_status,
+        }
+    }
+
+    fn other(cause: AbortCause, kind: &str, message: String) -> Self {
+        Self {
+            cause,
+            kind: kind.into(),
+            message,
+            http_status: None,
+        }
+    }
 }
 
 /// Errors of the loop.
@@ -235,8 +314,11 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
         settings.stats.clone(),
     );
     let mut consecutive_errors = 0u32;
+    // The first error of the current run of errored samples.
+    let mut streak_first: Option<SampleError> = None;
     let mut status = RunStatus::Completed;
     let mut abort_reason = None;
+    let mut abort_cause: Option<Cause> = None;
     let mut in_flight: JoinSet<(SampleKey, ResultRecordOutcome)> = JoinSet::new();
     let concurrency = settings.concurrency.max(1);
     let mut stop_dispatch = false;
@@ -264,6 +346,11 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
                 Err(e) => {
                     status = RunStatus::Aborted;
                     abort_reason = Some(format!("cannot read example {}: {e}", key.0));
+                    abort_cause = Some(Cause::other(
+                        AbortCause::UnreadableExample(key.0),
+                        "dataset",
+                        e.to_string(),
+                    ));
                     stop_dispatch = true;
                     break;
                 }
@@ -333,6 +420,11 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
                 // a resume redoes the sample, and abort the run loudly.
                 status = RunStatus::Aborted;
                 abort_reason = Some(format!("internal error in a sample task: {e}"));
+                abort_cause = Some(Cause::other(
+                    AbortCause::Internal,
+                    "internal",
+                    e.to_string(),
+                ));
                 stop_dispatch = true;
                 continue;
             }
@@ -348,18 +440,28 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
                 .error
                 .as_ref()
                 .map(|e| format!("fatal endpoint error: {}", e.message));
+            abort_cause = record
+                .error
+                .as_ref()
+                .map(|e| Cause::sample(AbortCause::FatalError, e));
             stop_dispatch = true;
         }
-        if errored {
+        if let Some(error) = &record.error {
             consecutive_errors += 1;
+            let first = streak_first.get_or_insert_with(|| error.clone());
             let limit = settings.max_consecutive_errors;
             if limit > 0 && consecutive_errors >= limit && status == RunStatus::Completed {
                 status = RunStatus::Aborted;
                 abort_reason = Some(format!("{consecutive_errors} consecutive errored samples"));
+                abort_cause = Some(Cause::sample(
+                    AbortCause::ConsecutiveErrors(consecutive_errors),
+                    first,
+                ));
                 stop_dispatch = true;
             }
         } else {
             consecutive_errors = 0;
+            streak_first = None;
         }
     }
     writer.sync()?;
@@ -370,12 +472,25 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     metadata.abort_reason = abort_reason;
     metadata.finished_at = Some(now_rfc3339());
     write_json_atomic(&dir.join("metadata.json"), "metadata.json", &metadata)?;
+    let abort = match (status, &metadata.abort_reason, abort_cause) {
+        (RunStatus::Aborted, Some(reason), Some(c)) => Some(RunAbort {
+            cause: c.cause,
+            reason: reason.clone(),
+            kind: c.kind,
+            message: c.message,
+            http_status: c.http_status,
+            failed: metadata.counts.errored,
+            total: metadata.counts.planned,
+        }),
+        _ => None,
+    };
     Ok(EvalOutcome {
         status,
         counts: metadata.counts.clone(),
         run_dir: dir,
         truncated_lines: recovered.truncated_lines,
         metadata,
+        abort,
     })
 }
 

@@ -13,5 +13,5 @@ pub mod progress;
 pub mod results;
 pub mod rollout;
 
-pub use eval::{run_eval, EvalOutcome, EvalPlan, RunSettings};
+pub use eval::{run_eval, AbortCause, EvalOutcome, EvalPlan, RunAbort, RunSettings};
 pub use rollout::{Agent, AssistantTurn, Responder, TurnContext, TurnFailure};

@@ -99,7 +99,7 @@ pub fn document() -> Value {
     json!({
         "openapi": "3.1.0",
         "info": {"title": "svbench serve", "version": env!("CARGO_PKG_VERSION"),
-            "description": "Catalogue, dataset rows, stateless scoring and episodes of svbench environments (harness §6)."},
+            "description": "Catalogue, dataset rows, stateless scoring and episodes of svbench environments."},
         "paths": {
             "/healthz": {"get": {"responses": {"200": ok("alive", json!({"type": "object"}))}}},
             "/readyz": {"get": {"responses": {"200": ok("loaded", json!({"type": "object"})),

@@ -1,4 +1,4 @@
-"""Group-relative advantages (harness §7.4), computed by the same Rust code
+"""Group-relative advantages, computed by the same Rust code
 as ``svbench_core::advantage`` and the server's ``score_batch``.
 
 N = K·G samples grouped contiguously (TRL's layout) unless ``group_ids``

@@ -1,4 +1,4 @@
-"""TRL reward functions (harness §7.2).
+"""TRL reward functions.
 
 ``reward_funcs(env)`` returns ``(funcs, weights)`` for
 ``GRPOTrainer(reward_funcs=funcs, args=GRPOConfig(reward_weights=weights))``

@@ -1,4 +1,4 @@
-"""verifiers environments (harness §7.1) built from svbench's Rust core.
+"""verifiers environments built from svbench's Rust core.
 
 ``load_environment(name, **kwargs)`` returns a classic-API verifiers
 environment (``vf.SingleTurnEnv`` for E1, a ``vf.ToolEnv`` subclass for E2)

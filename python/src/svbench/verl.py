@@ -1,4 +1,4 @@
-"""verl reward function (harness §7.3).
+"""verl reward function.
 
 Point verl's ``custom_reward_function.path`` at this file and set
 ``custom_reward_function.name = compute_score``. ``write_parquet`` writes

@@ -20,7 +20,7 @@ use svbench_runner::prepare::{
 use svbench_runner::{run_eval, EvalPlan, RunSettings};
 
 pub use super::eval_args::{EvalArgs, OracleArg, RewardProfileArg};
-use super::GlobalArgs;
+use super::{eval_abort, GlobalArgs};
 use crate::build_info;
 use crate::exit;
 use crate::out::outln;
@@ -367,16 +367,37 @@ fn run_one(
     // after `--resume` alike.
     svbench_report::report_run(&dir, &svbench_report::ReportOptions::default())
         .with_context(|| format!("writing the report of {}", dir.display()))?;
+    // An abort is said on stderr (and in `--json`), not only in the artifacts.
+    let abort = outcome.abort.as_ref().map(|abort| {
+        let api_key_env = builtin_name(&spec.model)
+            .is_none()
+            .then(|| agent::route_model(&spec.model, endpoint).ok())
+            .flatten()
+            .and_then(|route| route.api_key_env);
+        let facts = eval_abort::EndpointFacts {
+            base_url: outcome
+                .metadata
+                .endpoint
+                .as_ref()
+                .map(|e| e.base_url.as_str()),
+            api_key_env: api_key_env.as_deref(),
+        };
+        let hint = eval_abort::hint(abort, &facts, &dir);
+        eprintln!("error: {}", eval_abort::message(abort));
+        eprintln!("hint: {hint}");
+        eval_abort::to_json(abort, &hint)
+    });
     if args.json {
-        outln!(
-            "{}",
-            json!({
-                "run_dir": dir.display().to_string(),
-                "run_id": outcome.metadata.run_id,
-                "status": outcome.status,
-                "counts": outcome.counts,
-            })
-        )?;
+        let mut line = json!({
+            "run_dir": dir.display().to_string(),
+            "run_id": outcome.metadata.run_id,
+            "status": outcome.status,
+            "counts": outcome.counts,
+        });
+        if let Some(abort) = abort {
+            line["abort"] = abort;
+        }
+        outln!("{line}")?;
     } else {
         outln!("{}", dir.display())?;
     }

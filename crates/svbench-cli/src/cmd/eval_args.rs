@@ -24,7 +24,8 @@ pub struct EvalArgs {
     /// embedded, a JSONL path, or synthetic:SEED:N.
     #[arg(long)]
     pub dataset: Option<String>,
-    /// train, dev, test, ood or all (default test; `all` for rows without splits).
+    /// A split of the environment (E1: train, dev, test, ood; E2: train, dev,
+    /// test) or all (default test; `all` for files whose rows carry no split).
     #[arg(long)]
     pub split: Option<String>,
     /// Seeded shuffle before taking -n examples.

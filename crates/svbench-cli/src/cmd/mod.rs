@@ -9,6 +9,7 @@ pub mod compare;
 pub mod data;
 pub mod envs;
 pub mod eval;
+pub mod eval_abort;
 pub mod eval_args;
 pub mod manifest;
 pub mod report;

@@ -432,10 +432,20 @@ pub fn open(
         }
     }
     if members.is_empty() {
-        return Err(DatasetError::Selection(format!(
-            "{}: no rows in split `{split_name}`",
-            source.origins[0].display()
-        )));
+        let mut counts = vec![0usize; split_names.len()];
+        for &s in split_of.iter().filter(|&&s| s != NO_SPLIT) {
+            counts[s as usize] += 1;
+        }
+        let present = counts
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| (split_names.name(i).to_string(), n))
+            .collect();
+        return Err(DatasetError::EmptySplit {
+            path: source.origins[0].clone(),
+            split: split_name,
+            present,
+        });
     }
     // Pass 2: the split's canonical hash, in source order.
     let mut split_hash = RowHasher::new();

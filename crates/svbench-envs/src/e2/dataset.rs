@@ -227,11 +227,20 @@ pub fn load_text(
         )));
     }
     let mut members = Vec::new();
+    // Rows per split, in order of first appearance, to say what the file
+    // has when the requested split is empty.
+    let mut present: Vec<(String, usize)> = Vec::new();
     for (line, question, row) in validated {
         if split_name != "all" {
             match row_split(&row) {
                 Some(s) if s == split_name => {}
-                Some(_) => continue,
+                Some(s) => {
+                    match present.iter_mut().find(|(p, _)| p == s) {
+                        Some((_, n)) => *n += 1,
+                        None => present.push((s.to_string(), 1)),
+                    }
+                    continue;
+                }
                 None => {
                     return Err(row_error(
                         line,
@@ -246,10 +255,11 @@ pub fn load_text(
         members.push((line, question, row));
     }
     if members.is_empty() {
-        return Err(DatasetError::Selection(format!(
-            "{}: no rows in split `{split_name}`",
-            origin.display()
-        )));
+        return Err(DatasetError::EmptySplit {
+            path: origin,
+            split: split_name,
+            present,
+        });
     }
     let mut hasher = RowHasher::new();
     let mut canonical = Vec::with_capacity(members.len());

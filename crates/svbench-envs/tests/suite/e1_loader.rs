@@ -70,7 +70,10 @@ fn missing_file_and_empty_split_are_errors() {
     let err = load(&spec, &SplitRequest(None), &all())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("no rows in split `test`"), "{err}");
+    assert!(
+        err.ends_with("no rows in split `test`; the file has: train (1)"),
+        "{err}"
+    );
     let err = load(&spec, &SplitRequest(Some("bogus".into())), &all())
         .unwrap_err()
         .to_string();

@@ -500,6 +500,37 @@ fn e2_load_err(rows: &[String]) -> String {
 }
 
 #[test]
+fn e2_an_empty_split_names_the_splits_the_rows_carry() {
+    use svbench_core::example::DatasetError;
+    use svbench_envs::e2::dataset::load_text;
+    let text: String = e2_project_rows(3)
+        .into_iter()
+        .zip(["train", "dev", "train"])
+        .map(|(mut row, split)| {
+            row["meta"]["split"] = split.into();
+            row.to_string() + "\n"
+        })
+        .collect();
+    let err = load_text(&text, "rows.jsonl".into(), None).expect_err("no test rows");
+    assert_eq!(
+        err.to_string(),
+        "rows.jsonl: no rows in split `test`; the file has: train (2), dev (1)"
+    );
+    assert!(
+        matches!(&err, DatasetError::EmptySplit { split, present, .. }
+            if split == "test" && present.len() == 2),
+        "{err:?}"
+    );
+    assert_eq!(
+        load_text(&text, "rows.jsonl".into(), Some("train"))
+            .expect("train rows")
+            .examples
+            .len(),
+        2
+    );
+}
+
+#[test]
 fn e2_rows_need_unique_ids_and_single_keys_and_accept_a_bom() {
     use svbench_envs::e2::dataset::load_text;
     let rows = e2_project_rows(3);

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use svbench_core::canonical::sha256_hex;
+use svbench_core::example::DatasetError;
 use svbench_core::record::FileRef;
 use svbench_core::ExampleSet;
 use svbench_envs::registry::{Configured, DataProvenance, DataRequest, EnvEntry, EnvSetup};
@@ -203,11 +204,7 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
     };
     let configured =
         (spec.entry.configure)(&setup).map_err(|e| PrepareError::usage(e.to_string()))?;
-    if spec.rollouts == 0 {
-        return Err(PrepareError::usage(
-            "-r/--rollouts-per-example must be at least 1",
-        ));
-    }
+    check_selection(spec)?;
     let agent = match builtin_name(&spec.model) {
         Some(name) => agent::builtin_agent((spec.entry.builtin)(name, &configured))?,
         None => agent::model_agent(&spec.model, endpoint, spec.seed, spec.entry.sampling)?,
@@ -222,7 +219,7 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
             seed: spec.seed,
         },
     )
-    .map_err(|e| PrepareError::data(e.to_string()))?;
+    .map_err(dataset_error)?;
     check_replay_coverage(&agent, selected.examples.as_ref(), spec.rollouts)?;
     Ok(Prepared {
         configured,
@@ -235,6 +232,53 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
             .as_ref()
             .map(|p| p.display().to_string()),
     })
+}
+
+/// Selection flags the environment cannot take are usage errors, found
+/// before any row is read: a split it does not have, `-n 0`, `-r 0`.
+fn check_selection(spec: &RunSpec) -> Result<(), PrepareError> {
+    let entry = spec.entry;
+    if let Some(split) = &spec.split {
+        if split != "all" && !entry.splits.contains(&split.as_str()) {
+            return Err(PrepareError::usage(format!(
+                "unknown split `{split}` ({} splits: {}, all)",
+                entry.identity.short.to_ascii_uppercase(),
+                entry.splits.join(", ")
+            )));
+        }
+    }
+    if spec.num_examples == Some(0) {
+        return Err(PrepareError::usage("-n/--num-examples must be at least 1"));
+    }
+    if spec.rollouts == 0 {
+        return Err(PrepareError::usage(
+            "-r/--rollouts-per-example must be at least 1",
+        ));
+    }
+    Ok(())
+}
+
+/// A dataset error as a data error; an empty split also says which
+/// `--split` values would select rows.
+fn dataset_error(e: DatasetError) -> PrepareError {
+    let hint = match &e {
+        DatasetError::EmptySplit { present, .. } if !present.is_empty() => {
+            let names: Vec<String> = present
+                .iter()
+                .map(|(s, _)| format!("--split {s}"))
+                .collect();
+            Some(format!(
+                "pass {} (or --split all for every row)",
+                names.join(" or ")
+            ))
+        }
+        _ => None,
+    };
+    let error = PrepareError::data(e.to_string());
+    match hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    }
 }
 
 /// A replay must answer every selected sample; records that match none

@@ -13,7 +13,7 @@ use svbench_envs::e1::env::E1Env;
 use svbench_envs::environment::Budgets;
 use svbench_envs::policy::Policy;
 use svbench_runner::eval::EvalError;
-use svbench_runner::{run_eval, Agent, EvalOutcome, EvalPlan, RunSettings};
+use svbench_runner::{run_eval, AbortCause, Agent, EvalOutcome, EvalPlan, RunSettings};
 
 use crate::shutdown::{metadata, six};
 
@@ -102,7 +102,13 @@ fn an_unreadable_example_aborts_the_run_and_a_resume_finishes_it() {
     };
     let outcome = run(&dir, Arc::new(broken), false).expect("the run itself ends normally");
     assert_eq!(outcome.status, RunStatus::Aborted);
+    let abort = outcome.abort.clone().expect("an aborted run says why");
+    assert_eq!(abort.cause, AbortCause::UnreadableExample(3));
+    assert_eq!(abort.kind, "dataset");
+    assert_eq!(abort.message, "the disk went away");
+    assert_eq!((abort.failed, abort.total), (0, 6));
     let reason = outcome.metadata.abort_reason.unwrap_or_default();
+    assert_eq!(abort.reason, reason);
     assert!(
         reason.contains("cannot read example 3") && reason.contains("the disk went away"),
         "{reason}"
@@ -117,6 +123,7 @@ fn an_unreadable_example_aborts_the_run_and_a_resume_finishes_it() {
     };
     let outcome = run(&dir, Arc::new(fixed), true).expect("resume");
     assert_eq!(outcome.status, RunStatus::Completed);
+    assert_eq!(outcome.abort, None);
     assert_eq!(outcome.counts.completed, 6);
     assert_eq!(recorded_ids(&dir), ids, "each sample once, in order");
 }

@@ -41,8 +41,7 @@ pub struct ScanArgs {
     #[arg(value_name = "PATH", required_unless_present_any = ["stdin", "list_checks"])]
     pub paths: Vec<PathBuf>,
     /// File type: auto (per file: `.tf` → tf, YAML with `apiVersion:` → k8s), k8s or tf.
-    #[arg(long = "type", value_name = "TYPE", default_value = "auto",
-          value_parser = ["auto", "k8s", "tf", "py", "email"])]
+    #[arg(long = "type", value_name = "TYPE", default_value = "auto", value_parser = file_types())]
     pub file_type: String,
     /// Read one file from standard input (needs --type k8s|tf).
     #[arg(long, conflicts_with = "paths")]
@@ -83,7 +82,21 @@ pub struct ScanArgs {
     pub list_checks: bool,
 }
 
-/// The JSON output of a scan (harness §1.2).
+/// `--type` values: the analyzed types, plus the planned ones (`py`,
+/// `email`) hidden from `--help` so that naming one gets a clear "not in
+/// this build" instead of clap's "invalid value".
+fn file_types() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    clap::builder::PossibleValuesParser::new([
+        PossibleValue::new("auto"),
+        PossibleValue::new("k8s"),
+        PossibleValue::new("tf"),
+        PossibleValue::new("py").hide(true),
+        PossibleValue::new("email").hide(true),
+    ])
+}
+
+/// The JSON output of a scan.
 #[derive(Debug, Serialize)]
 struct ScanOutput<'a> {
     files: Vec<FileOutput<'a>>,
@@ -125,9 +138,16 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         "k8s" => Some(FileType::K8s),
         "tf" => Some(FileType::Tf),
         other => {
-            return Err(exit::usage(format!(
-                "--type {other}: the {other} analyzers are not implemented yet (only k8s and tf)"
-            )))
+            let what = if other == "py" {
+                "Python code"
+            } else {
+                "e-mail"
+            };
+            return Err(exit::with_hint(
+                exit::USAGE,
+                format!("--type {other}: {what} analyzers are planned but not in this build"),
+                "this build scans Kubernetes manifests (--type k8s) and Terraform (--type tf)",
+            ));
         }
     };
     let options = ScanOptions {
@@ -304,7 +324,7 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
 pub struct PostPatch {
     /// Whether the patch applied and passed the preservation checks.
     patch_applied: bool,
-    /// Status, kind and reason (E2 §4).
+    /// Status, kind and reason of the patch outcome.
     #[serde(flatten)]
     outcome: PatchOutcome,
     /// Findings on the patched text (empty unless applied).

@@ -60,7 +60,7 @@ pub fn render_card(corpus: &Corpus, manifest: &Manifest) -> Result<String, LeakE
     let _ = writeln!(w, "# E1 dataset `{GENERATOR_NAME}` (generated)\n");
     let _ = writeln!(
         w,
-        "Synthetic Zeek `conn.log` flows for `sv-env-network-logs` (spec E1 §6). Every byte of this\n\
+        "Synthetic Zeek `conn.log` flows for `sv-env-network-logs`. Every byte of this\n\
          directory — rows, `manifest.json` and this card — is written by\n\
          `svbench data gen e1`; do not edit by hand.\n"
     );
@@ -198,12 +198,12 @@ fn ambiguity(w: &mut String, corpus: &Corpus) {
     }
     let _ = writeln!(
         w,
-        "\nWith the default v1 constants abstaining is optimal for 0.17621 < q < 0.38730 (E1 §3.2.1).\n"
+        "\nWith the default v1 constants abstaining is optimal for 0.17621 < q < 0.38730.\n"
     );
 }
 
 fn quality(w: &mut String, q: &QualityReport, corpus: &Corpus) {
-    let _ = writeln!(w, "## Measured quality (E1 §6.4)\n");
+    let _ = writeln!(w, "## Measured quality\n");
     let _ = writeln!(
         w,
         "Single-field leak: per-value majority (every field), best threshold stump (numeric fields,\n\
@@ -225,7 +225,7 @@ fn quality(w: &mut String, q: &QualityReport, corpus: &Corpus) {
          test rows (limit ≥ 0.80)\n\
          - abstention: {} of {} test rows ({:.1} %) are Abstain-optimal (limit 8–20 %); Bayes-rule\n  \
          oracle mean v1 reward {:.4} with abstention vs {:.4} without\n\
-         - built-in heuristic (E1 §5): test accuracy {:.3} over all rows, {:.3} over the {:.0} % it\n  \
+         - built-in heuristic (`builtin:heuristic`): test accuracy {:.3} over all rows, {:.3} over the {:.0} % it\n  \
          decides; ood {:.3} / {:.3} (a weak baseline: it keys on `dns`/`icmp` values and ports)\n",
         q.learnability,
         a.abstain_optimal,

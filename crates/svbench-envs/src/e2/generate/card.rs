@@ -16,7 +16,7 @@ pub fn render_card(corpus: &Corpus, manifest: &Manifest) -> String {
     let _ = writeln!(w, "# E2 dataset `{GENERATOR_NAME}` (generated)\n");
     let _ = writeln!(
         w,
-        "Kubernetes manifests and Terraform modules for `sv-env-config-verification` (spec E2 §8.3–8.4).\n\
+        "Kubernetes manifests and Terraform modules for `sv-env-config-verification`.\n\
          Every byte of this directory — rows, `manifest.json` and this card — is written by\n\
          `svbench data gen e2`; do not edit by hand.\n"
     );
