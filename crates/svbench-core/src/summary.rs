@@ -100,10 +100,10 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// Settings of every confidence interval in this summary.
     pub bootstrap: BootstrapSettings,
-    /// E1 metrics beyond upstream's blocks (E1 §4.7).
+    /// E1 metrics beyond upstream's blocks: intervals, extras, groups.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e1: Option<E1Summary>,
-    /// E2 metrics beyond upstream's blocks (E2 §6).
+    /// E2 metrics beyond upstream's blocks: micro scores over findings, per-language rows, intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e2: Option<E2Summary>,
 }
@@ -173,7 +173,7 @@ pub enum SummaryMetrics {
     E1(E1Metrics),
     /// E2 (`sv-env-config-verification`).
     E2(E2Metrics),
-    /// `{reward, components}` (harness §4.2, other environments).
+    /// `{reward, components}` for environments without upstream metric blocks.
     Generic(GenericMetrics),
 }
 
@@ -194,7 +194,7 @@ pub enum UpstreamCompat {
     E1(E1UpstreamMetrics),
 }
 
-/// E1 `metrics` (upstream blocks with the invalid-aware values of E1 §4.3).
+/// E1 `metrics`: upstream's blocks, with invalid answers counted as errors rather than dropped.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Metrics {
     /// Detection rates.
@@ -205,7 +205,7 @@ pub struct E1Metrics {
     pub cost: E1Cost,
     /// Abstention and selective risk.
     pub abstention: E1Abstention,
-    /// Confusion counts with the invalid cells of E1 §4.3.
+    /// Confusion counts, with cells for invalid answers on malicious and benign gold.
     pub confusion_matrix: E1ConfusionMatrix,
 }
 
@@ -293,7 +293,7 @@ pub struct E1Abstention {
     pub aurc: f64,
 }
 
-/// E1 confusion matrix with the cells E1 §4.3 adds.
+/// E1 confusion matrix, with cells for invalid answers on malicious and benign gold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct E1ConfusionMatrix {
     /// Malicious on malicious.
@@ -333,10 +333,10 @@ pub struct E1UpstreamConfusionMatrix {
     pub abstain: u64,
 }
 
-/// The top-level `e1` object (E1 §4.7).
+/// The top-level `e1` object: svbench's E1 metrics beyond upstream's blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Summary {
-    /// Extras of E1 §4.4 and `invalid_rate`.
+    /// Extras: standard AURC, risk–coverage, expected cost and utility, `invalid_rate`.
     pub extras: E1Extras,
     /// The v1 cost matrix behind `expected_cost_v1` and where it came from.
     pub cost_matrix_v1: CostMatrixRecord,
@@ -350,7 +350,7 @@ pub struct E1Summary {
     pub undefined: Vec<String>,
 }
 
-/// E1 extras (E1 §4.4).
+/// E1 extras: standard AURC, the risk–coverage curve, expected cost and utility under the v1 cost matrix.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E1Extras {
     /// Standard AURC over distinct confidences.
@@ -413,7 +413,7 @@ pub struct E1Ci95 {
     pub brier: [f64; 2],
 }
 
-/// Record and parse-outcome counts (harness §4.2).
+/// Record and parse-outcome counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SummaryCounts {
     /// Result records (after de-duplication).

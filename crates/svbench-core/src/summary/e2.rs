@@ -117,7 +117,7 @@ pub struct E2SeverityCounts {
     pub fixed: u64,
 }
 
-/// The top-level `e2` object (spec E2 §6 extensions).
+/// The top-level `e2` object: svbench's E2 metrics beyond upstream's blocks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct E2Summary {
     /// Pooled P/R/F1 over the findings of all scored records, on the sets
