@@ -4,6 +4,8 @@ scored, run tools against and started as episodes by id without a prior
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import svbench
@@ -38,6 +40,22 @@ def test_lazy_rows_are_the_loaded_rows():
     inline = fresh.score(completion, answer=row["answer"], info=row["info"])
     assert by_id["rewards"] == inline["rewards"]
     assert by_id["rewards"] != fresh.score(completion, answer=wrong, info=row["info"])["rewards"]
+
+
+def test_loaded_rows_take_precedence(tmp_path):
+    row = svbench.Env(E1).load("test")["rows"][0]
+    flipped = "Benign" if row["answer"] == "Malicious" else "Malicious"
+    own = tmp_path / "own.jsonl"
+    own.write_text(json.dumps({"id": row["example_id"], "question": row["question"], "answer": flipped}) + "\n")
+    env = svbench.Env(E1)
+    completion = '{"label": "%s", "confidence": 0.9}' % row["answer"]
+    embedded = env.score(completion, example_id=row["example_id"])
+    (own_row,) = env.load("all", dataset=str(own))["rows"]
+    assert own_row["answer"] == flipped
+    mine = env.score(completion, example_id=row["example_id"])
+    assert embedded["rewards"] == env.score(completion, answer=row["answer"], info=row["info"])["rewards"]
+    assert mine["rewards"] == env.score(completion, answer=flipped, info=own_row["info"])["rewards"]
+    assert mine["rewards"] != embedded["rewards"]
 
 
 def test_tools_and_sessions_by_id_without_load():
