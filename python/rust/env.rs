@@ -15,7 +15,7 @@ use svbench_api::{ApiError, ErrorCode, FsAccess, Service};
 use svbench_core::Example;
 
 use crate::convert::{from_py, to_py};
-use crate::errors::{config_error, scoring_error, ScoringError, UnknownArgumentError};
+use crate::errors::{config_error, scoring_error, UnknownArgumentError};
 
 /// Configured environments are shared by every `Env` of the process.
 fn service() -> &'static Service {
@@ -31,6 +31,11 @@ pub struct PyEnv {
     configured: Arc<Configured>,
     /// Splits loaded by [`PyEnv::load`], searched by example id (first wins).
     loaded: RwLock<Vec<Arc<SplitData>>>,
+    /// Embedded splits searched after `loaded`, default split first, each
+    /// loaded on first need: scoring by id needs no prior `load`, as with
+    /// `svbench serve`. Kept apart from `loaded` so a later `load` of other
+    /// rows still takes precedence.
+    embedded: RwLock<Vec<Arc<SplitData>>>,
 }
 
 /// An example found by id among the loaded splits, or built inline.
@@ -68,6 +73,61 @@ impl PyEnv {
             .cloned()
     }
 
+    /// The split holding `id`: a loaded one, else an embedded split, the
+    /// rows `load(split)` gives (loaded here if not yet).
+    fn find_split(&self, id: &str) -> Result<Option<Arc<SplitData>>, ApiError> {
+        if let Some(split) = self.find_loaded(id) {
+            return Ok(Some(split));
+        }
+        let holding = |splits: &[Arc<SplitData>]| {
+            splits
+                .iter()
+                .find(|s| s.by_id(id).is_some())
+                .map(Arc::clone)
+        };
+        if let Some(split) = holding(&self.embedded.read().unwrap_or_else(PoisonError::into_inner))
+        {
+            return Ok(Some(split));
+        }
+        let mut embedded = self
+            .embedded
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Another thread may have loaded more splits meanwhile.
+        if let Some(split) = holding(&embedded) {
+            return Ok(Some(split));
+        }
+        let entry = self.configured.entry;
+        let order = std::iter::once(entry.default_split).chain(
+            entry
+                .splits
+                .iter()
+                .copied()
+                .filter(|s| *s != entry.default_split),
+        );
+        for name in order.skip(embedded.len()) {
+            let data = service().split(&self.configured, name)?;
+            embedded.push(Arc::clone(&data));
+            if data.by_id(id).is_some() {
+                return Ok(Some(data));
+            }
+        }
+        Ok(None)
+    }
+
+    /// [`PyEnv::find_split`]'s miss as an `unknown_example` error.
+    fn unknown_example(&self, id: &str) -> ApiError {
+        ApiError::new(
+            ErrorCode::UnknownExample,
+            format!(
+                "no example `{id}` in the embedded splits of {} ({}) or the rows loaded (load \
+                 its dataset, or pass answer, info and question inline)",
+                self.configured.entry.name(),
+                self.configured.entry.splits.join(", ")
+            ),
+        )
+    }
+
     /// The example to score or run tools against: a loaded row by id, else
     /// an inline reference (`answer`, `info`, `question`).
     fn resolve(
@@ -79,18 +139,14 @@ impl PyEnv {
         need_answer: bool,
     ) -> Result<Found, ApiError> {
         if let Some(id) = &example_id {
-            if let Some(split) = self.find_loaded(id) {
-                return Ok(Found::Loaded(split, id.clone()));
-            }
-            if answer.is_none() && (need_answer || question.is_none()) {
-                return Err(ApiError::new(
-                    ErrorCode::UnknownExample,
-                    format!(
-                        "no example `{id}` among the rows loaded for {} (load its split, or pass \
-                         answer, info and question inline)",
-                        self.configured.entry.name()
-                    ),
-                ));
+            // With an inline reference to fall back on, an id that is not
+            // found (or splits that fail to load) is not an error.
+            let inline = answer.is_some() || (!need_answer && question.is_some());
+            match self.find_split(id) {
+                Ok(Some(split)) => return Ok(Found::Loaded(split, id.clone())),
+                Ok(None) if !inline => return Err(self.unknown_example(id)),
+                Err(e) if !inline => return Err(e),
+                Ok(None) | Err(_) => {}
             }
         }
         // E2 scores against `info` and `question` (its rows have no answer);
@@ -205,6 +261,7 @@ impl PyEnv {
         Ok(Self {
             configured,
             loaded: RwLock::new(Vec::new()),
+            embedded: RwLock::new(Vec::new()),
         })
     }
 
@@ -274,7 +331,8 @@ impl PyEnv {
 
     /// Loads a split (the `eval` flags of the same names) and returns its
     /// rows: `index`, `example_id`, `question`, `prompt` (the messages
-    /// `eval` sends), `answer`, `info`. Loaded rows can be scored by id.
+    /// `eval` sends), `answer`, `info`. Loaded rows can be scored by id (so
+    /// can the embedded splits' rows without a `load`).
     #[pyo3(signature = (split, dataset="embedded", max_examples=None, shuffle=false, seed=0))]
     fn load<'py>(
         &self,
@@ -326,8 +384,8 @@ impl PyEnv {
         Ok(out)
     }
 
-    /// Scores a completion (a string or a list of message dicts) against a
-    /// loaded example (`example_id`) or an inline reference (`answer`,
+    /// Scores a completion (a string or a list of message dicts) against an
+    /// example by id (loaded, or in an embedded split) or an inline reference (`answer`,
     /// `info`, and for E2 `question`, the configuration under audit).
     #[pyo3(signature = (completion, example_id=None, answer=None, info=None, question=None))]
     fn score<'py>(
@@ -340,18 +398,12 @@ impl PyEnv {
         question: Option<String>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let completion = from_py(completion)?;
-        let found = self
-            .resolve(
-                example_id,
-                opt_value(answer)?,
-                opt_value(info)?,
-                question,
-                true,
-            )
-            .map_err(scoring_error)?;
+        let (answer, info) = (opt_value(answer)?, opt_value(info)?);
         let configured = &self.configured;
         let scored = py
             .detach(|| {
+                // Resolving may load an embedded split: without the GIL.
+                let found = self.resolve(example_id, answer, info, question, true)?;
                 let example = found.example();
                 let id = matches!(found, Found::Loaded(..)).then_some(example.id.as_str());
                 score_json(configured, example, id, &completion)
@@ -372,8 +424,9 @@ impl PyEnv {
         question: Option<String>,
         info: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let found = self
-            .resolve(example_id, None, opt_value(info)?, question, false)
+        let info = opt_value(info)?;
+        let found = py
+            .detach(|| self.resolve(example_id, None, info, question, false))
             .map_err(scoring_error)?;
         let configured = &self.configured;
         let result = py.detach(|| {
@@ -387,14 +440,13 @@ impl PyEnv {
         Ok(d)
     }
 
-    /// Starts a multi-turn episode of a loaded example.
-    fn start_session(&self, example_id: &str) -> PyResult<PySession> {
-        let split = self.find_loaded(example_id).ok_or_else(|| {
-            ScoringError::new_err(format!(
-                "no example `{example_id}` among the rows loaded for {}",
-                self.configured.entry.name()
-            ))
-        })?;
+    /// Starts a multi-turn episode of an example by id (loaded, or in an
+    /// embedded split).
+    fn start_session(&self, py: Python<'_>, example_id: &str) -> PyResult<PySession> {
+        let split = py
+            .detach(|| self.find_split(example_id))
+            .and_then(|s| s.ok_or_else(|| self.unknown_example(example_id)))
+            .map_err(scoring_error)?;
         let example = split
             .by_id(example_id)
             .cloned()
@@ -416,8 +468,8 @@ impl PyEnv {
         n: usize,
     ) -> PyResult<f64> {
         let completion = from_py(completion)?;
-        let found = self
-            .resolve(Some(example_id), None, None, None, true)
+        let found = py
+            .detach(|| self.resolve(Some(example_id), None, None, None, true))
             .map_err(scoring_error)?;
         let configured = &self.configured;
         py.detach(|| {

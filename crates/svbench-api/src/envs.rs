@@ -115,7 +115,7 @@ impl EnvId {
     /// Resolves a canonical name or alias.
     ///
     /// # Errors
-    /// `unknown_env`, listing the served names.
+    /// `unknown_env`, listing the available names.
     pub fn resolve(name: &str) -> Result<Self, ApiError> {
         registry::REGISTRY
             .iter()
@@ -125,7 +125,7 @@ impl EnvId {
                 ApiError::new(
                     ErrorCode::UnknownEnv,
                     format!(
-                        "unknown environment `{name}` (served: {})",
+                        "unknown environment `{name}` (available: {})",
                         all()
                             .iter()
                             .map(|id| id.name())

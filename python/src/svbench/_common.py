@@ -38,7 +38,7 @@ def env_name(name: str) -> str:
         return _ENV_NAMES[name]
     except KeyError:
         raise ValueError(
-            f"unknown environment `{name}` (served: {', '.join(sorted(set(_ENV_NAMES.values())))})"
+            f"unknown environment `{name}` (available: {', '.join(sorted(set(_ENV_NAMES.values())))})"
         ) from None
 
 
@@ -133,23 +133,6 @@ def answer_value(answer: Any) -> Any:
     return answer
 
 
-_LOADED: set[int] = set()
-
-
-def ensure_loaded(env: Env) -> None:
-    """Loads every embedded split of ``env`` once, so rows of any split can
-    be scored by ``sv_example_id`` (TRL and verl callers that did not load
-    them through this process)."""
-    if id(env) in _LOADED:
-        return
-    with _ENV_LOCK:
-        if id(env) in _LOADED:
-            return
-        for split in env.splits:
-            env.load(split)
-        _LOADED.add(id(env))
-
-
 class Scorer:
     """Scores completions through the native environment, once per
     (example, completion): every rubric component reads the same result."""
@@ -204,8 +187,6 @@ class Scorer:
         inline_info = None
         if isinstance(info, dict):
             inline_info = {k: v for k, v in info.items() if k != "sv_example_id"}
-        if example_id is not None:
-            ensure_loaded(self.env)
         result = self.env.score(
             payload,
             example_id=example_id,
