@@ -276,7 +276,10 @@ impl KeyLines {
     /// The line of `key`, if the mapping writes it.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<usize> {
-        self.0.iter().find(|(k, _)| *k == key).map(|&(_, line)| line)
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|&(_, line)| line)
     }
 }
 

@@ -75,16 +75,16 @@ fn finding_fields_follow_the_model() {
 #[test]
 fn field_findings_point_at_the_field() {
     let a = lint_yaml(&pod(concat!(
-        "  hostNetwork: true\n",                // 6
-        "  containers:\n",                      // 7
-        "  - name: web\n",                      // 8
-        "    imagePullPolicy: Always\n",        // 9
-        "    image: nginx:latest\n",            // 10
-        "    securityContext:\n",               // 11
-        "      runAsUser: 0\n",                 // 12
-        "      privileged: true\n",             // 13
+        "  hostNetwork: true\n",                 // 6
+        "  containers:\n",                       // 7
+        "  - name: web\n",                       // 8
+        "    imagePullPolicy: Always\n",         // 9
+        "    image: nginx:latest\n",             // 10
+        "    securityContext:\n",                // 11
+        "      runAsUser: 0\n",                  // 12
+        "      privileged: true\n",              // 13
         "      readOnlyRootFilesystem: false\n", // 14
-        "  - name: noimage\n",                  // 15
+        "  - name: noimage\n",                   // 15
     )));
     let lines = |rule: &str| -> Vec<(String, Option<usize>)> {
         hits(&a, rule)

@@ -32,11 +32,7 @@ fn api_version_line(object: &K8sObject) -> usize {
     object
         .node
         .as_mapping()
-        .and_then(|pairs| {
-            pairs
-                .iter()
-                .find(|(k, _)| k.as_str() == Some("apiVersion"))
-        })
+        .and_then(|pairs| pairs.iter().find(|(k, _)| k.as_str() == Some("apiVersion")))
         .map_or(object.line, |(k, _)| k.line)
 }
 
