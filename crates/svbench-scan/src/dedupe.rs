@@ -157,29 +157,32 @@ pub fn dedupe(findings: &[Finding]) -> Vec<IssueRow> {
     }
     let mut rows: Vec<IssueRow> = groups
         .into_iter()
-        .filter_map(|((file, doc_index, object, container, issue, _), mut members)| {
-            members.sort_by(|a, b| a.output_order(b));
-            let lead = *members.iter().max_by_key(|f| f.line)?;
-            let mut tools: Vec<Tool> = members.iter().map(|f| f.tool).collect();
-            tools.sort();
-            tools.dedup();
-            let mut ids: Vec<String> = members.iter().map(|f| f.full_id()).collect();
-            ids.sort();
-            ids.dedup();
-            Some(IssueRow {
-                issue,
-                file,
-                line: lead.line,
-                severity: members.iter().map(|f| f.severity).max()?,
-                message: lead.message.clone(),
-                doc_index,
-                object,
-                container,
-                tools,
-                ids,
-                findings: members.into_iter().cloned().collect(),
-            })
-        })
+        .filter_map(
+            |((file, doc_index, object, container, issue, _), mut members)| {
+                members.sort_by(|a, b| a.output_order(b));
+                // The first member (output order) at the latest line.
+                let lead = *members.iter().rev().max_by_key(|f| f.line)?;
+                let mut tools: Vec<Tool> = members.iter().map(|f| f.tool).collect();
+                tools.sort();
+                tools.dedup();
+                let mut ids: Vec<String> = members.iter().map(|f| f.full_id()).collect();
+                ids.sort();
+                ids.dedup();
+                Some(IssueRow {
+                    issue,
+                    file,
+                    line: lead.line,
+                    severity: members.iter().map(|f| f.severity).max()?,
+                    message: lead.message.clone(),
+                    doc_index,
+                    object,
+                    container,
+                    tools,
+                    ids,
+                    findings: members.into_iter().cloned().collect(),
+                })
+            },
+        )
         .collect();
     rows.sort_by(|a, b| {
         (&a.file, a.line, &a.issue, &a.container).cmp(&(&b.file, b.line, &b.issue, &b.container))
@@ -191,6 +194,32 @@ pub fn dedupe(findings: &[Finding]) -> Vec<IssueRow> {
 mod tests {
     use super::*;
     use crate::{kube_linter, semgrep};
+
+    /// A `privileged: true` container is one row that all three namespaces
+    /// agree on, at the field's line; rules outside the table stay apart.
+    #[test]
+    fn privileged_is_one_row_of_three_namespaces() {
+        let yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x:1\n    securityContext:\n      privileged: true\n";
+        let mut scanner =
+            crate::scan::Scanner::new(&crate::scan::ScanOptions::default()).expect("scanner");
+        let report = scanner.scan("pod.yaml", yaml.as_bytes(), crate::scan::FileType::K8s);
+        let rows = dedupe(&report.findings);
+        let privileged: Vec<&IssueRow> = rows
+            .iter()
+            .filter(|r| r.issue == "privileged-container")
+            .collect();
+        assert_eq!(privileged.len(), 1, "{rows:#?}");
+        let row = privileged[0];
+        assert_eq!(row.tools, [Tool::KubeLinter, Tool::Semgrep, Tool::Opa]);
+        assert_eq!(row.line, Some(10));
+        assert_eq!(row.container.as_deref(), Some("c"));
+        assert_eq!(row.findings.len(), 3);
+        assert!(rows
+            .iter()
+            .any(|r| r.issue == "kube-linter/privilege-escalation-container"));
+        let kept: usize = rows.iter().map(|r| r.findings.len()).sum();
+        assert_eq!(kept, report.findings.len(), "no finding is lost");
+    }
 
     /// Every table entry names a rule of its namespace's catalogue, so a
     /// renamed rule cannot silently drop out of its issue.
@@ -207,7 +236,11 @@ mod tests {
                     Tool::Opa => opa_rules.iter().any(|r| r == rule),
                 };
                 assert!(known, "{issue}: {tool}/{rule} is not a catalogued rule");
-                assert_eq!(same_issue(*tool, rule), Some(*issue), "{tool}/{rule} listed twice");
+                assert_eq!(
+                    same_issue(*tool, rule),
+                    Some(*issue),
+                    "{tool}/{rule} listed twice"
+                );
             }
         }
     }
