@@ -537,3 +537,81 @@ fn a_fifo_on_the_command_line_is_refused_not_read() {
         assert!(err.contains("not a regular file (a FIFO)"), "{err}");
     }
 }
+
+/// The fixture docs/scan.md uses for `--dedupe`.
+const PRIVILEGED_POD: &str = include_str!("../../svbench-scan/tests/fixtures/privileged-pod.yaml");
+
+#[test]
+fn dedupe_shows_one_row_per_issue_with_the_tools_that_agree() {
+    let sb = Sandbox::new();
+    sb.write("pod.yaml", PRIVILEGED_POD);
+
+    let o = sb.run(&["scan", "pod.yaml", "--dedupe"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    let privileged: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("privileged-container [high]"))
+        .collect();
+    assert_eq!(
+        privileged,
+        ["pod.yaml:13: privileged-container [high] container \"shell\" is privileged (Pod debug-shell) [kube-linter, semgrep, opa]"],
+        "{text}"
+    );
+    assert!(!text.contains("opa/K8S_002"), "{text}");
+    assert!(
+        text.contains("pod.yaml:8: host-network [high] pod shares the node's network namespace (hostNetwork: true) (Pod debug-shell) [kube-linter, semgrep]"),
+        "{text}"
+    );
+    // Escalation is its own issue, whatever line it shares.
+    assert!(
+        text.contains("pod.yaml:13: kube-linter/privilege-escalation-container [high]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 file scanned: 11 issues (15 findings), 0 errors"),
+        "{text}"
+    );
+
+    let all = json_out(&sb.run(&["scan", "pod.yaml", "--format", "json"]));
+    let o = sb.run(&["scan", "pod.yaml", "--format", "json", "--dedupe"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = json_out(&o);
+    let file = &out["files"][0];
+    assert!(file.get("findings").is_none(), "{file}");
+    let issues = file["issues"].as_array().unwrap();
+    let row = issues
+        .iter()
+        .find(|r| r["issue"] == "privileged-container")
+        .unwrap();
+    assert_eq!(row["line"], 13);
+    assert_eq!(row["severity"], "high");
+    assert_eq!(row["container"], "shell");
+    assert_eq!(
+        row["tools"],
+        serde_json::json!(["kube-linter", "semgrep", "opa"])
+    );
+    assert_eq!(
+        row["ids"],
+        serde_json::json!([
+            "kube-linter/privileged-container",
+            "opa/K8S_002",
+            "semgrep/yaml.kubernetes.security.privileged-container.privileged-container"
+        ])
+    );
+    // Every finding is kept inside exactly one row.
+    let mut grouped: Vec<String> = issues
+        .iter()
+        .flat_map(|r| r["findings"].as_array().unwrap())
+        .map(|f| f.to_string())
+        .collect();
+    let mut plain: Vec<String> = all["files"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    grouped.sort();
+    plain.sort();
+    assert_eq!(grouped, plain);
+}

@@ -38,6 +38,7 @@ mod resolve;
 mod severity;
 mod split;
 
+pub mod dedupe;
 pub mod external;
 pub mod k8s;
 pub mod kube_linter;

@@ -252,6 +252,37 @@ pub fn field<T: Decode>(
     }
 }
 
+/// The lines of the declared keys a mapping writes (first occurrence, as
+/// [`field`] reads it), in declaration order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyLines(Vec<(&'static str, usize)>);
+
+impl KeyLines {
+    /// The declared `keys` present in `pairs`, with their key's line.
+    #[must_use]
+    pub fn of(pairs: &[(Node, Node)], keys: &[&'static str]) -> KeyLines {
+        KeyLines(
+            keys.iter()
+                .filter_map(|key| {
+                    pairs
+                        .iter()
+                        .find(|(k, _)| k.as_str() == Some(key))
+                        .map(|(k, _)| (*key, k.line))
+                })
+                .collect(),
+        )
+    }
+
+    /// The line of `key`, if the mapping writes it.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<usize> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|&(_, line)| line)
+    }
+}
+
 /// A Kubernetes `IntOrString` (`targetPort`, probe ports, PDB bounds).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntOrString {
@@ -304,7 +335,20 @@ macro_rules! k8s_struct {
         pub struct $name {
             /// 1-based line of the mapping (0 when it was absent).
             pub line: usize,
+            /// 1-based line of each declared key present in the mapping,
+            /// so findings about a field can point at it.
+            pub key_lines: $crate::k8s::decode::KeyLines,
             $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// The line of the declared field `key` (its JSON key) when it
+            /// is written in the mapping.
+            #[must_use]
+            #[allow(dead_code)]
+            pub fn field_line(&self, key: &str) -> Option<usize> {
+                self.key_lines.get(key)
+            }
         }
 
         impl $crate::k8s::decode::Decode for $name {
@@ -316,6 +360,7 @@ macro_rules! k8s_struct {
                 let pairs = $crate::k8s::decode::expect_object(node, path)?;
                 Ok(Self {
                     line: node.line,
+                    key_lines: $crate::k8s::decode::KeyLines::of(pairs, &[$($key),*]),
                     $( $field: $crate::k8s::decode::field(pairs, $key, path)?, )*
                 })
             }

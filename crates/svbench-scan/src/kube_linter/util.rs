@@ -23,6 +23,26 @@ pub(crate) fn per_container(
         .collect()
 }
 
+/// [`per_container`] for checks about one field: `f` also gives the line of
+/// the offending field when the container (or pod) writes it, `None` when the
+/// finding is about a missing field (the container's line is used).
+pub(crate) fn per_container_at(
+    object: &K8sObject,
+    mut f: impl FnMut(&PodSpec, &Container) -> Option<(Option<usize>, String)>,
+) -> Vec<Diagnostic> {
+    let Some(spec) = object.pod_spec() else {
+        return Vec::new();
+    };
+    spec.all_containers()
+        .filter_map(|c| {
+            f(spec, c).map(|(field, msg)| {
+                let line = field.unwrap_or_else(|| line_of(c.line, object));
+                Diagnostic::container(line, &c.name, msg)
+            })
+        })
+        .collect()
+}
+
 /// A node line, falling back to the object's line for absent (defaulted)
 /// structs whose line is 0.
 pub(crate) fn line_of(line: usize, object: &K8sObject) -> usize {

@@ -55,7 +55,7 @@ fn finding_fields_follow_the_model() {
     let f = hits(&a, "latest-tag")[0];
     assert_eq!(f.severity, Severity::Med);
     assert_eq!(f.container.as_deref(), Some("web"));
-    assert_eq!(f.line, Some(7), "the container's line");
+    assert_eq!(f.line, Some(8), "the image: line");
     assert_eq!(f.doc_index, Some(0));
     assert!(f.message.contains("container \"web\""), "{}", f.message);
     assert_eq!(
@@ -68,6 +68,40 @@ fn finding_fields_follow_the_model() {
         })
     );
     assert_eq!(hits(&a, "privileged-container").len(), 0);
+}
+
+/// A finding about a field points at that field when it is written, and at
+/// the container (or object) when the field is missing.
+#[test]
+fn field_findings_point_at_the_field() {
+    let a = lint_yaml(&pod(concat!(
+        "  hostNetwork: true\n",                 // 6
+        "  containers:\n",                       // 7
+        "  - name: web\n",                       // 8
+        "    imagePullPolicy: Always\n",         // 9
+        "    image: nginx:latest\n",             // 10
+        "    securityContext:\n",                // 11
+        "      runAsUser: 0\n",                  // 12
+        "      privileged: true\n",              // 13
+        "      readOnlyRootFilesystem: false\n", // 14
+        "  - name: noimage\n",                   // 15
+    )));
+    let lines = |rule: &str| -> Vec<(String, Option<usize>)> {
+        hits(&a, rule)
+            .iter()
+            .map(|f| (f.container.clone().unwrap_or_default(), f.line))
+            .collect()
+    };
+    let at = |c: &str, line: usize| (c.to_owned(), Some(line));
+    assert_eq!(lines("latest-tag"), [at("web", 10), at("noimage", 15)]);
+    assert_eq!(lines("host-network"), [at("", 6)]);
+    assert_eq!(lines("privileged-container"), [at("web", 13)]);
+    assert_eq!(lines("privilege-escalation-container"), [at("web", 13)]);
+    assert_eq!(
+        lines("no-read-only-root-fs"),
+        [at("web", 14), at("noimage", 15)]
+    );
+    assert_eq!(lines("run-as-non-root"), [at("web", 12), at("noimage", 15)]);
 }
 
 #[test]

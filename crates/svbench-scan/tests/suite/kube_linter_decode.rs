@@ -215,7 +215,7 @@ fn list_items_are_expanded_with_the_list_doc_index() {
         .collect();
     assert_eq!(pid.len(), 1);
     assert_eq!(pid[0].doc_index, Some(1));
-    assert_eq!(pid[0].line, Some(13), "the item's line");
+    assert_eq!(pid[0].line, Some(18), "the item's hostPID: line");
     assert_eq!(kinds(&a), ["Pod/good", "Pod/a"]);
 }
 

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
+use svbench_scan::dedupe::IssueRow;
 use svbench_scan::external::{crosscheck, CrossCheck};
 use svbench_scan::patch::{apply_patch, PatchOutcome, PatchStatus};
 use svbench_scan::scan::{
@@ -77,6 +78,10 @@ pub struct ScanArgs {
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "json", "sarif"])]
     pub format: String,
+    /// One row per issue of an object or container, listing the namespaces
+    /// that report it (text and json; sarif stays per namespace).
+    #[arg(long)]
+    pub dedupe: bool,
     /// Print every check (namespace, id, severity, default on/off) and exit.
     #[arg(long)]
     pub list_checks: bool,
@@ -110,10 +115,40 @@ struct ScanOutput<'a> {
 #[derive(Debug, Serialize)]
 struct FileOutput<'a> {
     #[serde(flatten)]
-    report: &'a FileReport,
+    report: FileFindings<'a>,
     post_patch: Option<&'a PostPatch>,
     #[serde(skip_serializing_if = "Option::is_none")]
     crosscheck: Option<&'a CrossCheck>,
+}
+
+/// A file's findings as they are printed: one per finding, or with
+/// `--dedupe` one row per issue (`issues` in place of `findings`).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum FileFindings<'a> {
+    All(&'a FileReport),
+    Deduped {
+        path: &'a str,
+        #[serde(rename = "type")]
+        file_type: FileType,
+        issues: Vec<IssueRow>,
+        errors: &'a [svbench_scan::ScanError],
+    },
+}
+
+impl<'a> FileFindings<'a> {
+    fn of(report: &'a FileReport, dedupe: bool) -> Self {
+        if dedupe {
+            FileFindings::Deduped {
+                path: &report.path,
+                file_type: report.file_type,
+                issues: svbench_scan::dedupe::dedupe(&report.findings),
+                errors: &report.errors,
+            }
+        } else {
+            FileFindings::All(report)
+        }
+    }
 }
 
 /// Runs the command; returns the exit code.
@@ -290,7 +325,7 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                     .zip(&crosschecks)
                     .zip(&post_patches)
                     .map(|((report, crosscheck), post)| FileOutput {
-                        report,
+                        report: FileFindings::of(report, args.dedupe),
                         post_patch: post.as_ref(),
                         crosscheck: crosscheck.as_ref(),
                     })
@@ -307,7 +342,12 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             writeln!(out)?;
         }
         _ => {
-            out.write_all(text::render(&reports, &skipped).as_bytes())?;
+            let rendered = if args.dedupe {
+                text::render_deduped(&reports, &skipped)
+            } else {
+                text::render(&reports, &skipped)
+            };
+            out.write_all(rendered.as_bytes())?;
             for post in post_patches.iter().flatten() {
                 out.write_all(text::render_post_patch(post).as_bytes())?;
             }

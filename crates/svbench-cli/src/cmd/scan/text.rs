@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use svbench_scan::dedupe::dedupe;
 use svbench_scan::scan::{FileReport, Scanner};
 use svbench_scan::{kube_linter, semgrep, Tool};
 
@@ -22,30 +23,82 @@ pub fn render(reports: &[FileReport], skipped: &[Skipped]) -> String {
                 f.severity,
                 f.message
             );
-            if let Some(svbench_scan::ObjectRef::K8s { kind, name, .. }) = &f.object {
-                let _ = write!(out, " ({kind} {})", name.as_deref().unwrap_or("<unnamed>"));
-            }
+            write_object(&mut out, f.object.as_ref());
             out.push('\n');
         }
-        for e in &report.errors {
-            errors += 1;
-            let tool = e.tool.map_or("scan", Tool::as_str);
-            let doc = e
-                .doc_index
-                .map(|d| format!(" (document {d})"))
-                .unwrap_or_default();
-            let _ = writeln!(out, "{}{doc}: error [{tool}] {}", e.file, e.message);
-        }
+        errors += write_errors(&mut out, report);
     }
+    write_summary(
+        &mut out,
+        reports.len(),
+        skipped,
+        &format!("{findings} finding{}", plural(findings)),
+        errors,
+    );
+    out
+}
+
+/// `--dedupe`: one line per issue row, naming the namespaces that agree and
+/// the findings they stand for, then errors and a summary.
+pub fn render_deduped(reports: &[FileReport], skipped: &[Skipped]) -> String {
+    let mut out = String::new();
+    let (mut rows, mut findings, mut errors) = (0, 0, 0);
+    for report in reports {
+        for row in dedupe(&report.findings) {
+            rows += 1;
+            findings += row.findings.len();
+            let _ = write!(
+                out,
+                "{}: {} [{}] {}",
+                row.location(),
+                row.issue,
+                row.severity,
+                row.message
+            );
+            write_object(&mut out, row.object.as_ref());
+            let tools: Vec<&str> = row.tools.iter().map(|t| t.as_str()).collect();
+            let _ = writeln!(out, " [{}]", tools.join(", "));
+        }
+        errors += write_errors(&mut out, report);
+    }
+    let counts = format!(
+        "{rows} issue{} ({findings} finding{})",
+        plural(rows),
+        plural(findings)
+    );
+    write_summary(&mut out, reports.len(), skipped, &counts, errors);
+    out
+}
+
+/// ` (Kind name)` for a Kubernetes object.
+fn write_object(out: &mut String, object: Option<&svbench_scan::ObjectRef>) {
+    if let Some(svbench_scan::ObjectRef::K8s { kind, name, .. }) = object {
+        let _ = write!(out, " ({kind} {})", name.as_deref().unwrap_or("<unnamed>"));
+    }
+}
+
+/// One line per error of the file; returns how many.
+fn write_errors(out: &mut String, report: &FileReport) -> usize {
+    for e in &report.errors {
+        let tool = e.tool.map_or("scan", Tool::as_str);
+        let doc = e
+            .doc_index
+            .map(|d| format!(" (document {d})"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{}{doc}: error [{tool}] {}", e.file, e.message);
+    }
+    report.errors.len()
+}
+
+/// The skipped inputs and the summary line.
+fn write_summary(out: &mut String, files: usize, skipped: &[Skipped], counts: &str, errors: usize) {
     for s in skipped {
         let _ = writeln!(out, "{}: skipped: {}", s.path, s.reason);
     }
     let _ = writeln!(
         out,
-        "{} file{} scanned: {findings} finding{}, {errors} error{}{}",
-        reports.len(),
-        plural(reports.len()),
-        plural(findings),
+        "{files} file{} scanned: {counts}, {errors} error{}{}",
+        plural(files),
         plural(errors),
         if skipped.is_empty() {
             String::new()
@@ -53,7 +106,6 @@ pub fn render(reports: &[FileReport], skipped: &[Skipped]) -> String {
             format!(", {} skipped", skipped.len())
         }
     );
-    out
 }
 
 /// What a patch did and what remains.

@@ -18,12 +18,22 @@ pub(crate) fn no_extensions_v1beta(_: &Context<'_>, object: &K8sObject) -> Vec<D
     let g = &object.gvk;
     if EXTENSIONS.is_match(&g.group) && V1BETA.is_match(&g.version) {
         vec![Diagnostic::object(
-            object.line,
+            api_version_line(object),
             format!("{} uses the removed API {}/{}", g.kind, g.group, g.version),
         )]
     } else {
         Vec::new()
     }
+}
+
+/// The line of the object's `apiVersion` key (the object's line when the
+/// mapping does not write it, as in a List item that inherits nothing).
+fn api_version_line(object: &K8sObject) -> usize {
+    object
+        .node
+        .as_mapping()
+        .and_then(|pairs| pairs.iter().find(|(k, _)| k.as_str() == Some("apiVersion")))
+        .map_or(object.line, |(k, _)| k.line)
 }
 
 /// `job-ttl-seconds-after-finished`: a standalone `batch/v1` Job without a
@@ -42,7 +52,10 @@ pub(crate) fn job_ttl(_: &Context<'_>, object: &K8sObject) -> Vec<Diagnostic> {
         }
         Body::CronJob(spec) if spec.job_template.spec.ttl_seconds_after_finished.is_some() => {
             vec![Diagnostic::object(
-                object.line,
+                spec.job_template
+                    .spec
+                    .field_line("ttlSecondsAfterFinished")
+                    .unwrap_or(object.line),
                 "CronJob's job template sets ttlSecondsAfterFinished",
             )]
         }

@@ -10,11 +10,12 @@ use crate::k8s::K8sObject;
 use crate::kube_linter::registry::{Context, Diagnostic};
 use crate::kube_linter::util::line_of;
 
-/// `host-network`: one finding per object with `hostNetwork: true`.
+/// `host-network`: one finding per object with `hostNetwork: true`, at
+/// that field.
 pub(crate) fn host_network(_: &Context<'_>, object: &K8sObject) -> Vec<Diagnostic> {
     match object.pod_spec() {
         Some(spec) if spec.host_network => vec![Diagnostic::object(
-            object.line,
+            spec.field_line("hostNetwork").unwrap_or(object.line),
             "pod shares the node's network namespace (hostNetwork: true)",
         )],
         _ => Vec::new(),
@@ -25,7 +26,7 @@ pub(crate) fn host_network(_: &Context<'_>, object: &K8sObject) -> Vec<Diagnosti
 pub(crate) fn host_pid(_: &Context<'_>, object: &K8sObject) -> Vec<Diagnostic> {
     match object.pod_spec() {
         Some(spec) if spec.host_pid => vec![Diagnostic::object(
-            object.line,
+            spec.field_line("hostPID").unwrap_or(object.line),
             "pod shares the host's PID namespace (hostPID: true)",
         )],
         _ => Vec::new(),

@@ -16,7 +16,9 @@ pub(crate) fn dangling_service(ctx: &Context<'_>, object: &K8sObject) -> Vec<Dia
     if object.api_version != "v1" || spec.type_ == "ExternalName" {
         return Vec::new();
     }
-    let report = |msg: String| vec![Diagnostic::object(object.line, msg)];
+    // A written selector is the field at fault; a missing one is the object's.
+    let line = spec.field_line("selector").unwrap_or(object.line);
+    let report = |msg: String| vec![Diagnostic::object(line, msg)];
     if spec.selector.is_empty() {
         return report("service has no selector".to_owned());
     }

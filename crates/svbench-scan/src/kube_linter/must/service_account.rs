@@ -13,7 +13,7 @@ pub(crate) fn deprecated_field(_: &Context<'_>, object: &K8sObject) -> Vec<Diagn
                 && spec.service_account != spec.service_account_name =>
         {
             vec![Diagnostic::object(
-                object.line,
+                spec.field_line("serviceAccount").unwrap_or(object.line),
                 format!(
                     "pod uses the deprecated serviceAccount field ({:?}); use serviceAccountName",
                     spec.service_account
@@ -31,10 +31,10 @@ pub(crate) fn non_existent(ctx: &Context<'_>, object: &K8sObject) -> Vec<Diagnos
     let Some(spec) = object.pod_spec() else {
         return Vec::new();
     };
-    let sa = if spec.service_account_name.is_empty() {
-        &spec.service_account
+    let (sa, key) = if spec.service_account_name.is_empty() {
+        (&spec.service_account, "serviceAccount")
     } else {
-        &spec.service_account_name
+        (&spec.service_account_name, "serviceAccountName")
     };
     if sa.is_empty() || sa == "default" {
         return Vec::new();
@@ -51,7 +51,7 @@ pub(crate) fn non_existent(ctx: &Context<'_>, object: &K8sObject) -> Vec<Diagnos
         Vec::new()
     } else {
         vec![Diagnostic::object(
-            object.line,
+            spec.field_line(key).unwrap_or(object.line),
             format!("service account {sa:?} is not defined in namespace {namespace:?}"),
         )]
     }

@@ -31,7 +31,10 @@ pub(crate) fn max_unavailable(_: &Context<'_>, object: &K8sObject) -> Vec<Diagno
         ),
         Ok(_) => return Vec::new(),
     };
-    vec![Diagnostic::object(object.line, message)]
+    let line = pdb_v1(object)
+        .and_then(|s| s.field_line("maxUnavailable"))
+        .unwrap_or(object.line);
+    vec![Diagnostic::object(line, message)]
 }
 
 /// `pdb-unhealthy-pod-eviction-policy`: `unhealthyPodEvictionPolicy` unset.
@@ -63,7 +66,8 @@ pub(crate) fn min_available(ctx: &Context<'_>, object: &K8sObject) -> Vec<Diagno
     let Some(min) = &spec.min_available else {
         return Vec::new();
     };
-    let report = |msg: String| vec![Diagnostic::object(object.line, msg)];
+    let min_line = spec.field_line("minAvailable").unwrap_or(object.line);
+    let report = |msg: String| vec![Diagnostic::object(min_line, msg)];
     if matches!(min, IntOrString::Str(s) if s == "100%") {
         return report(
             "PodDisruptionBudget minAvailable is 100%: no pod can ever be evicted voluntarily"
@@ -78,7 +82,12 @@ pub(crate) fn min_available(ctx: &Context<'_>, object: &K8sObject) -> Vec<Diagno
     };
     let selector = match selector.to_selector() {
         Ok(s) => s,
-        Err(e) => return report(format!("PodDisruptionBudget selector is invalid: {e}")),
+        Err(e) => {
+            return vec![Diagnostic::object(
+                spec.field_line("selector").unwrap_or(object.line),
+                format!("PodDisruptionBudget selector is invalid: {e}"),
+            )]
+        }
     };
     let mut out = Vec::new();
     for workload in ctx.objects {
@@ -102,7 +111,7 @@ pub(crate) fn min_available(ctx: &Context<'_>, object: &K8sObject) -> Vec<Diagno
         };
         if i64::from(replicas) <= required {
             out.push(Diagnostic::object(
-                object.line,
+                min_line,
                 format!(
                     "PodDisruptionBudget minAvailable {} requires {required} of the {replicas} replicas of {} {:?}: no pod can be evicted voluntarily",
                     show_int_or_string(min),

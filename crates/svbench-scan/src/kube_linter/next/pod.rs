@@ -9,7 +9,7 @@ use crate::kube_linter::util::line_of;
 pub(crate) fn host_ipc(_: &Context<'_>, object: &K8sObject) -> Vec<Diagnostic> {
     match object.pod_spec() {
         Some(spec) if spec.host_ipc => vec![Diagnostic::object(
-            object.line,
+            spec.field_line("hostIPC").unwrap_or(object.line),
             "pod shares the host's IPC namespace (hostIPC: true)",
         )],
         _ => Vec::new(),
