@@ -12,7 +12,7 @@ use crate::Severity;
 pub enum Tool {
     /// Native kube-linter 0.7.6 checks.
     KubeLinter,
-    /// Native equivalents of the semgrep registry rules of spec E2 §1.6.
+    /// Native equivalents of semgrep's `yaml.kubernetes.security` registry rules.
     Semgrep,
     /// The project's Rego policies (and user policies) under `regorus`.
     Opa,

@@ -31,7 +31,7 @@ use crate::{Analysis, Enabled, Finding, ParsedDocument, RuleInfo, ScanError, Sev
 pub const VERSION: &str = concat!(
     "svbench-scan ",
     env!("CARGO_PKG_VERSION"),
-    " (kube-linter 0.7.6 semantics)"
+    " (kube-linter 0.7.6 semantics, findings at the offending field)"
 );
 
 /// Every check, must + next + opt-in, sorted by name.

@@ -27,7 +27,7 @@ use suppress::Comments;
 pub const VERSION: &str = concat!(
     "svbench-scan ",
     env!("CARGO_PKG_VERSION"),
-    " (semgrep rule set of spec E2 §1.6)"
+    " (semgrep yaml.kubernetes.security rules)"
 );
 
 /// Every rule, sorted by id.
