@@ -3,7 +3,7 @@
 # only the `svbench` binary (datasets, reward configs and analyzer rules are
 # embedded in it) on a slim Debian base.
 #
-#   docker build -t svbench .
+#   docker build -t svbench --build-arg GIT_SHA="$(git rev-parse HEAD)" .
 #   docker run --rm svbench                        # eval e1 on the embedded data
 #   mkdir -p outputs && docker run --rm --user "$(id -u):$(id -g)" \
 #       -v "$PWD/outputs:/work/outputs" -e OPENAI_API_KEY \
@@ -11,10 +11,14 @@
 #
 # Run directories land in /work/outputs inside the container; mount a host
 # folder there to keep them (`--user` makes the files yours). The response
-# cache lives in /work/.cache, which any user may write. The first build compiles every dependency
-# (about the time of a first `cargo build --release`, see the README).
+# cache lives in /work/.cache, which any user may write. The first build
+# compiles every dependency (as long as a first `cargo build --release`, see
+# the README's quick start).
 
 FROM rust:1-slim-bookworm AS build
+# The build context has no .git: the commit recorded in run metadata comes
+# from this argument (empty: runs record no commit).
+ARG GIT_SHA=""
 WORKDIR /src
 COPY . .
 # BuildKit cache mounts keep the crate downloads and compiled dependencies
@@ -23,7 +27,7 @@ COPY . .
 # extension or the test-only crates.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p svbench-cli \
+    SVBENCH_BUILD_GIT_SHA="$GIT_SHA" cargo build --release --locked -p svbench-cli \
     && cp target/release/svbench /usr/local/bin/svbench
 
 FROM debian:bookworm-slim

@@ -3,10 +3,14 @@
 use std::process::Command;
 
 fn main() {
-    // Empty when the source is not a git checkout (e.g. a release tarball):
+    // Empty when the source is not a git checkout (e.g. a release tarball or
+    // a container build) and SVBENCH_BUILD_GIT_SHA does not name the commit:
     // metadata then records null and the run manifest `unknown`.
-    let full = git(&["rev-parse", "HEAD"]);
-    let commit = git(&["rev-parse", "--short=12", "HEAD"]);
+    let mut full = git(&["rev-parse", "HEAD"]);
+    if full.is_empty() {
+        full = given_sha();
+    }
+    let commit: String = full.chars().take(12).collect();
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
     let rustc_version = Command::new(rustc)
         .arg("--version")
@@ -21,6 +25,7 @@ fn main() {
         "cargo:rustc-env=SVBENCH_TARGET={}",
         std::env::var("TARGET").unwrap_or_default()
     );
+    println!("cargo:rerun-if-env-changed=SVBENCH_BUILD_GIT_SHA");
     println!("cargo:rerun-if-changed=../../.git/HEAD");
     println!("cargo:rerun-if-changed=../../.git/refs");
 }
@@ -34,4 +39,16 @@ fn git(args: &[&str]) -> String {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
+}
+
+/// The commit a build without `.git` was made from (the Dockerfile passes
+/// it), if it looks like a hex SHA-1; anything else is ignored.
+fn given_sha() -> String {
+    let sha = std::env::var("SVBENCH_BUILD_GIT_SHA").unwrap_or_default();
+    let sha = sha.trim();
+    if sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        sha.to_ascii_lowercase()
+    } else {
+        String::new()
+    }
 }
