@@ -44,10 +44,18 @@ pub fn when_absent(require: Option<&OsStr>) -> WhenAbsent {
 /// The first `ancestor/shared/data/upstream-sv` directory of `manifest_dir`
 /// (the calling crate's `CARGO_MANIFEST_DIR`), if any.
 pub fn locate(manifest_dir: &Path) -> Option<PathBuf> {
-    manifest_dir
-        .ancestors()
-        .map(|a| a.join(REL_DIR))
-        .find(|p| p.is_dir())
+    locate_below(manifest_dir, None)
+}
+
+/// [`locate`], looking no higher than `ceiling` when one is given (the unit
+/// tests' temporary root: the machine's own `/tmp/shared` must not leak in).
+fn locate_below(manifest_dir: &Path, ceiling: Option<&Path>) -> Option<PathBuf> {
+    let mut ancestors = manifest_dir.ancestors();
+    let within = std::iter::from_fn(|| {
+        let a = ancestors.next()?;
+        (ceiling.is_none_or(|c| a.starts_with(c))).then_some(a)
+    });
+    within.map(|a| a.join(REL_DIR)).find(|p| p.is_dir())
 }
 
 /// The upstream data directory; `None`, after one notice on stderr, when it
@@ -108,7 +116,19 @@ pub fn resolve(
     absent: WhenAbsent,
     notice: &mut impl Write,
 ) -> Option<PathBuf> {
-    let missing = match locate(manifest_dir) {
+    resolve_below(manifest_dir, None, rel, absent, notice)
+}
+
+/// [`resolve`] with the search bounded by `ceiling` (see [`locate_below`]).
+#[track_caller]
+fn resolve_below(
+    manifest_dir: &Path,
+    ceiling: Option<&Path>,
+    rel: &str,
+    absent: WhenAbsent,
+    notice: &mut impl Write,
+) -> Option<PathBuf> {
+    let missing = match locate_below(manifest_dir, ceiling) {
         Some(dir) => {
             let p = if rel.is_empty() { dir } else { dir.join(rel) };
             if p.exists() {
@@ -160,26 +180,29 @@ mod tests {
         assert_eq!(when_absent(Some(OsStr::new("true"))), WhenAbsent::Fail);
     }
 
-    /// A crate directory inside a fresh temporary directory, whose
-    /// ancestors (the temporary root and above) hold no upstream data.
+    /// A crate directory inside a fresh temporary directory; the tests
+    /// search no higher than that directory, so a `shared/` next to the
+    /// machine's temporary directory cannot be found.
     fn lonely_crate() -> (tempfile::TempDir, PathBuf) {
         let root = tempfile::tempdir().unwrap();
         let krate = root.path().join("ws/crates/c");
         std::fs::create_dir_all(&krate).unwrap();
-        assert_eq!(
-            locate(&krate),
-            None,
-            "an ancestor of the temporary directory has {REL_DIR}"
-        );
+        assert_eq!(locate_below(&krate, Some(root.path())), None);
         (root, krate)
     }
 
     #[test]
     fn absent_and_not_required_is_none_after_one_notice() {
-        let (_root, krate) = lonely_crate();
+        let (root, krate) = lonely_crate();
         let mut notice = Vec::new();
         assert_eq!(
-            resolve(&krate, "e1/x.jsonl", WhenAbsent::Skip, &mut notice),
+            resolve_below(
+                &krate,
+                Some(root.path()),
+                "e1/x.jsonl",
+                WhenAbsent::Skip,
+                &mut notice
+            ),
             None
         );
         let notice = String::from_utf8(notice).unwrap();
@@ -192,15 +215,24 @@ mod tests {
             assert!(notice.contains(part), "{part} in {notice}");
         }
         let mut notice = Vec::new();
-        assert_eq!(resolve(&krate, "", WhenAbsent::Skip, &mut notice), None);
+        assert_eq!(
+            resolve_below(&krate, Some(root.path()), "", WhenAbsent::Skip, &mut notice),
+            None
+        );
         assert!(!notice.is_empty());
     }
 
     #[test]
     #[should_panic(expected = "SVBENCH_REQUIRE_UPSTREAM is set")]
     fn absent_and_required_panics() {
-        let (_root, krate) = lonely_crate();
-        resolve(&krate, "", WhenAbsent::Fail, &mut Vec::new());
+        let (root, krate) = lonely_crate();
+        resolve_below(
+            &krate,
+            Some(root.path()),
+            "",
+            WhenAbsent::Fail,
+            &mut Vec::new(),
+        );
     }
 
     #[test]
@@ -211,21 +243,39 @@ mod tests {
         std::fs::write(data.join("e1/x.jsonl"), "{}\n").unwrap();
         let mut notice = Vec::new();
         assert_eq!(
-            resolve(&krate, "", WhenAbsent::Fail, &mut notice),
+            resolve_below(&krate, Some(root.path()), "", WhenAbsent::Fail, &mut notice),
             Some(data.clone())
         );
         assert_eq!(
-            resolve(&krate, "e1/x.jsonl", WhenAbsent::Fail, &mut notice),
+            resolve_below(
+                &krate,
+                Some(root.path()),
+                "e1/x.jsonl",
+                WhenAbsent::Fail,
+                &mut notice
+            ),
             Some(data.join("e1/x.jsonl"))
         );
         assert!(notice.is_empty(), "no notice when found");
         assert_eq!(
-            resolve(&krate, "e1/y.jsonl", WhenAbsent::Skip, &mut notice),
+            resolve_below(
+                &krate,
+                Some(root.path()),
+                "e1/y.jsonl",
+                WhenAbsent::Skip,
+                &mut notice
+            ),
             None
         );
         assert!(!notice.is_empty());
         let missing = std::panic::catch_unwind(|| {
-            resolve(&krate, "e1/y.jsonl", WhenAbsent::Fail, &mut Vec::new())
+            resolve_below(
+                &krate,
+                Some(root.path()),
+                "e1/y.jsonl",
+                WhenAbsent::Fail,
+                &mut Vec::new(),
+            )
         });
         assert!(missing.is_err());
     }
