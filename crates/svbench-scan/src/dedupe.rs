@@ -115,10 +115,7 @@ impl IssueRow {
     /// `file:line` (or `file` when no member has a line).
     #[must_use]
     pub fn location(&self) -> String {
-        match self.line {
-            Some(line) => format!("{}:{line}", self.file),
-            None => self.file.clone(),
-        }
+        crate::finding::location(&self.file, self.line)
     }
 }
 

@@ -129,10 +129,7 @@ impl Finding {
     /// `file:line`, or just the file when the line is unknown.
     #[must_use]
     pub fn location(&self) -> String {
-        match self.line {
-            Some(line) => format!("{}:{line}", self.file),
-            None => self.file.clone(),
-        }
+        location(&self.file, self.line)
     }
 
     /// The output order: file, line, tool, rule_id, object, container
@@ -196,5 +193,13 @@ impl Analysis {
     pub fn extend(&mut self, other: Analysis) {
         self.findings.extend(other.findings);
         self.errors.extend(other.errors);
+    }
+}
+
+/// `file:line`, or `file` when the line is unknown (findings and dedupe rows).
+pub(crate) fn location(file: &str, line: Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{file}:{line}"),
+        None => file.to_string(),
     }
 }
