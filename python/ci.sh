@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Python CI step: builds the svbench wheel with maturin in a fresh virtualenv,
-# installs it with verifiers (classic API, < 0.4), pytest, hypothesis and
-# numpy, and runs python/tests. Expects the release CLI to be built already
+# Python CI step: builds the svbench wheel with maturin once and tests it in
+# two fresh virtualenvs: one with the classic verifiers API (< 0.4), pytest,
+# hypothesis and numpy, running python/tests; one with verifiers 0.4 (v1
+# tasksets), running test_verifiers_v1.py. Expects the release CLI to be built already
 # (`cargo test --workspace --release` or `cargo build --release`): the parity
 # tests compare against `svbench eval --model builtin:replay:FILE`.
 #
@@ -25,16 +26,32 @@ python="${PYTHON:-python3}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "== python: fresh virtualenv ($("$python" --version))"
-"$python" -m venv "$work/venv"
-pip=("$work/venv/bin/python" -m pip --disable-pip-version-check -q)
+echo "== python: classic verifiers venv ($("$python" --version))"
+"$python" -m venv "$work/classic"
+pip=("$work/classic/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install maturin 'verifiers>=0.1.9,<0.4' datasets pytest hypothesis numpy
 
 echo "== python: maturin build --release (abi3 wheel)"
-"$work/venv/bin/maturin" build --release --locked -m python/Cargo.toml \
-  -i "$work/venv/bin/python" --out "$work/wheels"
+"$work/classic/bin/maturin" build --release --locked -m python/Cargo.toml \
+  -i "$work/classic/bin/python" --out "$work/wheels"
 "${pip[@]}" install --no-index --no-deps "$work"/wheels/svbench-*.whl
 
-echo "== python: pytest"
-cd python/tests
-SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider .
+echo "== python: pytest (classic verifiers API, TRL, verl, native)"
+(cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/classic/bin/python" -m pytest -q -p no:cacheprovider .)
+
+# verifiers >= 0.4 (v1 tasksets). Its rollout tests run `vf-eval`, whose
+# chat program is a uv script: uv installs that script's packages from the
+# package index the first time.
+echo "== python: verifiers v1 venv"
+"$python" -m venv "$work/v1"
+pip=("$work/v1/bin/python" -m pip --disable-pip-version-check -q)
+"${pip[@]}" install 'verifiers>=0.4,<0.5' uv pytest hypothesis
+"${pip[@]}" install --no-index --no-deps "$work"/wheels/svbench-*.whl
+
+echo "== python: pytest (verifiers v1 tasksets)"
+log="$work/v1-pytest.log"
+(cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/v1/bin/python" -m pytest -q -rs -p no:cacheprovider test_verifiers_v1.py) | tee "$log"
+if grep -q "skipped" "$log"; then
+  echo "python/ci.sh: the v1 taskset tests skipped; they must run here" >&2
+  exit 1
+fi

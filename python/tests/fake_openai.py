@@ -33,6 +33,9 @@ class FakeOpenAI:
                     return
                 message = outer.script(body)
                 finish = "tool_calls" if message.get("tool_calls") else "stop"
+                if body.get("stream"):
+                    self._stream(body, message, finish)
+                    return
                 payload = {
                     "id": f"chatcmpl-{len(outer.requests)}",
                     "object": "chat.completion",
@@ -47,6 +50,32 @@ class FakeOpenAI:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream(self, body: dict, message: dict, finish: str) -> None:
+                """The same reply as server-sent chunks (verifiers v1 relays streams)."""
+                base = {
+                    "id": f"chatcmpl-{len(outer.requests)}",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": body.get("model", "fake"),
+                }
+                delta: dict = {"role": "assistant", "content": message.get("content")}
+                if message.get("tool_calls"):
+                    delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+                chunks = [
+                    {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                    {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+                ]
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                    chunks.append({**base, "choices": [], "usage": usage})
+                data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+                raw = data.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -35,7 +35,7 @@ def test_lazy_rows_are_the_loaded_rows():
     row = svbench.Env(E1).load("test")["rows"][3]
     fresh = svbench.Env(E1)
     wrong = "Benign" if row["answer"] == "Malicious" else "Malicious"
-    completion = '{"label": "%s", "confidence": 0.9}' % row["answer"]
+    completion = json.dumps({"label": row["answer"], "confidence": 0.9})
     by_id = fresh.score(completion, example_id=row["example_id"])
     inline = fresh.score(completion, answer=row["answer"], info=row["info"])
     assert by_id["rewards"] == inline["rewards"]
@@ -48,7 +48,7 @@ def test_loaded_rows_take_precedence(tmp_path):
     own = tmp_path / "own.jsonl"
     own.write_text(json.dumps({"id": row["example_id"], "question": row["question"], "answer": flipped}) + "\n")
     env = svbench.Env(E1)
-    completion = '{"label": "%s", "confidence": 0.9}' % row["answer"]
+    completion = json.dumps({"label": row["answer"], "confidence": 0.9})
     embedded = env.score(completion, example_id=row["example_id"])
     (own_row,) = env.load("all", dataset=str(own))["rows"]
     assert own_row["answer"] == flipped

@@ -138,9 +138,16 @@ def load_environment(name: str, **kwargs: Any) -> Any:
     (default ``test``; ``None`` for no eval dataset); anything else must be
     one of the environment's own arguments, or ``UnknownArgumentError``.
     """
-    import verifiers as vf
+    from svbench._vf_api import v1_installed
 
     name = env_name(name)
+    if v1_installed():
+        raise ImportError(
+            f"the installed verifiers (>= 0.4) has no classic API: {name} is a v1 taskset there "
+            f"(`vf-eval {name}`, or `svbench.verifiers_v1.taskset_class({name!r})`)"
+        )
+    import verifiers as vf
+
     env, common, data = env_from_kwargs(name, kwargs, EXTRA_ARGS)
     train = env.load(common.get("split") or "train", **data)
     if not train["rows"]:

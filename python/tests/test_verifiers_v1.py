@@ -1,0 +1,286 @@
+"""verifiers v1 tasksets (verifiers >= 0.4): loaded by environment id the
+way verifiers' own loader loads them, traces scored by the tasks' reward
+methods, and rollouts run through `vf-eval` against a scripted
+OpenAI-compatible server on 127.0.0.1, all bit-identical to `svbench eval
+--model builtin:replay:FILE` on the same replies.
+
+python/ci.sh runs this file in a venv with verifiers 0.4.x; the classic-API
+tests run in another venv with verifiers < 0.4."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from svbench._vf_api import v1_installed
+
+if not v1_installed():
+    pytest.skip("needs verifiers >= 0.4 (python/ci.sh runs this file in its v1 venv)", allow_module_level=True)
+
+import verifiers.v1 as vf
+from pydantic import ValidationError
+from verifiers.v1.graph import MessageNode
+from verifiers.v1.trace import AgentInfo, TraceTask
+from verifiers.v1.utils.decorators import discover_decorated
+from verifiers.v1.utils.loaders import (
+    environment_class,
+    import_taskset,
+    load_taskset,
+    taskset_class,
+    taskset_config_type,
+)
+
+import svbench
+from conftest import E1, E2, run_replay
+from fake_openai import FakeOpenAI
+from svbench.verifiers_v1 import completion_of
+from svbench.verifiers_v1_tools import SvTools, SvToolsetConfig
+
+PROFILES = ["v1", "upstream"]
+
+E1_TEXTS = [
+    '{"label": "Malicious", "confidence": 0.83, "rationale": "odd port"}',
+    '```json\n{"label": "Benign", "confidence": 0.61}\n```',
+    "I think this flow is probably malicious.",
+    '{"label": "Abstain", "confidence": 0.4}',
+]
+
+
+def same(a: float, b: float) -> bool:
+    """Bit-identical floats."""
+    return a == b and repr(a) == repr(b)
+
+
+def load(env: str, **fields) -> list:
+    """The tasks of a taskset configured as verifiers' loader does it."""
+    config = taskset_config_type(env).model_validate({"id": env, **fields})
+    return list(load_taskset(config))
+
+
+def trace_of(task, replies: list) -> vf.Trace:
+    """A trace holding the task's prompt and `replies` (messages after it)."""
+    msgs = [vf.SystemMessage(content=task.data.system_prompt)]
+    msgs += [vf.UserMessage(content=m.content if hasattr(m, "content") else m["content"]) for m in task.data.prompt]
+    msgs += replies
+    nodes = [
+        MessageNode(message=m, parent=i - 1 if i else None, sampled=m.role == "assistant") for i, m in enumerate(msgs)
+    ]
+    return vf.Trace(
+        task=TraceTask(type=type(task).__name__, data=task.data), agent=AgentInfo(config=vf.AgentConfig()), nodes=nodes
+    )
+
+
+def scored(task, trace: vf.Trace) -> dict[str, float]:
+    asyncio.run(task.score(trace))
+    return {name: r.score for name, r in trace.rewards.items()}
+
+
+def assert_same_rewards(got: dict[str, float], rec: dict, where: str) -> None:
+    assert set(got) == set(rec["rewards"]), where
+    for name, value in rec["rewards"].items():
+        assert same(got[name], value), (where, name, got[name], value)
+
+
+@pytest.mark.parametrize("env", [E1, E2])
+def test_loader_finds_exactly_one_taskset(env):
+    module = import_taskset(env)
+    cls = taskset_class(env)
+    exported = [getattr(module, n) for n in module.__all__ if isinstance(getattr(module, n), type)]
+    assert [c for c in exported if issubclass(c, vf.Taskset)] == [cls]
+    # No Env of our own: verifiers runs the taskset with its single-agent env.
+    assert environment_class(env) is vf.SingleAgentEnv
+    assert issubclass(taskset_config_type(env), vf.TasksetConfig)
+
+
+def test_classic_entry_point_says_which_api_is_installed():
+    import sv_env_network_logs
+
+    with pytest.raises(ImportError, match="v1 taskset"):
+        sv_env_network_logs.load_environment()
+
+
+@pytest.mark.parametrize("env", [E1, E2])
+def test_config_rejects_unknown_fields(env):
+    with pytest.raises(ValidationError, match="bogus"):
+        taskset_config_type(env).model_validate({"id": env, "bogus": 1})
+    with pytest.raises(ValidationError, match="reward_profile"):
+        taskset_config_type(env).model_validate({"id": env, "reward_profile": "nope"})
+
+
+def test_e2_own_arguments_are_fields_and_checked():
+    cfg = taskset_config_type(E2)
+    assert set(svbench.Env(E2).arg_names) <= set(cfg.model_fields)
+    with pytest.raises(ValidationError):
+        cfg.model_validate({"id": E2, "lang": "cobol"})
+    task = load(E2, split="test", max_examples=1, include_tools=False)[0]
+    assert task.config.env_args == {"include_tools": False}
+    assert type(task).toolsets(task.config) == []
+
+
+def test_task_config_is_derived_not_set_by_hand():
+    with pytest.raises(ValidationError, match="taskset"):
+        taskset_config_type(E1).model_validate({"id": E1, "task": {"reward_profile": "upstream"}})
+
+
+@pytest.mark.parametrize("env", [E1, E2])
+def test_rows_carry_the_prompt_eval_sends(env):
+    native = svbench.open_env(env)
+    rows = native.load("dev", max_examples=5)["rows"]
+    tasks = load(env, split="dev", max_examples=5)
+    assert len(tasks) == len(rows)
+    for task, row in zip(tasks, rows):
+        sent = [{"role": "system", "content": task.data.system_prompt}]
+        sent += [{"role": m.role, "content": m.content} for m in task.data.prompt]
+        assert sent == row["prompt"]
+        assert task.data.sv_example_id == task.key == row["example_id"]
+        assert task.data.question == row["question"]
+
+
+@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_one_weighted_reward_method_per_component(env, profile):
+    task = load(env, split="test", max_examples=1, reward_profile=profile)[0]
+    hooks = {fn.__name__: fn._vf_weight for fn in task.hooks("reward")}
+    assert hooks == dict(svbench.open_env(env, reward_profile=profile).weights())
+    for name in hooks:
+        assert getattr(type(task), name).reward is True
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_e1_scored_traces_match_replay(profile, svbench_bin, tmp_path):
+    tasks = load(E1, split="test", max_examples=len(E1_TEXTS), reward_profile=profile)
+    records = [
+        {"index": i, "example_id": t.key, "completion": text} for i, (t, text) in enumerate(zip(tasks, E1_TEXTS))
+    ]
+    cli = run_replay(svbench_bin, tmp_path, "e1", records, profile)
+    for task, text in zip(tasks, E1_TEXTS):
+        trace = trace_of(task, [vf.AssistantMessage(content=text)])
+        rec = cli[task.key]
+        assert_same_rewards(scored(task, trace), rec, "v1 trace")
+        assert same(trace.reward, rec["reward"]), (trace.reward, rec["reward"])
+
+
+def test_trace_without_a_reply_is_an_error_not_a_zero():
+    task = load(E1, split="test", max_examples=1)[0]
+    trace = trace_of(task, [])
+    with pytest.raises(vf.TaskError, match="no assistant message"):
+        asyncio.run(task.score(trace))
+
+
+def test_tool_server_runs_the_rollouts_workspace_within_budget():
+    task = load(E2, split="test", max_examples=1)[0]
+    native = svbench.open_env(E2)
+    tools = SvTools(SvToolsetConfig(task=task.config))
+    assert tools.run_kubelinter(["."]).startswith('{"error"'), "no task yet: no workspace"
+    asyncio.run(tools.setup_task(task.data))
+    expected = native.call_tool("run_kubelinter", '{"paths": ["."]}', example_id=task.key)["content"]
+    outputs = [tools.run_kubelinter(["."]) for _ in range(native.tool_budget)]
+    assert outputs == [expected] * native.tool_budget
+    over = json.loads(tools.run_semgrep(["."]))
+    assert over == {"error": {"code": "budget_exhausted", "budget": native.tool_budget}}
+
+
+def test_tool_call_with_wrong_argument_types_gets_evals_error_and_counts():
+    task = load(E2, split="test", max_examples=1)[0]
+    tools = SvTools(SvToolsetConfig(task=task.config))
+    asyncio.run(tools.setup_task(task.data))
+    for bad in ("manifest.yaml", [1, 2], None):  # the budget is 3
+        err = json.loads(tools.run_opa(bad))["error"]
+        assert err["code"] == "invalid_arguments", (bad, err)
+    assert json.loads(tools.run_opa(["."]))["error"]["code"] == "budget_exhausted"
+
+
+def test_toolset_offers_the_registrys_tools():
+    tools = SvTools(SvToolsetConfig())
+    offered = {fn.__name__: fn for fn in discover_decorated(tools, "tool")}
+    specs = {t["function"]["name"]: t["function"] for t in svbench.Env(E2).tools()}
+    assert set(offered) == set(specs)
+    for name, fn in offered.items():
+        assert fn.__doc__ == specs[name]["description"]
+
+
+# --- rollouts through verifiers' own evaluation entry point -----------------
+
+
+def e1_script(body: dict) -> dict:
+    """Answers each E1 prompt with one of E1_TEXTS, chosen by the flow text."""
+    user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    return {"role": "assistant", "content": E1_TEXTS[sum(map(ord, user)) % len(E1_TEXTS)]}
+
+
+def e2_script(body: dict) -> dict:
+    """Calls kube-linter with a malformed argument, then properly, then
+    reports what it found."""
+    msgs = body["messages"]
+    tools = [m for m in msgs if m["role"] == "tool"]
+    if len(tools) < 2:
+        arguments = '{"paths": "manifest.yaml"}' if not tools else '{"paths": ["."]}'
+        call = {
+            "id": f"call_{len(tools)}",
+            "type": "function",
+            "function": {"name": "run_kubelinter", "arguments": arguments},
+        }
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
+    found = json.loads(tools[-1]["content"]).get("findings", [])
+    ids = sorted({f"kube-linter/{f['rule_id']}" for f in found})
+    answer = {"violations": [{"id": i} for i in ids], "patch": None, "confidence": 0.6}
+    return {"role": "assistant", "content": json.dumps(answer)}
+
+
+def vf_eval(env: str, script, n: int, out: Path, extra: list[str] = ()) -> list[dict]:
+    """`vf-eval ENV` on the first `n` test rows against `script`; the traces."""
+    bin_dir = Path(sys.executable).parent
+    with FakeOpenAI(script) as server:
+        cmd = [
+            str(bin_dir / "vf-eval"), env, "-m", "scripted", "--client.base-url", server.base_url,
+            "--client.api-key-var", "SVBENCH_FAKE_KEY", "--env.agent.harness.id", "null",
+            "--env.agent.runtime.type", "subprocess", "--env.taskset.split", "test",
+            "--select.limit", str(n), "--no-push", "-o", str(out), *extra,
+        ]  # fmt: skip
+        environ = {**os.environ, "SVBENCH_FAKE_KEY": "unused", "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+        proc = subprocess.run(cmd, env=environ, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    (path,) = list(out.rglob("traces.jsonl"))
+    traces = [t for line in path.read_text().splitlines() for t in json.loads(line)["traces"]]
+    assert len(traces) == n
+    for t in traces:
+        assert not t["errors"], t["errors"]
+    return traces
+
+
+def check_against_replay(env: str, traces: list[dict], svbench_bin: str, tmp_path: Path) -> list[dict]:
+    records = []
+    for t in traces:
+        replies = completion_of(vf.Trace.model_validate(t))
+        data = t["task"]["data"]
+        records.append({"index": data["idx"], "example_id": t["task"]["key"], "completion_messages": replies})
+    cli = run_replay(svbench_bin, tmp_path, env, records, "v1")
+    for t, r in zip(traces, records):
+        rec = cli[r["example_id"]]
+        assert_same_rewards({k: v["score"] for k, v in t["rewards"].items()}, rec, f"vf-eval {env}")
+    return records
+
+
+def test_vf_eval_e1_rollouts_match_replay(svbench_bin, tmp_path):
+    traces = vf_eval(E1, e1_script, 4, tmp_path / "vf")
+    records = check_against_replay("e1", traces, svbench_bin, tmp_path)
+    assert all(len(r["completion_messages"]) == 1 for r in records)
+    assert {t["stop_condition"] for t in traces} == {"single_turn"}
+
+
+def test_vf_eval_e2_rollouts_with_tools_match_replay(svbench_bin, tmp_path):
+    traces = vf_eval(E2, e2_script, 3, tmp_path / "vf")
+    records = check_against_replay("e2", traces, svbench_bin, tmp_path)
+    for r in records:
+        replies = r["completion_messages"]
+        assert [m["role"] for m in replies] == ["assistant", "tool", "assistant", "tool", "assistant"], replies
+        # The malformed call got eval's error (and used budget); the episode went on.
+        assert json.loads(replies[1]["content"])["error"]["code"] == "invalid_arguments", replies[1]
+        assert '"findings"' in replies[3]["content"], replies[3]
+    assert any(t["rewards"]["detection"]["score"] > 0 for t in traces)
