@@ -106,6 +106,18 @@ def test_stub_functions_match_signatures():
         _same_params(_stub_params(node, drop_first=False), _runtime_params(getattr(_native, name)), name)
 
 
+def test_stub_defaults_that_pyo3_writes_as_ellipsis():
+    # `eps` defaults to a Rust constant, shown as `...` at run time: the
+    # stub's literal must give the same results as leaving it out.
+    defined = _defined(_tree().body)
+    rewards, comps, weights = [0.0, 1.0, 3.0, 3.5], {"a": [0.0, 1.0, 3.0, 3.5]}, {"a": 1.0}
+    for name, args in [("grpo", (rewards,)), ("component_normalized", (comps, weights)), ("gdpo", (comps, weights))]:
+        eps = dict((n, d) for n, _, d in _stub_params(defined[name], drop_first=False))["eps"]
+        fn = getattr(_native, name)
+        assert fn(*args, group_size=4) == fn(*args, group_size=4, eps=eps), name
+        assert fn(*args, group_size=4) != fn(*args, group_size=4, eps=eps * 1e5), name
+
+
 def test_stub_exceptions_have_runtime_bases():
     defined = _defined(_tree().body)
     for name in ("UnknownArgumentError", "DatasetError", "ScoringError"):

@@ -93,9 +93,8 @@ def test_gdpo_overrides_are_hydra_lines():
     weights = lines[2].removeprefix("+algorithm.gdpo_reward_weights=[").removesuffix("]").split(",")
     assert [float(w) for w in weights] == cfg["gdpo_reward_weights"]
     # reward_config overrides reach the weights.
-    name, _ = svbench.open_env(E1).weights()[0]
-    changed = verl.gdpo_config(E1, reward_config={"weights": {name: 0.25}})
-    assert changed["gdpo_reward_weights"][0] == 0.25
+    changed = verl.gdpo_config(E1, reward_config={"v1": {"w_calibration": 0.5}})
+    assert dict(zip(changed["gdpo_reward_keys"], changed["gdpo_reward_weights"]))["calibration"] == 0.5
 
 
 # --- rows with tools_kwargs -------------------------------------------------
