@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pydantic
 import pytest
 
 import svbench
@@ -270,9 +271,8 @@ def test_episode_tool_refuses_rows_without_example(serve):
 # Transcribed from verl 0.9.1: verl/tools/schemas.py (ToolResponse,
 # OpenAIFunction*Schema), verl/tools/base_tool.py (BaseTool) and the BaseTool
 # branch of verl/experimental/agent_loop/tool_agent_loop.py
-# (ToolAgentLoop._call_tool). pydantic comes with verifiers' dependencies.
-
-pydantic = pytest.importorskip("pydantic")
+# (ToolAgentLoop._call_tool). pydantic (verl's schema library) comes with
+# the test environment's verifiers.
 
 
 class ToolResponse(pydantic.BaseModel):
