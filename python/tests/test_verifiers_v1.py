@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,7 @@ from verifiers.v1.utils.loaders import (
     environment_class,
     import_taskset,
     load_taskset,
+    resolve_env_config,
     taskset_class,
     taskset_config_type,
 )
@@ -284,3 +286,34 @@ def test_vf_eval_e2_rollouts_with_tools_match_replay(svbench_bin, tmp_path):
         assert json.loads(replies[1]["content"])["error"]["code"] == "invalid_arguments", replies[1]
         assert '"findings"' in replies[3]["content"], replies[3]
     assert any(t["rewards"]["detection"]["score"] > 0 for t in traces)
+
+
+# --- training configurations ---------------------------------------------------
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "prime-rl"
+
+
+@pytest.mark.parametrize("name", ["e1-rl.toml", "e2-rl.toml"])
+def test_prime_rl_env_blocks_are_valid_env_configs(name):
+    """Each source's `env` block validates as verifiers' own env config, with
+    the taskset narrowed to svbench's (unknown fields fail), and loads rows."""
+    config = tomllib.loads((CONFIGS / name).read_text())
+    sources = config["orchestrator"]["train"]["source"] + config["orchestrator"]["eval"]["source"]
+    for source in sources:
+        env = resolve_env_config(source["env"])
+        assert (
+            type(env.taskset).__name__.endswith("TasksetConfig") and env.taskset.ENV == source["env"]["taskset"]["id"]
+        )
+        assert next(iter(load_taskset(env.taskset).take(1))).key
+    broken = {"taskset": {**sources[0]["env"]["taskset"], "reward_profil": "v1"}}
+    with pytest.raises(ValidationError, match="reward_profil"):
+        resolve_env_config(broken)
+
+
+@pytest.mark.parametrize("name", ["e1-lab.toml", "e2-lab.toml"])
+def test_prime_lab_env_args_are_taskset_fields(name):
+    config = tomllib.loads((CONFIGS / name).read_text())
+    assert {"model", "rollouts_per_example", "env"} <= set(config)
+    for env in config["env"]:
+        resolved = resolve_env_config({"taskset": {"id": env["id"], **env["args"]}})
+        assert next(iter(load_taskset(resolved.taskset).take(1))).key
