@@ -275,3 +275,12 @@ def test_e2_tool_budget_and_no_tools():
         (o,) = _evaluate(no_tools, server, 1)
     assert "tools" not in server.requests[0] or not server.requests[0]["tools"]
     assert [m["role"] for m in _dicts(o["completion"])] == ["assistant"]
+
+
+def test_tools_outside_a_rollout_have_no_workspace():
+    """No process-global fixtures and no "only fixture" fallback: a tool
+    called with no rollout bound answers with an error."""
+    from svbench.verifiers_env import run_opa
+
+    vf.load_environment(E2, split="test", max_examples=1, eval_split=None)
+    assert json.loads(run_opa(["."]))["error"]["code"] == "no_workspace"

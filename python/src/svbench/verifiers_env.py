@@ -8,10 +8,10 @@ as in Rust, so verifiers' weighted sum equals svbench's total.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from svbench._common import Scorer, answer_text, env_from_kwargs, env_name
@@ -20,40 +20,30 @@ from svbench._native import DatasetError, Env
 #: Keyword arguments of ``load_environment`` beyond the common ``eval`` flags.
 EXTRA_ARGS = ("eval_split",)
 
-# Tools receive no rollout state: the example of the running rollout is set
-# here by the environment before its tools run, and resolved through the
-# process-global fixture registry filled at load time.
-_CURRENT_EXAMPLE: contextvars.ContextVar[str | None] = contextvars.ContextVar("svbench_current_example", default=None)
-_FIXTURES: dict[str, Env] = {}
-_FIXTURES_LOCK = threading.Lock()
+# Tools receive no rollout state: the environment binds the running
+# rollout's workspace (its native environment and example) here before its
+# tools run, and only for that call. No process-global fixture registry.
+_ROLLOUT: contextvars.ContextVar[tuple[Env, str] | None] = contextvars.ContextVar("svbench_rollout", default=None)
 
 
-def _register_fixtures(env: Env, rows: list[dict]) -> None:
-    with _FIXTURES_LOCK:
-        for r in rows:
-            _FIXTURES[r["example_id"]] = env
+@contextlib.contextmanager
+def rollout_workspace(env: Env, example_id: str) -> Iterator[None]:
+    """Runs the tools called inside against ``example_id``'s workspace."""
+    token = _ROLLOUT.set((env, example_id))
+    try:
+        yield
+    finally:
+        _ROLLOUT.reset(token)
 
 
 def _run_tool(name: str, paths: list[str]) -> str:
     """Runs an E2 tool against the current rollout's workspace."""
-    example_id = _CURRENT_EXAMPLE.get()
-    if example_id is None:
-        with _FIXTURES_LOCK:
-            ids = list(_FIXTURES)
-        if len(ids) != 1:
-            return json.dumps(
-                {
-                    "error": {
-                        "code": "no_workspace",
-                        "message": "no rollout is running, so there is no workspace to analyse",
-                    }
-                }
-            )
-        example_id = ids[0]
-    with _FIXTURES_LOCK:
-        env = _FIXTURES.get(example_id)
-    if env is None:
-        return json.dumps({"error": {"code": "no_workspace", "message": f"no fixture for example {example_id}"}})
+    bound = _ROLLOUT.get()
+    if bound is None:
+        return json.dumps(
+            {"error": {"code": "no_workspace", "message": "no rollout is running, so there is no workspace to analyse"}}
+        )
+    env, example_id = bound
     result = env.call_tool(name, json.dumps({"paths": list(paths)}), example_id=example_id)
     return result["content"]
 
@@ -154,9 +144,6 @@ def load_environment(name: str, **kwargs: Any) -> Any:
         raise DatasetError(f"{name}: split `{train['split']}` has no rows")
     eval_split = common.get("eval_split", "test")
     evaluation = env.load(eval_split, **data) if eval_split else None
-    for loaded in (train, evaluation):
-        if loaded is not None:
-            _register_fixtures(env, loaded["rows"])
 
     scorer = Scorer(env)
     scorer.parse_ref = train["rows"][0]["example_id"]
@@ -247,8 +234,9 @@ def tool_env_class(vf: Any) -> Any:
             if isinstance(info, str):
                 info = json.loads(info)
             example_id = info.get("sv_example_id") if isinstance(info, dict) else None
-            token = _CURRENT_EXAMPLE.set(example_id)
-            try:
+            if not isinstance(example_id, str):
+                raise ValueError("the rollout's info carries no sv_example_id: its rows are not svbench's")
+            with rollout_workspace(self.sv_env, example_id):
                 budget = self.sv_env.tool_budget
                 used = state.get("sv_tool_calls", 0)
                 last = messages[-1]
@@ -270,8 +258,6 @@ def tool_env_class(vf: Any) -> Any:
                     used += 1
                 state["sv_tool_calls"] = used
                 return out
-            finally:
-                _CURRENT_EXAMPLE.reset(token)
 
     _TOOL_ENV_CLASS = SvToolEnv
     return SvToolEnv
