@@ -88,3 +88,21 @@ def test_unknown_environment_lists_available_ones():
         with pytest.raises(ValueError, match=r"unknown environment `e9` \(available: .*sv-env-network-logs") as e:
             make("e9")
         assert "served" not in str(e.value)
+
+
+def test_completion_forms():
+    """A string, a message, a message list: scored alike. Anything else is a
+    clear TypeError, never a silent zero."""
+    from svbench._common import Scorer
+
+    env = svbench.open_env(E1)
+    row = env.load("test", max_examples=1)["rows"][0]
+    scorer = Scorer(env)
+    text = json.dumps({"label": "Benign", "confidence": 0.7})
+    info = {"sv_example_id": row["example_id"]}
+    forms = [text, {"role": "assistant", "content": text}, [{"role": "assistant", "content": text}]]
+    rewards = {json.dumps(scorer.score(f, info=info)["rewards"], sort_keys=True) for f in forms}
+    assert len(rewards) == 1
+    for bad in (5, None, [5], ["text"]):
+        with pytest.raises(TypeError, match="completion"):
+            scorer.score(bad, info=info)

@@ -85,6 +85,11 @@ def to_completion(completion: Any) -> str | list[dict]:
         return completion
     if isinstance(completion, dict) or _field(completion, "role") is not None:
         return [to_message(completion)]
+    if not isinstance(completion, (list, tuple)):
+        raise TypeError(f"a completion is a string, a message or a list of messages, not {type(completion).__name__}")
+    for i, m in enumerate(completion):
+        if not isinstance(m, dict) and _field(m, "role") is None:
+            raise TypeError(f"completion message {i} is a {type(m).__name__}, not a message with a `role`")
     return [to_message(m) for m in completion]
 
 
