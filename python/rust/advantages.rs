@@ -55,7 +55,8 @@ pub fn component_normalized(
 ) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let g = grouping(group_size, group_ids.as_deref())?;
-        advantage::component_normalized_partial(&components, &weights, &g, Norm { eps, ddof }).map_err(bad)
+        advantage::component_normalized_partial(&components, &weights, &g, Norm { eps, ddof })
+            .map_err(bad)
     })
 }
 
