@@ -5,11 +5,16 @@
 Compares ``Env.score`` called from Python with the same scoring looped in
 Rust (``Env._bench_score``); the difference is the binding's overhead
 (argument conversion, GIL release, result dict). Also times the verifiers
-rubric component path (LRU hit and miss) and a TRL reward function call.
+rubric component path (LRU hit and miss), a TRL reward function call, and
+one GRPO step's batch through the TRL reward functions: 256 distinct
+conversational completions (32 prompts × 8 generations) scored as
+``GRPOTrainer`` calls them, each run with fresh functions so every
+completion is scored (medians of 21 runs).
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 
@@ -57,6 +62,54 @@ def main() -> None:
     comps = [COMPLETION] * batch
     t = per_call(lambda: f(prompts=None, completions=comps, **cols), max(1, n // batch // 4))
     print(f"TRL reward_func, batch of {batch}:     {t / batch * 1e6:8.2f} µs/completion (LRU hits)")
+
+    trl_step(env, env.load("test")["rows"])
+
+
+def trl_step(env, rows: list, prompts: int = 32, generations: int = 8, runs: int = 21) -> None:
+    """µs per completion for a GRPO batch through ``svbench.trl``."""
+    picked = [rows[i % len(rows)] for i in range(prompts)]
+    n = prompts * generations
+    completions = [
+        [
+            {
+                "role": "assistant",
+                "content": f'{{"label": "{("Benign", "Malicious")[i % 2]}", "confidence": {0.5 + i / 1000:.3f}, '
+                f'"rationale": "sample {i}"}}',
+            }
+        ]
+        for i in range(n)
+    ]
+    cols = {
+        "question": [r["question"] for r in picked for _ in range(generations)],
+        "answer": [r["answer"] for r in picked for _ in range(generations)],
+        "info": [None] * n,
+        "sv_example_id": [r["example_id"] for r in picked for _ in range(generations)],
+    }
+    prompt = [[{"role": "user", "content": r["question"]}] for r in picked for _ in range(generations)]
+    extra = {"trainer_state": None, "log_extra": lambda *a: None, "log_metric": lambda *a: None}
+
+    def run(make) -> float:
+        times = []
+        for _ in range(runs):
+            funcs = make()
+            start = time.perf_counter()
+            for f in funcs:
+                f(prompts=prompt, completions=completions, completion_ids=None, **cols, **extra)
+            times.append((time.perf_counter() - start) / n)
+        return statistics.median(times)
+
+    k = len(trl.reward_funcs("e1")[0])
+    comps = run(lambda: trl.reward_funcs("e1")[0])
+    total = run(lambda: [trl.reward_func("e1")])
+    ex = picked[0]["example_id"]
+    native = statistics.median(env._bench_score(completions[0][0]["content"], ex, 2000) / 2000 for _ in range(runs))
+    print(f"GRPO batch of {n} ({prompts} prompts × {generations}), fresh functions, median of {runs} runs:")
+    print(f"  E1 score in Rust (loop):        {native * 1e6:8.2f} µs/completion")
+    print(f"  TRL reward_funcs ({k} functions): {comps * 1e6:8.2f} µs/completion")
+    print(f"  TRL reward_func (total):        {total * 1e6:8.2f} µs/completion")
+    print(f"  Python overhead, components:    {(comps - native) * 1e6:8.2f} µs/completion")
+    print(f"  Python overhead, total:         {(total - native) * 1e6:8.2f} µs/completion")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 //! Advantage helpers (harness §7.4): thin wrappers over
 //! `svbench_core::advantage`, so Python, Rust and `score_batch` agree.
+//! Python's `None` is a value that does not apply (the `*_partial` forms,
+//! which give the plain forms' bits when nothing is `None`).
 
 use std::collections::BTreeMap;
 
@@ -22,12 +24,12 @@ fn grouping<'a>(group_size: Option<usize>, group_ids: Option<&'a [i64]>) -> PyRe
     }
 }
 
-/// GRPO: per-group standardised totals.
+/// GRPO: per-group standardised totals (`None`: no reward, advantage 0).
 #[pyfunction]
 #[pyo3(signature = (rewards, group_size=None, group_ids=None, eps=advantage::DEFAULT_EPS, ddof=0))]
 pub fn grpo(
     py: Python<'_>,
-    rewards: Vec<f64>,
+    rewards: Vec<Option<f64>>,
     group_size: Option<usize>,
     group_ids: Option<Vec<i64>>,
     eps: f64,
@@ -35,7 +37,7 @@ pub fn grpo(
 ) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let g = grouping(group_size, group_ids.as_deref())?;
-        advantage::grpo(&rewards, &g, Norm { eps, ddof }).map_err(bad)
+        advantage::grpo_partial(&rewards, &g, Norm { eps, ddof }).map_err(bad)
     })
 }
 
@@ -44,7 +46,7 @@ pub fn grpo(
 #[pyo3(signature = (components, weights, group_size=None, group_ids=None, eps=advantage::DEFAULT_EPS, ddof=0))]
 pub fn component_normalized(
     py: Python<'_>,
-    components: BTreeMap<String, Vec<f64>>,
+    components: BTreeMap<String, Vec<Option<f64>>>,
     weights: BTreeMap<String, f64>,
     group_size: Option<usize>,
     group_ids: Option<Vec<i64>>,
@@ -53,7 +55,8 @@ pub fn component_normalized(
 ) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let g = grouping(group_size, group_ids.as_deref())?;
-        advantage::component_normalized(&components, &weights, &g, Norm { eps, ddof }).map_err(bad)
+        advantage::component_normalized_partial(&components, &weights, &g, Norm { eps, ddof })
+            .map_err(bad)
     })
 }
 
@@ -62,7 +65,7 @@ pub fn component_normalized(
 #[pyo3(signature = (components, weights, group_size=None, group_ids=None, eps=advantage::DEFAULT_EPS, ddof=0))]
 pub fn gdpo(
     py: Python<'_>,
-    components: BTreeMap<String, Vec<f64>>,
+    components: BTreeMap<String, Vec<Option<f64>>>,
     weights: BTreeMap<String, f64>,
     group_size: Option<usize>,
     group_ids: Option<Vec<i64>>,
@@ -71,6 +74,6 @@ pub fn gdpo(
 ) -> PyResult<Vec<f64>> {
     py.detach(|| {
         let g = grouping(group_size, group_ids.as_deref())?;
-        advantage::gdpo(&components, &weights, &g, Norm { eps, ddof }).map_err(bad)
+        advantage::gdpo_partial(&components, &weights, &g, Norm { eps, ddof }).map_err(bad)
     })
 }

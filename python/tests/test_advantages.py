@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+import trl_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,3 +108,87 @@ def test_matches_numpy_reference(g, k, ddof, eps, data):
     # Group means of GRPO advantages are zero.
     for idx in groups:
         assert abs(got[idx].sum()) <= 1e-6 * max(1.0, np.abs(got[idx]).sum())
+
+
+# TRL 1.16.0 (see trl_reference.py for the files and functions transcribed).
+
+dyadic = st.integers(-64, 64).map(lambda i: i / 32)
+
+
+def with_nan(components: dict[str, list[float | None]]) -> np.ndarray:
+    """(N, K) in name order with NaN for None, as TRL holds them."""
+    return np.array([[np.nan if v is None else v for v in components[c]] for c in sorted(components)]).T
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    g=st.integers(1, 6),
+    groups=st.integers(1, 5),
+    data=st.data(),
+)
+def test_gdpo_is_trl_normalize_then_sum(g, groups, data):
+    """svbench.advantages.gdpo(eps=TRL_EPS, ddof=1) against TRL 1.16.0's
+    ``GRPOTrainer._generate_and_score_completions`` with
+    ``multi_objective_aggregation="normalize_then_sum"`` (grpo_trainer.py)
+    and ``trl.trainer.utils.nanstd``: None (TRL's NaN) entries, whole rows
+    of None, constant groups and groups of one included."""
+    n = g * groups
+    names = ["acc", "fmt", "cal"]
+    value = st.one_of(st.none(), dyadic) if data.draw(st.booleans()) else dyadic
+    comps = {c: data.draw(st.lists(value, min_size=n, max_size=n)) for c in names}
+    if data.draw(st.booleans()):
+        # A constant group in one component.
+        comps["fmt"][:g] = [1.0] * g
+    weights = {c: data.draw(st.sampled_from([0.0, 0.05, 0.25, 0.5, 1.0, 2.0])) for c in names}
+    ref = trl_reference.normalize_then_sum(with_nan(comps), np.array([weights[c] for c in sorted(names)]), g)
+    got = adv.gdpo(comps, weights, group_size=g, eps=adv.TRL_EPS, ddof=1)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(g=st.integers(1, 6), groups=st.integers(1, 5), data=st.data())
+def test_grpo_of_totals_is_trl_sum_then_normalize(g, groups, data):
+    """svbench.advantages.grpo(eps=TRL_EPS, ddof=1) of Σ w_k r_k over the
+    present components (None where none is) against TRL 1.16.0's default
+    ``sum_then_normalize`` with ``scale_rewards="group"``."""
+    n = g * groups
+    names = ["a", "b"]
+    comps = {c: data.draw(st.lists(st.one_of(st.none(), dyadic), min_size=n, max_size=n)) for c in names}
+    weights = {"a": 1.0, "b": 0.25}
+    totals = []
+    for i in range(n):
+        present = [weights[c] * comps[c][i] for c in names if comps[c][i] is not None]
+        totals.append(sum(present) if present else None)
+    ref = trl_reference.sum_then_normalize(with_nan(comps), np.array([1.0, 0.25]), g)
+    got = adv.grpo(totals, group_size=g, eps=adv.TRL_EPS, ddof=1)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+def test_gdpo_is_trl_normalize_then_sum_on_a_training_batch():
+    """A batch as GRPOTrainer sees one (32 prompts × 8 generations, 4
+    components, uniform values, ~10% None, two completions with no reward
+    at all): TRL 1.16.0's normalize_then_sum to 1e-12."""
+    rng = np.random.default_rng(16)
+    n, names = 256, ["w", "x", "y", "z"]
+    comps: dict[str, list[float | None]] = {}
+    for c in names:
+        values = rng.random(n)
+        comps[c] = [None if rng.random() < 0.1 else float(v) for v in values]
+    for c in names:
+        comps[c][5] = None
+        comps[c][77] = None
+    weights = {"w": 1.0, "x": 0.1, "y": 0.2, "z": 0.5}
+    ref = trl_reference.normalize_then_sum(with_nan(comps), np.array([weights[c] for c in names]), 8)
+    got = np.array(adv.gdpo(comps, weights, group_size=8, eps=adv.TRL_EPS, ddof=1))
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+    assert got[5] == got[77] == 0.0
+    assert np.count_nonzero(got) > 200
+
+
+def test_none_is_left_out_of_the_group():
+    a = adv.grpo([1.0, None, 0.0, 0.5], group_size=4, eps=adv.TRL_EPS, ddof=1)
+    b = adv.grpo([1.0, 0.0, 0.5], group_size=3, eps=adv.TRL_EPS, ddof=1)
+    assert a == [b[0], 0.0, b[1], b[2]]
+    # NaN is still an error, not a missing value.
+    with pytest.raises(ValueError):
+        adv.gdpo({"a": [None, float("nan")]}, {"a": 1.0}, group_size=2)

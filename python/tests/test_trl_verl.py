@@ -7,11 +7,15 @@ from __future__ import annotations
 import inspect
 import json
 
+import numpy as np
 import pytest
+import trl_reference
 
 import svbench
 from conftest import E1, E2
+from svbench import advantages as adv
 from svbench import trl, verl
+from svbench._common import Scorer
 
 
 def test_trl_signature_accepts_documented_call():
@@ -26,8 +30,19 @@ def test_trl_signature_accepts_documented_call():
     for f in funcs + [trl.reward_func(E1)]:
         sig = inspect.signature(f)
         # TRL: f(prompts=..., completions=..., completion_ids=..., **columns, trainer_state=...)
+        # TRL 1.16.0 (_calculate_rewards) also passes log_extra, log_metric
+        # and, with environments, environments.
         sig.bind(
-            prompts=[], completions=[], completion_ids=[], answer=[], info=[], sv_example_id=[], trainer_state=None
+            prompts=[],
+            completions=[],
+            completion_ids=[],
+            answer=[],
+            info=[],
+            sv_example_id=[],
+            trainer_state=None,
+            log_extra=print,
+            log_metric=print,
+            environments=None,
         )
         assert list(sig.parameters)[:3] == ["prompts", "completions", "completion_ids"]
         assert sig.parameters["completion_ids"].default is None
@@ -48,6 +63,108 @@ def test_trl_dataset_and_conversational_calls():
     expected = [env.score(completions[0], example_id=i)["reward"] for i in batch["sv_example_id"]]
     assert total == expected
     assert all(isinstance(x, float) for x in total)
+
+
+E1_COMPLETIONS = [
+    '{"label": "Benign", "confidence": 0.9}',
+    '{"label": "Malicious", "confidence": 0.7}',
+    '{"label": "Malicious", "confidence": 0.55, "rationale": "odd port"}',
+    "benign, I think",
+]
+G = len(E1_COMPLETIONS)
+
+
+def e2_completions(row: dict) -> list[str]:
+    """All, one and none of the item's findings, and a malformed answer."""
+    info = json.loads(row["info"])
+    found = [
+        {"id": f"{v['tool']}/{v['rule_id']}", "severity": v["severity"]}
+        for v in info.get("info", {}).get("violations", [])
+    ]
+    return [
+        json.dumps({"violations": found[:k], "patch": None, "confidence": c})
+        for k, c in ((len(found), 0.8), (1, 0.6), (0, 0.9))
+    ] + ["no findings, looks fine to me"]
+
+
+def trl_batch(env: str, groups: int) -> tuple[list, list, dict]:
+    """prompts, completions and columns as GRPOTrainer builds them: each
+    prompt repeated once per generation (G of them)."""
+    ds = trl.dataset(env, "dev")
+    rows = [ds[i] for i in range(groups)]
+    prompts = [r["prompt"] for r in rows for _ in range(G)]
+    texts = [t for r in rows for t in (E1_COMPLETIONS if env == E1 else e2_completions(r))]
+    completions = [[{"role": "assistant", "content": t}] for t in texts]
+    columns = {k: [r[k] for r in rows for _ in range(G)] for k in rows[0] if k != "prompt"}
+    return prompts, completions, columns
+
+
+def trl_rewards_per_func(funcs: list, prompts: list, completions: list, columns: dict) -> np.ndarray:
+    """TRL 1.16.0's ``GRPOTrainer._calculate_rewards`` for plain functions:
+    called with the extra keyword arguments, None turned into NaN."""
+    logged: list = []
+    kwargs = {**columns, "trainer_state": None, "log_extra": logged.append, "log_metric": logged.append}
+    out = []
+    for f in funcs:
+        values = f(prompts=prompts, completions=completions, completion_ids=None, **kwargs)
+        assert len(values) == len(prompts)
+        out.append([np.nan if v is None else v for v in values])
+    return np.array(out, dtype=float).T
+
+
+@pytest.mark.parametrize("env,profile", [(E1, "v1"), (E1, "upstream"), (E2, "v1")])
+def test_trl_both_aggregations_match_svbench(env, profile):
+    """The reward functions in a GRPOTrainer-shaped batch: TRL's default
+    sum reproduces svbench's total, and svbench.advantages reproduces
+    TRL 1.16.0's advantages under both multi_objective_aggregation
+    settings (transcribed in trl_reference.py)."""
+    prompts, completions, columns = trl_batch(env, groups=3)
+    funcs, weights = trl.reward_funcs(env, profile=profile)
+    rpf = trl_rewards_per_func(funcs, prompts, completions, columns)
+    w = np.array(weights)
+    total = trl.reward_func(env, profile=profile)(
+        prompts=prompts, completions=completions, completion_ids=None, trainer_state=None, **columns
+    )
+    # No svbench component is "not applicable" today: every value is a float.
+    assert not np.isnan(rpf).any()
+    np.testing.assert_allclose(rpf @ w, total, rtol=0, atol=1e-12)
+    ref = trl_reference.sum_then_normalize(rpf, w, G)
+    np.testing.assert_allclose(adv.grpo(total, group_size=G, eps=adv.TRL_EPS, ddof=1), ref, rtol=0, atol=1e-12)
+    comps = {f.__name__: rpf[:, i].tolist() for i, f in enumerate(funcs)}
+    ws = {f.__name__: x for f, x in zip(funcs, weights)}
+    gdpo = adv.gdpo(comps, ws, group_size=G, eps=adv.TRL_EPS, ddof=1)
+    np.testing.assert_allclose(gdpo, trl_reference.normalize_then_sum(rpf, w, G), rtol=0, atol=1e-12)
+    assert np.count_nonzero(gdpo) > 0
+
+
+def test_trl_component_not_applicable_is_none(monkeypatch):
+    """A score with no value for a component (absent or null; no svbench
+    environment produces one today, so the score is edited here) gives
+    TRL None, which TRL leaves out under normalize_then_sum exactly as
+    svbench.advantages.gdpo leaves out None."""
+    assert trl._component_value({"rewards": {"a": 1}}, "a") == 1.0
+    assert trl._component_value({"rewards": {"a": None}}, "a") is None
+    assert trl._component_value({"rewards": {}}, "a") is None
+
+    score = Scorer.score
+
+    def calibration_not_applicable(self, completion, *args, **kwargs):
+        s = score(self, completion, *args, **kwargs)
+        if "benign, I think" in str(completion):
+            s = {**s, "rewards": {**s["rewards"], "calibration": None}}
+        return s
+
+    monkeypatch.setattr(Scorer, "score", calibration_not_applicable)
+    prompts, completions, columns = trl_batch(E1, groups=2)
+    funcs, weights = trl.reward_funcs(E1, profile="v1")
+    rpf = trl_rewards_per_func(funcs, prompts, completions, columns)
+    names = [f.__name__ for f in funcs]
+    cal = rpf[:, names.index("calibration")]
+    assert np.isnan(cal[3::4]).all() and not np.isnan(np.delete(cal, np.s_[3::4])).any()
+    comps = {n: [None if np.isnan(v) else float(v) for v in rpf[:, i]] for i, n in enumerate(names)}
+    got = adv.gdpo(comps, dict(zip(names, weights)), group_size=G, eps=adv.TRL_EPS, ddof=1)
+    ref = trl_reference.normalize_then_sum(rpf, np.array(weights), G)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
 
 
 def test_trl_missing_reference_raises():

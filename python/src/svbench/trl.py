@@ -1,11 +1,17 @@
-"""TRL reward functions.
+"""TRL reward functions (checked against TRL 1.16.0).
 
 ``reward_funcs(env)`` returns ``(funcs, weights)`` for
 ``GRPOTrainer(reward_funcs=funcs, args=GRPOConfig(reward_weights=weights))``
 so TRL's weighted sum equals svbench's total; ``reward_func(env)`` returns
 one function giving the total. TRL calls ``f(prompts=..., completions=...,
 completion_ids=..., **columns)`` with the remaining dataset columns as
-per-batch lists (newer versions add ``trainer_state``).
+per-batch lists, plus ``trainer_state``, ``log_extra`` and ``log_metric``
+(and ``environments`` when it has some); those are accepted and ignored.
+
+A component function returns ``None`` for a completion the component does
+not apply to (the score carries no value for it); TRL turns ``None`` into
+NaN and leaves it out of that component's statistics under both
+``multi_objective_aggregation`` settings. The total is always a float.
 """
 
 from __future__ import annotations
@@ -16,7 +22,14 @@ from typing import Any
 from svbench._common import Scorer, env_from_kwargs, native_env, split_kwargs
 from svbench._native import ScoringError
 
-RewardFunc = Callable[..., list[float]]
+RewardFunc = Callable[..., list[float | None]]
+
+
+def _component_value(score: dict, name: str) -> float | None:
+    """A component of a score dict as TRL wants it: ``None`` where the
+    score has no value for it (absent or null), else a float."""
+    value = score["rewards"].get(name)
+    return None if value is None else float(value)
 
 
 def _scorer(env: str, profile: str | None, args: dict) -> Scorer:
@@ -65,12 +78,16 @@ def _batch(scorer: Scorer, prompts: list, completions: list, kwargs: dict) -> li
 
 
 def reward_funcs(env: str, profile: str = "v1", **args: Any) -> tuple[list[RewardFunc], list[float]]:
-    """One reward function per component, named after it, and the weights."""
+    """One reward function per component, named after it, and the weights
+    (``None`` where a component does not apply). Every function of the list
+    reads the same cached score, so a batch is scored once."""
     scorer = _scorer(env, profile, args)
 
     def make(name: str) -> RewardFunc:
-        def component(prompts: list, completions: list, completion_ids: Any = None, **kwargs: Any) -> list[float]:
-            return [float(s["rewards"][name]) for s in _batch(scorer, prompts, completions, kwargs)]
+        def component(
+            prompts: list, completions: list, completion_ids: Any = None, **kwargs: Any
+        ) -> list[float | None]:
+            return [_component_value(s, name) for s in _batch(scorer, prompts, completions, kwargs)]
 
         component.__name__ = name
         component.__qualname__ = name
