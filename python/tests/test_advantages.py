@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
-import trl_reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import trl_reference
 from svbench import advantages as adv
 
 

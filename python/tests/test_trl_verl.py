@@ -9,9 +9,9 @@ import json
 
 import numpy as np
 import pytest
-import trl_reference
 
 import svbench
+import trl_reference
 from conftest import E1, E2
 from svbench import advantages as adv
 from svbench import trl, verl

@@ -104,14 +104,14 @@ class Session:
         """``{messages, done, turn, truncated, tool_interactions, reward}``."""
 
 def grpo(
-    rewards: Sequence[float],
+    rewards: Sequence[float | None],
     group_size: int | None = None,
     group_ids: Sequence[int] | None = None,
     eps: float = 1e-06,
     ddof: int = 0,
 ) -> list[float]: ...
 def component_normalized(
-    components: Mapping[str, Sequence[float]],
+    components: Mapping[str, Sequence[float | None]],
     weights: Mapping[str, float],
     group_size: int | None = None,
     group_ids: Sequence[int] | None = None,
@@ -119,7 +119,7 @@ def component_normalized(
     ddof: int = 0,
 ) -> list[float]: ...
 def gdpo(
-    components: Mapping[str, Sequence[float]],
+    components: Mapping[str, Sequence[float | None]],
     weights: Mapping[str, float],
     group_size: int | None = None,
     group_ids: Sequence[int] | None = None,
