@@ -64,6 +64,12 @@ def main() -> None:
     print(f"TRL reward_func, batch of {batch}:     {t / batch * 1e6:8.2f} µs/completion (LRU hits)")
 
     trl_step(env, env.load("test")["rows"])
+    from svbench._vf_api import v1_installed
+
+    if v1_installed():
+        v1_step()
+    else:
+        print("verifiers v1 task rewards: skipped (needs verifiers >= 0.4)")
 
 
 def trl_step(env, rows: list, prompts: int = 32, generations: int = 8, runs: int = 21) -> None:
@@ -110,6 +116,61 @@ def trl_step(env, rows: list, prompts: int = 32, generations: int = 8, runs: int
     print(f"  TRL reward_func (total):        {total * 1e6:8.2f} µs/completion")
     print(f"  Python overhead, components:    {(comps - native) * 1e6:8.2f} µs/completion")
     print(f"  Python overhead, total:         {(total - native) * 1e6:8.2f} µs/completion")
+
+
+def v1_step(batch: int = 256, runs: int = 21) -> None:
+    """µs per completion for a batch of traces scored by a v1 task's reward
+    methods (verifiers' own ``Task.score``: every component), distinct
+    completions so nothing is a cache hit."""
+    import asyncio
+
+    import verifiers.v1 as vf
+    from verifiers.v1.graph import MessageNode
+    from verifiers.v1.trace import AgentInfo, TraceTask
+    from verifiers.v1.utils.loaders import taskset_config_type
+
+    from svbench.verifiers_v1 import taskset_class
+
+    cls = taskset_class("e1")
+    config = taskset_config_type("sv-env-network-logs").model_validate({"id": "sv-env-network-logs", "split": "test"})
+    tasks = list(cls(config).take(32))
+    env = tasks[0].config.native()
+
+    def traces(run: int) -> list:
+        out = []
+        for i in range(batch):
+            task = tasks[i % len(tasks)]
+            text = COMPLETION[:-1] + f', "n": {run * batch + i}}}'
+            msgs = [
+                vf.SystemMessage(content=task.data.system_prompt),
+                *task.data.prompt,
+                vf.AssistantMessage(content=text),
+            ]
+            nodes = [
+                MessageNode(message=m, parent=j - 1 if j else None, sampled=j == len(msgs) - 1)
+                for j, m in enumerate(msgs)
+            ]
+            trace = vf.Trace(
+                task=TraceTask(type="bench", data=task.data), agent=AgentInfo(config=vf.AgentConfig()), nodes=nodes
+            )
+            out.append((task, trace))
+        return out
+
+    async def score_all(pairs: list) -> None:
+        await asyncio.gather(*(task.score(trace) for task, trace in pairs))
+
+    times = []
+    for run in range(runs):
+        pairs = traces(run)
+        start = time.perf_counter()
+        asyncio.run(score_all(pairs))
+        times.append((time.perf_counter() - start) / batch)
+    v1 = statistics.median(times)
+    native = statistics.median(env._bench_score(COMPLETION, tasks[0].key, 2000) / 2000 for _ in range(runs))
+    print(f"verifiers v1 Task.score, batch of {batch} traces (every component), median of {runs} runs:")
+    print(f"  E1 score in Rust (loop):        {native * 1e6:8.2f} µs/completion")
+    print(f"  v1 reward methods:              {v1 * 1e6:8.2f} µs/completion")
+    print(f"  Python overhead:                {(v1 - native) * 1e6:8.2f} µs/completion")
 
 
 if __name__ == "__main__":
