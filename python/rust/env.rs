@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use svbench_api::envs::{kind_name, Configured, EnvConfig, EnvId};
 use svbench_api::rows::{load_split, row, DataRequest, SplitData};
 use svbench_api::score::{inline_example, score_json, ScoreRequest, ScoreResponse};
-use svbench_api::session::Session;
+use svbench_api::session::{Session, ToolCalls};
 use svbench_api::{ApiError, ErrorCode, FsAccess, Service};
 use svbench_core::Example;
 
@@ -440,6 +440,25 @@ impl PyEnv {
         Ok(d)
     }
 
+    /// Starts one rollout's tool calls against an example's workspace (by
+    /// id, or inline `question` and `info`), under the tool budget.
+    #[pyo3(signature = (example_id=None, question=None, info=None))]
+    fn start_tools<'py>(
+        &self,
+        py: Python<'py>,
+        example_id: Option<String>,
+        question: Option<String>,
+        info: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<PyToolCalls> {
+        let info = opt_value(info)?;
+        let found = py
+            .detach(|| self.resolve(example_id, None, info, question, false))
+            .map_err(scoring_error)?;
+        Ok(PyToolCalls {
+            inner: Mutex::new(ToolCalls::start(&self.configured, found.example())),
+        })
+    }
+
     /// Starts a multi-turn episode of an example by id (loaded, or in an
     /// embedded split).
     fn start_session(&self, py: Python<'_>, example_id: &str) -> PyResult<PySession> {
@@ -576,5 +595,56 @@ impl PySession {
             None => d.set_item("reward", py.None())?,
         }
         Ok(d)
+    }
+}
+
+/// One rollout's tool calls, call by call (E2's verifiers tools): the budget
+/// and every answer are `eval`'s.
+#[pyclass(module = "svbench._native", name = "ToolCalls", frozen)]
+pub struct PyToolCalls {
+    inner: Mutex<ToolCalls>,
+}
+
+impl std::fmt::Debug for PyToolCalls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCalls").finish_non_exhaustive()
+    }
+}
+
+impl PyToolCalls {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ToolCalls> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl PyToolCalls {
+    /// Runs one call (`arguments` as the model's JSON text); returns
+    /// `{content, ok, error}`. Past the budget the call is refused with
+    /// `budget_exhausted`; every call counts, failed ones too.
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let outcome = py.detach(|| self.lock().call(name, arguments));
+        let d = PyDict::new(py);
+        d.set_item("content", outcome.content)?;
+        d.set_item("ok", outcome.ok)?;
+        d.set_item("error", outcome.error)?;
+        Ok(d)
+    }
+
+    /// Calls made so far, refused ones included.
+    #[getter]
+    fn used(&self) -> u32 {
+        self.lock().used()
+    }
+
+    /// The tool budget.
+    #[getter]
+    fn budget(&self) -> u32 {
+        self.lock().budget()
     }
 }

@@ -22,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScoringError", py.get_type::<errors::ScoringError>())?;
     m.add_class::<env::PyEnv>()?;
     m.add_class::<env::PySession>()?;
+    m.add_class::<env::PyToolCalls>()?;
     m.add_function(wrap_pyfunction!(advantages::grpo, m)?)?;
     m.add_function(wrap_pyfunction!(advantages::component_normalized, m)?)?;
     m.add_function(wrap_pyfunction!(advantages::gdpo, m)?)?;

@@ -20,7 +20,7 @@ import verifiers as vf
 import svbench
 from conftest import E1, E2, run_replay
 from svbench import trl, verl
-from svbench.verifiers_env import rollout_workspace, run_kubelinter, run_semgrep
+from svbench.verifiers_env import rollout_tools, run_kubelinter, run_semgrep
 
 PROFILES = ["v1", "upstream"]
 
@@ -141,7 +141,7 @@ def e2_completions(rows: list[dict]) -> list[tuple[list | str, list | str]]:
     out.append(("no findings, looks fine to me", "no findings, looks fine to me"))
     for i, tool in ((3, run_kubelinter), (4, run_semgrep)):
         r = rows[i]
-        with rollout_workspace(svbench.open_env(E2), r["sv_example_id"]):
+        with rollout_tools(svbench.open_env(E2).start_tools(example_id=r["sv_example_id"])):
             content = tool(["."])
         assert '"findings"' in content, content
         final = {"role": "assistant", "content": oracle_answer(r, 2)}

@@ -231,3 +231,71 @@ impl Session {
         Ok(())
     }
 }
+
+/// One rollout's tool calls driven call by call, with no transcript (an MCP
+/// tool server, a trainer's tool hook). Each call goes through the runner's
+/// `run_tool_call`, so the budget, the refusals and every answer are
+/// `eval`'s.
+pub struct ToolCalls {
+    episode: Box<dyn Episode>,
+    used: u32,
+    budget: u32,
+}
+
+/// What one call returned: the text the model sees, and whether it worked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallOutcome {
+    /// The tool message's content.
+    pub content: String,
+    /// Whether the call succeeded.
+    pub ok: bool,
+    /// Why it failed (`budget_exhausted`, `invalid_arguments: ...`).
+    pub error: Option<String>,
+}
+
+impl std::fmt::Debug for ToolCalls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCalls")
+            .field("used", &self.used)
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolCalls {
+    /// Starts the tool calls of a rollout of `example`, under the
+    /// configured tool budget.
+    pub fn start(configured: &Configured, example: &Example) -> Self {
+        Self {
+            episode: configured.env.start_episode(example),
+            used: 0,
+            budget: configured.budgets.tool_budget,
+        }
+    }
+
+    /// Runs one call (`arguments` as the model's JSON text); past the
+    /// budget it is refused with `budget_exhausted`. Every call counts.
+    pub fn call(&mut self, name: &str, arguments: &str) -> ToolCallOutcome {
+        let call = serde_json::json!({
+            "id": "",
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        });
+        let run = run_tool_call(self.episode.as_mut(), &call, 0, &mut self.used, self.budget);
+        ToolCallOutcome {
+            content: run.message.content.unwrap_or_default(),
+            ok: run.interaction.ok,
+            error: run.interaction.error,
+        }
+    }
+
+    /// Calls made so far, refused ones included.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// The tool budget.
+    pub fn budget(&self) -> u32 {
+        self.budget
+    }
+}

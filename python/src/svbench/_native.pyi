@@ -84,8 +84,26 @@ class Env:
         info: Any = None,
     ) -> dict[str, Any]:
         """``{content, ok, error}``."""
+    def start_tools(
+        self,
+        example_id: str | None = None,
+        question: str | None = None,
+        info: Any = None,
+    ) -> ToolCalls: ...
     def start_session(self, example_id: str) -> Session: ...
     def _bench_score(self, completion: str | Sequence[Mapping[str, Any]], example_id: str, n: int) -> float: ...
+
+@final
+class ToolCalls:
+    """One rollout's tool calls, call by call; made by :meth:`Env.start_tools`
+    (it has no constructor). The budget and every answer are ``eval``'s."""
+
+    def call(self, name: str, arguments: str) -> dict[str, Any]:
+        """``{content, ok, error}``."""
+    @property
+    def used(self) -> int: ...
+    @property
+    def budget(self) -> int: ...
 
 @final
 class Session:

@@ -15,21 +15,22 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from svbench._common import Scorer, answer_text, env_from_kwargs, env_name
-from svbench._native import DatasetError, Env
+from svbench._native import DatasetError, Env, ToolCalls
 
 #: Keyword arguments of ``load_environment`` beyond the common ``eval`` flags.
 EXTRA_ARGS = ("eval_split",)
 
 # Tools receive no rollout state: the environment binds the running
-# rollout's workspace (its native environment and example) here before its
-# tools run, and only for that call. No process-global fixture registry.
-_ROLLOUT: contextvars.ContextVar[tuple[Env, str] | None] = contextvars.ContextVar("svbench_rollout", default=None)
+# rollout's tool calls (a native ToolCalls on the rollout's own workspace,
+# which enforces the budget as eval does) here before its tools run, and
+# only for that call. No process-global fixture registry.
+_ROLLOUT: contextvars.ContextVar[ToolCalls | None] = contextvars.ContextVar("svbench_rollout", default=None)
 
 
 @contextlib.contextmanager
-def rollout_workspace(env: Env, example_id: str) -> Iterator[None]:
-    """Runs the tools called inside against ``example_id``'s workspace."""
-    token = _ROLLOUT.set((env, example_id))
+def rollout_tools(calls: ToolCalls) -> Iterator[None]:
+    """Runs the tools called inside as ``calls`` (one rollout's)."""
+    token = _ROLLOUT.set(calls)
     try:
         yield
     finally:
@@ -38,14 +39,12 @@ def rollout_workspace(env: Env, example_id: str) -> Iterator[None]:
 
 def _run_tool(name: str, paths: list[str]) -> str:
     """Runs an E2 tool against the current rollout's workspace."""
-    bound = _ROLLOUT.get()
-    if bound is None:
+    calls = _ROLLOUT.get()
+    if calls is None:
         return json.dumps(
             {"error": {"code": "no_workspace", "message": "no rollout is running, so there is no workspace to analyse"}}
         )
-    env, example_id = bound
-    result = env.call_tool(name, json.dumps({"paths": list(paths)}), example_id=example_id)
-    return result["content"]
+    return calls.call(name, json.dumps({"paths": paths}))["content"]
 
 
 def run_kubelinter(paths: list[str]) -> str:
@@ -222,8 +221,8 @@ def tool_env_class(vf: Any) -> Any:
         return _TOOL_ENV_CLASS
 
     class SvToolEnv(vf.ToolEnv):
-        """A ToolEnv whose tools run against the rollout's own workspace and
-        whose tool budget is enforced as svbench's runner does."""
+        """A ToolEnv whose tools run against the rollout's own workspace,
+        within the tool budget (enforced in Rust, as svbench's runner does)."""
 
         def __init__(self, sv_env: Env, **kwargs: Any):
             super().__init__(**kwargs)
@@ -236,28 +235,11 @@ def tool_env_class(vf: Any) -> Any:
             example_id = info.get("sv_example_id") if isinstance(info, dict) else None
             if not isinstance(example_id, str):
                 raise ValueError("the rollout's info carries no sv_example_id: its rows are not svbench's")
-            with rollout_workspace(self.sv_env, example_id):
-                budget = self.sv_env.tool_budget
-                used = state.get("sv_tool_calls", 0)
-                last = messages[-1]
-                calls = list(getattr(last, "tool_calls", None) or [])
-                if used + len(calls) <= budget:
-                    state["sv_tool_calls"] = used + len(calls)
-                    return await super().env_response(messages, state, **kwargs)
-                # Over budget: calls past it are answered as svbench's runner does.
-                out = []
-                for call in calls:
-                    if used < budget:
-                        single = last.model_copy(update={"tool_calls": [call]})
-                        out.extend(await super().env_response([single], state, **kwargs))
-                    else:
-                        content = json.dumps(
-                            {"error": {"code": "budget_exhausted", "budget": budget}}, separators=(",", ":")
-                        )
-                        out.append(vf.ToolMessage(role="tool", content=content, tool_call_id=call.id))
-                    used += 1
-                state["sv_tool_calls"] = used
-                return out
+            calls = state.get("sv_tools")
+            if calls is None:
+                calls = state["sv_tools"] = self.sv_env.start_tools(example_id=example_id)
+            with rollout_tools(calls):
+                return await super().env_response(messages, state, **kwargs)
 
     _TOOL_ENV_CLASS = SvToolEnv
     return SvToolEnv

@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar
 import verifiers.v1 as vf
 from pydantic import WithJsonSchema
 
-from svbench._native import Env
+from svbench._native import Env, ToolCalls
 from svbench.verifiers_v1 import SvTaskConfig, SvTaskData
 
 #: The tools as the registry specifies them (what `eval` offers the model).
@@ -38,32 +38,22 @@ class SvTools(vf.Toolset[SvToolsetConfig, vf.State]):
 
     def __init__(self, config: SvToolsetConfig) -> None:
         super().__init__(config)
-        self._data: SvTaskData | None = None
-        self._used = 0
+        self._calls: ToolCalls | None = None
 
     async def setup_task(self, task: Any) -> None:
         # The task arrives rebuilt from the rollout's state channel.
-        self._data = SvTaskData.model_validate(task.model_dump() if hasattr(task, "model_dump") else task)
-        self._used = 0
+        data = SvTaskData.model_validate(task.model_dump() if hasattr(task, "model_dump") else task)
+        self._calls = self.config.task.native().start_tools(
+            example_id=data.sv_example_id, question=data.question, info=data.info
+        )
 
     def _call(self, name: str, paths: Any) -> str:
         """Runs tool ``name`` on ``paths``: the text the model sees."""
-        native = self.config.task.native()
-        if self._data is None:
-            return _tool_error("no_workspace", "the tool server has no task: no rollout is running")
-        if self._used >= native.tool_budget:
-            self._used += 1
-            return _tool_error("budget_exhausted", None, budget=native.tool_budget)
-        self._used += 1
-        data = self._data
-        result = native.call_tool(
-            name,
-            json.dumps({"paths": paths}),
-            example_id=data.sv_example_id,
-            question=data.question,
-            info=data.info,
-        )
-        return result["content"]
+        if self._calls is None:
+            return json.dumps(
+                {"error": {"code": "no_workspace", "message": "the tool server has no task: no rollout is running"}}
+            )
+        return self._calls.call(name, json.dumps({"paths": paths}))["content"]
 
     @vf.tool
     def run_kubelinter(self, paths: Paths) -> str:
@@ -76,13 +66,6 @@ class SvTools(vf.Toolset[SvToolsetConfig, vf.State]):
     @vf.tool
     def run_opa(self, paths: Paths) -> str:
         return self._call("run_opa", paths)
-
-
-def _tool_error(code: str, message: str | None, **extra: Any) -> str:
-    error: dict[str, Any] = {"code": code, **extra}
-    if message is not None:
-        error["message"] = message
-    return json.dumps({"error": error}, separators=(",", ":"))
 
 
 def _set_tool_docs() -> None:
