@@ -10,6 +10,7 @@ tests run in another venv with verifiers < 0.4."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
 import subprocess
@@ -152,6 +153,12 @@ def test_one_weighted_reward_method_per_component(env, profile):
     assert hooks == dict(svbench.open_env(env, reward_profile=profile).weights())
     for name in hooks:
         assert getattr(type(task), name).reward is True
+    # verifiers' env server rebuilds tasks from wire data through the
+    # taskset's declared task type; deferred scoring deep-copies them.
+    cls = taskset_class(env)
+    wire = cls.task_type().data_type().model_validate(task.data.model_dump(mode="json"))
+    for rebuilt in (cls.task_type()(wire, task.config), copy.deepcopy(task)):
+        assert {fn.__name__: fn._vf_weight for fn in rebuilt.hooks("reward")} == hooks
 
 
 @pytest.mark.parametrize("profile", PROFILES)
