@@ -19,6 +19,24 @@ settings.load_profile("svbench")
 E1 = "sv-env-network-logs"
 E2 = "sv-env-config-verification"
 
+#: svbench's reward profiles, every one a parity test covers.
+PROFILES = ["v1", "upstream"]
+
+#: E1 replies of every parse outcome: valid, fenced, prose, abstain, out of range.
+E1_TEXTS = [
+    '{"label": "Malicious", "confidence": 0.83, "rationale": "odd port"}',
+    '```json\n{"label": "Benign", "confidence": 0.61}\n```',
+    "I think this flow is probably malicious.",
+    '{"label": "Abstain", "confidence": 0.4}',
+    '{"label": "Benign", "confidence": 0.1}',
+    '{"label": "malicious", "confidence": 1.5}',
+]
+
+
+def same(a: float, b: float) -> bool:
+    """Bit-identical floats."""
+    return a == b and repr(a) == repr(b)
+
 
 @pytest.fixture(scope="session")
 def svbench_bin() -> str:

@@ -18,25 +18,9 @@ if v1_installed():
 import verifiers as vf
 
 import svbench
-from conftest import E1, E2, run_replay
+from conftest import E1, E1_TEXTS, E2, PROFILES, run_replay, same
 from svbench import trl, verl
 from svbench.verifiers_env import rollout_tools, run_kubelinter, run_semgrep
-
-PROFILES = ["v1", "upstream"]
-
-E1_TEXTS = [
-    '{"label": "Malicious", "confidence": 0.83, "rationale": "odd port"}',
-    '```json\n{"label": "Benign", "confidence": 0.61}\n```',
-    "I think this flow is probably malicious.",
-    '{"label": "Abstain", "confidence": 0.4}',
-    '{"label": "Benign", "confidence": 0.1}',
-    '{"label": "malicious", "confidence": 1.5}',
-]
-
-
-def same(a: float, b: float) -> bool:
-    """Bit-identical floats."""
-    return a == b and repr(a) == repr(b)
 
 
 def assert_same_score(got: dict, rec: dict, where: str) -> None:

@@ -40,24 +40,13 @@ from verifiers.v1.utils.loaders import (
 )
 
 import svbench
-from conftest import E1, E2, run_replay
+from conftest import E1, E1_TEXTS, E2, PROFILES, run_replay, same
 from fake_openai import FakeOpenAI
 from svbench.verifiers_v1 import completion_of
 from svbench.verifiers_v1_tools import SvTools, SvToolsetConfig
 
-PROFILES = ["v1", "upstream"]
-
-E1_TEXTS = [
-    '{"label": "Malicious", "confidence": 0.83, "rationale": "odd port"}',
-    '```json\n{"label": "Benign", "confidence": 0.61}\n```',
-    "I think this flow is probably malicious.",
-    '{"label": "Abstain", "confidence": 0.4}',
-]
-
-
-def same(a: float, b: float) -> bool:
-    """Bit-identical floats."""
-    return a == b and repr(a) == repr(b)
+# The replies scored below: one per parse outcome.
+E1_REPLIES = E1_TEXTS[:4]
 
 
 def load(env: str, **fields) -> list:
@@ -163,12 +152,12 @@ def test_one_weighted_reward_method_per_component(env, profile):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_e1_scored_traces_match_replay(profile, svbench_bin, tmp_path):
-    tasks = load(E1, split="test", max_examples=len(E1_TEXTS), reward_profile=profile)
+    tasks = load(E1, split="test", max_examples=len(E1_REPLIES), reward_profile=profile)
     records = [
-        {"index": i, "example_id": t.key, "completion": text} for i, (t, text) in enumerate(zip(tasks, E1_TEXTS))
+        {"index": i, "example_id": t.key, "completion": text} for i, (t, text) in enumerate(zip(tasks, E1_REPLIES))
     ]
     cli = run_replay(svbench_bin, tmp_path, "e1", records, profile)
-    for task, text in zip(tasks, E1_TEXTS):
+    for task, text in zip(tasks, E1_REPLIES):
         trace = trace_of(task, [vf.AssistantMessage(content=text)])
         rec = cli[task.key]
         assert_same_rewards(scored(task, trace), rec, "v1 trace")
@@ -218,9 +207,9 @@ def test_toolset_offers_the_registrys_tools():
 
 
 def e1_script(body: dict) -> dict:
-    """Answers each E1 prompt with one of E1_TEXTS, chosen by the flow text."""
+    """Answers each E1 prompt with one of E1_REPLIES, chosen by the flow text."""
     user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
-    return {"role": "assistant", "content": E1_TEXTS[sum(map(ord, user)) % len(E1_TEXTS)]}
+    return {"role": "assistant", "content": E1_REPLIES[sum(map(ord, user)) % len(E1_REPLIES)]}
 
 
 def e2_script(body: dict) -> dict:
