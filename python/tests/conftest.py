@@ -48,7 +48,7 @@ def svbench_bin() -> str:
     return path
 
 
-def run_replay(svbench_bin: str, tmp: Path, env: str, records: list[dict], profile: str) -> dict:
+def run_replay(svbench_bin: str, tmp: Path, env: str, records: list[dict], profile: str, flags: list[str] = ()) -> dict:
     """`svbench eval ENV --model builtin:replay:FILE` on `records`; returns
     the result records by example id."""
     replay = tmp / f"replay-{env}-{profile}.jsonl"
@@ -71,6 +71,7 @@ def run_replay(svbench_bin: str, tmp: Path, env: str, records: list[dict], profi
             "--no-progress",
             "--output-dir",
             str(out),
+            *flags,
         ],
         capture_output=True,
         text=True,

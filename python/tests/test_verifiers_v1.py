@@ -252,13 +252,15 @@ def vf_eval(env: str, script, n: int, out: Path, extra: list[str] = ()) -> list[
     return traces
 
 
-def check_against_replay(env: str, traces: list[dict], svbench_bin: str, tmp_path: Path) -> list[dict]:
+def check_against_replay(
+    env: str, traces: list[dict], svbench_bin: str, tmp_path: Path, flags: list[str] = ()
+) -> list[dict]:
     records = []
     for t in traces:
         replies = completion_of(vf.Trace.model_validate(t))
         data = t["task"]["data"]
         records.append({"index": data["idx"], "example_id": t["task"]["key"], "completion_messages": replies})
-    cli = run_replay(svbench_bin, tmp_path, env, records, "v1")
+    cli = run_replay(svbench_bin, tmp_path, env, records, "v1", flags)
     for t, r in zip(traces, records):
         rec = cli[r["example_id"]]
         assert_same_rewards({k: v["score"] for k, v in t["rewards"].items()}, rec, f"vf-eval {env}")
@@ -313,3 +315,22 @@ def test_prime_lab_env_args_are_taskset_fields(name):
     for env in config["env"]:
         resolved = resolve_env_config({"taskset": {"id": env["id"], **env["args"]}})
         assert next(iter(load_taskset(resolved.taskset).take(1))).key
+
+
+def always_calls(body: dict) -> dict:
+    """Never answers: every reply calls a tool (and says something)."""
+    n = sum(m["role"] == "tool" for m in body["messages"])
+    call = {"id": f"call_{n}", "type": "function", "function": {"name": "run_opa", "arguments": '{"paths": ["."]}'}}
+    answer = json.dumps({"violations": [], "patch": None, "confidence": 0.9})
+    return {"role": "assistant", "content": answer, "tool_calls": [call]}
+
+
+def test_vf_eval_e2_turn_limit_matches_replay(svbench_bin, tmp_path):
+    """At the turn limit with calls pending the episode ends with no answer,
+    as in eval (the reply's text is not taken as one)."""
+    traces = vf_eval(E2, always_calls, 1, tmp_path / "vf", ["--env.taskset.max-turns", "2"])
+    (t,) = traces
+    assert t["stop_condition"] == "episode_done", t["stop_condition"]
+    records = check_against_replay("e2", traces, svbench_bin, tmp_path, ["--max-turns", "2"])
+    assert [m["role"] for m in records[0]["completion_messages"]][-1] == "assistant"
+    assert t["info"]["svbench_score"]["parse"]["status"] != "valid", t["info"]["svbench_score"]["parse"]
