@@ -39,13 +39,14 @@ echo "== python: maturin build --release (abi3 wheel)"
 echo "== python: pytest (classic verifiers API, TRL, verl, native)"
 (cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/classic/bin/python" -m pytest -q -p no:cacheprovider .)
 
-# verifiers >= 0.4 (v1 tasksets). Its rollout tests run `vf-eval`, whose
+# verifiers >= 0.4 (v1 tasksets), and the hosted-training CLI whose config
+# dispatch the prime-rl files are checked against. The rollout tests run `vf-eval`, whose
 # chat program is a uv script: uv installs that script's packages from the
 # package index the first time.
 echo "== python: verifiers v1 venv"
 "$python" -m venv "$work/v1"
 pip=("$work/v1/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install 'verifiers>=0.4,<0.5' uv pytest hypothesis
+"${pip[@]}" install 'verifiers>=0.4,<0.5' 'prime==0.18.0' uv pytest hypothesis
 "${pip[@]}" install --no-index --no-deps "$work"/wheels/svbench-*.whl
 
 echo "== python: pytest (verifiers v1 tasksets)"

@@ -334,3 +334,15 @@ def test_vf_eval_e2_turn_limit_matches_replay(svbench_bin, tmp_path):
     records = check_against_replay("e2", traces, svbench_bin, tmp_path, ["--max-turns", "2"])
     assert [m["role"] for m in records[0]["completion_messages"]][-1] == "assistant"
     assert t["info"]["svbench_score"]["parse"]["status"] != "valid", t["info"]["svbench_score"]["parse"]
+
+
+def test_prime_cli_dispatches_the_configs_as_documented():
+    """prime 0.18.0 (the hosted-training CLI) takes the prime-rl files as RL
+    configs and the shared-LoRA files as the shape it now refuses."""
+    from prime_cli.commands.rl import _looks_like_lora, _looks_like_sft
+
+    for name in ("e1-rl.toml", "e2-rl.toml"):
+        config = tomllib.loads((CONFIGS / name).read_text())
+        assert not _looks_like_lora(config) and not _looks_like_sft(config), name
+    for name in ("e1-lab.toml", "e2-lab.toml"):
+        assert _looks_like_lora(tomllib.loads((CONFIGS / name).read_text())), name
