@@ -138,13 +138,14 @@ def test_trl_both_aggregations_match_svbench(env, profile):
 
 
 def test_trl_component_not_applicable_is_none(monkeypatch):
-    """A score with no value for a component (absent or null; no svbench
+    """A score holding null for a component (no svbench
     environment produces one today, so the score is edited here) gives
     TRL None, which TRL leaves out under normalize_then_sum exactly as
     svbench.advantages.gdpo leaves out None."""
     assert trl._component_value({"rewards": {"a": 1}}, "a") == 1.0
     assert trl._component_value({"rewards": {"a": None}}, "a") is None
-    assert trl._component_value({"rewards": {}}, "a") is None
+    with pytest.raises(KeyError):
+        trl._component_value({"rewards": {}}, "a")
 
     score = Scorer.score
 

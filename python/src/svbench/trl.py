@@ -9,7 +9,7 @@ per-batch lists, plus ``trainer_state``, ``log_extra`` and ``log_metric``
 (and ``environments`` when it has some); those are accepted and ignored.
 
 A component function returns ``None`` for a completion the component does
-not apply to (the score carries no value for it); TRL turns ``None`` into
+not apply to (the score holds null for it); TRL turns ``None`` into
 NaN and leaves it out of that component's statistics under both
 ``multi_objective_aggregation`` settings. The total is always a float.
 """
@@ -27,8 +27,9 @@ RewardFunc = Callable[..., list[float | None]]
 
 def _component_value(score: dict, name: str) -> float | None:
     """A component of a score dict as TRL wants it: ``None`` where the
-    score has no value for it (absent or null), else a float."""
-    value = score["rewards"].get(name)
+    score holds null for it (does not apply), else a float. A component the
+    score lacks is an error, not a skipped value."""
+    value = score["rewards"][name]
     return None if value is None else float(value)
 
 
