@@ -140,8 +140,12 @@ impl PyEnv {
     ) -> Result<Found, ApiError> {
         if let Some(id) = &example_id {
             // With an inline reference to fall back on, an id that is not
-            // found (or splits that fail to load) is not an error.
-            let inline = answer.is_some() || (!need_answer && question.is_some());
+            // found (or splits that fail to load) is not an error. E2 scores
+            // against `question` and `info` (its rows have no answer), so for
+            // it a question is a whole reference.
+            let scores_by_question = self.configured.entry.inline_question.is_some();
+            let inline =
+                answer.is_some() || (question.is_some() && (!need_answer || scores_by_question));
             match self.find_split(id) {
                 Ok(Some(split)) => return Ok(Found::Loaded(split, id.clone())),
                 Ok(None) if !inline => return Err(self.unknown_example(id)),

@@ -346,3 +346,42 @@ def test_prime_cli_dispatches_the_configs_as_documented():
         assert not _looks_like_lora(config) and not _looks_like_sft(config), name
     for name in ("e1-lab.toml", "e2-lab.toml"):
         assert _looks_like_lora(tomllib.loads((CONFIGS / name).read_text())), name
+
+
+def test_e2_task_from_a_file_scores_in_another_process(tmp_path):
+    """verifiers' env server rebuilds tasks in another process, where the
+    rows of a dataset file are not loaded: the task's inline reference
+    scores it, exactly as by id."""
+    lines = (Path(__file__).resolve().parents[2] / "datasets" / "e2" / "test.jsonl").read_text().splitlines()[:2]
+    data = tmp_path / "own.jsonl"
+    data.write_text("".join(json.dumps({**json.loads(line), "id": f"own-{i}"}) + "\n" for i, line in enumerate(lines)))
+    tasks = load(E2, dataset=str(data), split="test")
+    assert [t.key for t in tasks] == ["own-0", "own-1"]
+    reply = vf.AssistantMessage(content=json.dumps({"violations": [], "patch": None, "confidence": 0.5}))
+    here = [scored(t, trace_of(t, [reply])) for t in tasks]
+    script = (
+        "import json, sys, asyncio\n"
+        "import verifiers.v1 as vf\n"
+        "from svbench.verifiers_v1 import SvTaskConfig, taskset_class\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from test_verifiers_v1 import scored, trace_of\n"
+        "cls = taskset_class('sv-env-config-verification')\n"
+        "out = []\n"
+        "for d in json.load(sys.stdin):\n"
+        "    data = cls.task_type().data_type().model_validate(d['data'])\n"
+        "    config = SvTaskConfig.model_validate(d['config'])\n"
+        "    task = cls.task_type()(data, config)\n"
+        "    reply = vf.AssistantMessage(content=d['reply'])\n"
+        "    out.append(scored(task, trace_of(task, [reply])))\n"
+        "print(json.dumps(out))\n"
+    )
+    payload = [
+        {"data": t.data.model_dump(mode="json"), "config": t.config.model_dump(mode="json"), "reply": reply.content}
+        for t in tasks
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(Path(__file__).parent)],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout) == here
