@@ -385,3 +385,15 @@ def test_e2_task_from_a_file_scores_in_another_process(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout) == here
+
+
+def test_rescoring_a_saved_trace_under_another_profile_is_fresh():
+    (v1_task,) = load(E1, split="test", max_examples=1)
+    (up_task,) = load(E1, split="test", max_examples=1, reward_profile="upstream")
+    trace = trace_of(v1_task, [vf.AssistantMessage(content=E1_REPLIES[0])])
+    first = scored(v1_task, trace)
+    again = vf.Trace.model_validate(json.loads(trace.model_dump_json()))
+    again.rewards.clear()
+    assert set(scored(up_task, again)) == set(dict(svbench.open_env(E1, reward_profile="upstream").weights()))
+    assert set(first) == {"utility", "calibration", "format"}
+    assert again.info["svbench_score"]["rewards"].keys() == set(scored(up_task, again))

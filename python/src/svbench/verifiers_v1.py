@@ -157,10 +157,11 @@ class SvTask(vf.Task[SvTaskData, vf.State, SvTaskConfig]):
         return self.data.sv_example_id
 
     def sv_score(self, trace: vf.Trace) -> dict:
-        """svbench's full score of the trace's replies (cached per trace)."""
-        cached = trace.info.get("svbench_score")
-        if cached is not None:
-            return cached
+        """svbench's full score of the trace's replies, also recorded in
+        ``trace.info["svbench_score"]``. The components of one scoring share
+        it through the scorer's cache (keyed by configuration, example and
+        reply), never through the trace: a saved trace re-scored under
+        another profile is scored afresh."""
         scorer = _scorer(self.config)
         result = scorer.score(
             completion_of(trace),
