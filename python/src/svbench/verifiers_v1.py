@@ -200,14 +200,20 @@ def _scorer(config: SvTaskConfig) -> Scorer:
 def completion_of(trace: Any) -> list[dict]:
     """The replies a trace scores: the final branch's messages after the
     prompt (assistant turns and tool results), as ``eval`` records them."""
-    messages = [to_message(m) for m in trace.messages]
+    nodes = trace.nodes
+    if all(n.parent == i - 1 for i, n in enumerate(nodes) if i):
+        # One chain (a single-agent rollout): it is the final branch, and
+        # reading it directly skips verifiers' branch reconstruction.
+        messages = [n.message for n in nodes]
+    else:
+        messages = trace.messages
     start = 0
     for i, m in enumerate(messages):
-        if m["role"] in ("system", "user"):
+        if getattr(m, "role", None) in ("system", "user"):
             start = i + 1
         else:
             break
-    replies = messages[start:]
+    replies = [to_message(m) for m in messages[start:]]
     if not any(m["role"] == "assistant" for m in replies):
         raise ValueError("the trace has no assistant message to score")
     return replies
