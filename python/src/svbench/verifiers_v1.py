@@ -118,6 +118,7 @@ class SvTask(vf.Task[SvTaskData, vf.State, SvTaskConfig]):
     env server score the same way."""
 
     _by_config: ClassVar[dict[str, type]]
+    _scorer: ClassVar[Scorer]
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -138,7 +139,12 @@ class SvTask(vf.Task[SvTaskData, vf.State, SvTaskConfig]):
             sub = cls._by_config.get(key)
             if sub is None:
                 weights = config.native().weights()
-                attrs: dict[str, Any] = {"_components": tuple(n for n, _ in weights)}
+                # One scorer per configuration: the components of a scoring
+                # share its result through its cache.
+                attrs: dict[str, Any] = {
+                    "_components": tuple(n for n, _ in weights),
+                    "_scorer": Scorer(config.native()),
+                }
                 for i, (name, weight) in enumerate(weights):
                     if hasattr(vf.Task, name):
                         raise ValueError(f"reward component `{name}` shadows a vf.Task attribute")
@@ -162,8 +168,7 @@ class SvTask(vf.Task[SvTaskData, vf.State, SvTaskConfig]):
         it through the scorer's cache (keyed by configuration, example and
         reply), never through the trace: a saved trace re-scored under
         another profile is scored afresh."""
-        scorer = _scorer(self.config)
-        result = scorer.score(
+        result = self._scorer.score(
             completion_of(trace),
             self.data.answer,
             {"sv_example_id": self.data.sv_example_id, **self.data.info},
@@ -182,19 +187,6 @@ def _component_method(name: str) -> Any:
     component.__qualname__ = name
     component.__doc__ = f"svbench reward component `{name}` (scored in Rust)."
     return component
-
-
-_SCORERS: dict[str, Scorer] = {}
-_SCORERS_LOCK = threading.Lock()
-
-
-def _scorer(config: SvTaskConfig) -> Scorer:
-    key = config.model_dump_json(exclude={"judges", "stops", "metrics", "rewards"})
-    with _SCORERS_LOCK:
-        scorer = _SCORERS.get(key)
-        if scorer is None:
-            scorer = _SCORERS[key] = Scorer(config.native())
-    return scorer
 
 
 def completion_of(trace: Any) -> list[dict]:
