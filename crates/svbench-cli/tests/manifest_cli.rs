@@ -196,6 +196,67 @@ fn report_regenerates_the_manifest_and_resume_rewrites_it() {
 }
 
 #[test]
+fn a_trained_model_records_its_trainer_and_steps_and_compare_checks_them() {
+    let sb = Sandbox::new();
+    let flags = |id: &'static str, trainer: &'static str, steps: &'static str| {
+        let mut a = vec!["eval", "e1", "-n", "4", "--run-id", id];
+        if !trainer.is_empty() {
+            a.extend(["--trainer", trainer, "--max-steps", steps]);
+        }
+        a
+    };
+    let out = sb.run(&flags("g1", "grpo", "40"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let grpo = run_dir_of(&sb, &out);
+    let m = manifest(&grpo);
+    assert_eq!(m["trainer"], "grpo");
+    assert_eq!(m["max_steps"], 40);
+
+    // `none` is what an untrained model records; steps need a trainer.
+    for bad in [
+        flags("x", "none", "3"),
+        vec!["eval", "e1", "-n", "4", "--max-steps", "3"],
+        flags("x", "ppo", "3"),
+    ] {
+        let out = sb.run(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+    }
+
+    // A different trainer or step count is a parity field of compare.
+    let out = sb.run(&flags("d1", "distillation", "40"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let distilled = run_dir_of(&sb, &out);
+    let (a, b) = (grpo.to_str().unwrap(), distilled.to_str().unwrap());
+    let out = sb.run(&["compare", a, b]);
+    // 5: the runs do not match.
+    assert_eq!(out.status.code(), Some(5), "{}", stdout(&out));
+    assert!(stderr(&out).contains("trainer differs"), "{}", stderr(&out));
+    let out = sb.run(&["compare", a, b, "--vary", "trainer"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Resume refuses a changed training record.
+    let mut meta = read_json(&grpo.join("metadata.json"));
+    meta["status"] = Value::from("running");
+    std::fs::write(grpo.join("metadata.json"), meta.to_string()).unwrap();
+    let out = sb.run(&[
+        "eval",
+        "e1",
+        "--resume",
+        a,
+        "--trainer",
+        "grpo",
+        "--max-steps",
+        "41",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("training: run has grpo for 40 steps, now grpo for 41 steps"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn model_run_records_the_observed_response_model_and_fingerprint() {
     let server = FakeServer::start(Script::always(Step::content(
         "{\"label\":\"Benign\",\"confidence\":0.6}",

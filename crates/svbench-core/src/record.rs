@@ -375,4 +375,11 @@ pub struct RunMetadata {
     /// Budget group label.
     #[serde(default)]
     pub budget_group: Option<String>,
+    /// How the evaluated model was trained (`--trainer`; absent: not
+    /// trained by a recorded trainer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainer: Option<crate::manifest::Trainer>,
+    /// Training steps of the evaluated model (`--max-steps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u64>,
 }

@@ -378,8 +378,18 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
             .cloned()
             .unwrap_or_else(|| Value::String(crate::manifest::observed_revision(&run))),
     );
-    parity.insert("max_steps", Value::from(0));
-    parity.insert("trainer", Value::String("none".to_string()));
+    // Training provenance as `eval --trainer/--max-steps` recorded it.
+    parity.insert(
+        "max_steps",
+        metadata.get("max_steps").cloned().unwrap_or(Value::from(0)),
+    );
+    parity.insert(
+        "trainer",
+        metadata
+            .get("trainer")
+            .cloned()
+            .unwrap_or_else(|| Value::String("none".to_string())),
+    );
     for k in [
         "rollouts_per_example",
         "max_tokens",

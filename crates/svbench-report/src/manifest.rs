@@ -165,8 +165,11 @@ pub fn build_manifest(
         reward_config_hash,
         seed,
         platform_mode: PlatformMode::Local,
-        trainer: Trainer::None,
-        max_steps: 0,
+        trainer: metadata
+            .get("trainer")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or(Trainer::None),
+        max_steps: u("max_steps").unwrap_or(0),
         rollouts_per_example,
         max_tokens,
         max_turns,

@@ -273,6 +273,7 @@ fn run_one(
         baseline_name: args.baseline_name.clone(),
         notes: args.notes.clone(),
         budget_group: args.budget_group.clone(),
+        training: args.trainer.zip(args.max_steps),
         max_consecutive_errors: args.max_consecutive_errors,
         // Credentials in URLs (userinfo, `?api-key=…`) are never recorded.
         argv: std::env::args()

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use svbench_core::manifest::Trainer;
 use svbench_runner::cache::CacheMode;
 
 /// Arguments of `svbench eval`.
@@ -120,6 +121,13 @@ pub struct EvalArgs {
     /// Budget group label for metadata.
     #[arg(long)]
     pub budget_group: Option<String>,
+    /// How the evaluated model was trained, recorded in run_manifest.json
+    /// and compared by `svbench compare` (needs --max-steps).
+    #[arg(long, value_parser = parse_trainer, requires = "max_steps")]
+    pub trainer: Option<Trainer>,
+    /// Training steps of the evaluated model (needs --trainer).
+    #[arg(long, requires = "trainer")]
+    pub max_steps: Option<u64>,
     /// Print one JSON object per run on stdout instead of the run directory.
     #[arg(long)]
     pub json: bool,
@@ -155,4 +163,12 @@ pub enum OracleArg {
 
 fn parse_cache_mode(text: &str) -> Result<CacheMode, String> {
     text.parse::<CacheMode>().map_err(|e| e.to_string())
+}
+
+/// `--trainer`: one of the manifest's training algorithms other than `none`.
+fn parse_trainer(s: &str) -> Result<Trainer, String> {
+    match serde_json::from_value::<Trainer>(serde_json::Value::String(s.to_string())) {
+        Ok(Trainer::None) | Err(_) => Err("expected grpo, gdpo, distillation or other".to_string()),
+        Ok(t) => Ok(t),
+    }
 }

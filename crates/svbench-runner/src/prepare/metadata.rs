@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
+use svbench_core::manifest::Trainer;
 use svbench_core::record::{RunCounts, RunMetadata, RunStatus, Selection};
 
 use super::{Prepared, RunSpec};
@@ -31,6 +32,8 @@ pub struct RunLabels {
     pub notes: Option<String>,
     /// `--budget-group`.
     pub budget_group: Option<String>,
+    /// `--trainer` and `--max-steps`: how the evaluated model was trained.
+    pub training: Option<(Trainer, u64)>,
     /// `--max-consecutive-errors`.
     pub max_consecutive_errors: u32,
     /// The command line, credentials in URLs redacted.
@@ -138,5 +141,7 @@ pub fn new_metadata(
         argv: labels.argv.clone(),
         notes: labels.notes.clone(),
         budget_group: labels.budget_group.clone(),
+        trainer: labels.training.map(|(t, _)| t),
+        max_steps: labels.training.map(|(_, n)| n),
     }
 }

@@ -212,6 +212,20 @@ pub fn check_resume_inputs(old: &RunMetadata, fresh: &RunMetadata) -> Result<(),
             mismatches.push(format!("  {name}: run has {was}, now {is}"));
         }
     }
+    let training = |m: &RunMetadata| match (m.trainer, m.max_steps) {
+        (Some(t), Some(n)) => format!(
+            "{} for {n} steps",
+            serde_json::json!(t).as_str().unwrap_or("?")
+        ),
+        _ => "none".to_string(),
+    };
+    if training(old) != training(fresh) {
+        mismatches.push(format!(
+            "  training: run has {}, now {} (pass the same --trainer / --max-steps)",
+            training(old),
+            training(fresh)
+        ));
+    }
     let base_url = |m: &RunMetadata| m.endpoint.as_ref().map(|e| e.base_url.clone());
     if base_url(old) != base_url(fresh) {
         mismatches.push(format!(
