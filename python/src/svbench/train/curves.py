@@ -105,10 +105,12 @@ def _step(lo: float, hi: float, count: int) -> tuple[int, int]:
     raw = hi / count - lo / count  # divided first: hi - lo can overflow
     exp = math.floor(math.log10(raw))
     frac = float(Decimal(raw).scaleb(-exp))  # in [1, 10), without float overflow at the extremes
-    for m in (1, 2, 5, 10):
-        if frac <= m * (1 + 1e-9):
-            break
-    return (1, exp + 1) if m == 10 else (m, exp)
+    # The 1-2-5 mantissa nearest on a log scale (d3's thresholds), so the count is about ``count``.
+    if frac >= math.sqrt(50):
+        return 1, exp + 1
+    if frac >= math.sqrt(10):
+        return 5, exp
+    return (2, exp) if frac >= math.sqrt(2) else (1, exp)
 
 
 def _ticks(lo: float, hi: float, count: int) -> tuple[list[float], int]:
