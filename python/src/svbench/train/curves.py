@@ -23,6 +23,7 @@ import math
 import os
 import re
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -447,8 +448,6 @@ def write_run_curves(run_dir: str | os.PathLike[str], metrics_file: str = "metri
 
 def _svg_title(path: Path) -> str:
     """The ``<title>`` of an SVG this module wrote, or its stem."""
-    import xml.etree.ElementTree as ET
-
     try:
         node = ET.parse(path).getroot().find(f"{{{_SVG_NS}}}title")
     except (OSError, ET.ParseError):
