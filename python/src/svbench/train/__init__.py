@@ -1,0 +1,1 @@
+"""Train small models on svbench rewards (``pip install svbench[train]``)."""
