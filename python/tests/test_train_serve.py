@@ -79,7 +79,7 @@ def server(ckpt):
     srv.close()
 
 
-def request(server, method: str, path: str, body=None, headers=None) -> tuple[int, dict]:
+def call(server, method: str, path: str, body=None, headers=None) -> tuple[int, dict]:
     """One request on a fresh connection; `body` is sent as given when bytes."""
     srv, _ = server
     host, port = srv.server_address[:2]
@@ -95,7 +95,7 @@ def request(server, method: str, path: str, body=None, headers=None) -> tuple[in
 
 def chat(server, **fields) -> tuple[int, dict]:
     body = {"model": NAME, "messages": [{"role": "user", "content": "is the flow malicious"}], **fields}
-    return request(server, "POST", "/v1/chat/completions", body)
+    return call(server, "POST", "/v1/chat/completions", body)
 
 
 # --- checkpoint ---------------------------------------------------------------
@@ -162,13 +162,17 @@ def test_metadata_is_read_and_a_malformed_file_is_an_error(tmp_path):
 
 
 def test_models_and_health(server):
-    assert request(server, "GET", "/v1/models") == (
+    assert call(server, "GET", "/v1/models") == (
         200,
         {"object": "list", "data": [{"id": NAME, "object": "model", "owned_by": "svbench"}]},
     )
-    assert request(server, "GET", "/health") == (200, {"ok": True})
-    status, body = request(server, "GET", "/nope")
+    assert call(server, "GET", "/health") == (200, {"ok": True})
+    status, body = call(server, "GET", "/nope")
     assert status == 404 and body["error"]["code"] == "not_found"
+    status, body = call(server, "PUT", "/v1/models", b"{}")
+    assert status == 405 and body["error"]["code"] == "method_not_allowed"
+    status, body = call(server, "GET", "/v1/chat/completions")
+    assert status == 405
 
 
 def test_a_chat_completion_has_the_openai_schema(server, ckpt):
@@ -277,9 +281,9 @@ def test_body_limits_and_malformed_json(server):
         resp.read()
     finally:
         conn.close()
-    status, body = request(server, "POST", "/v1/chat/completions", b'{"model": ')
+    status, body = call(server, "POST", "/v1/chat/completions", b'{"model": ')
     assert status == 400 and body["error"]["code"] == "invalid_json"
-    status, body = request(server, "POST", "/v1/chat/completions", b"[1, 2]")
+    status, body = call(server, "POST", "/v1/chat/completions", b"[1, 2]")
     assert status == 400 and "JSON object" in body["error"]["message"]
 
 
@@ -318,11 +322,13 @@ def test_the_cli_announces_its_url_and_writes_the_port_file(ckpt, tmp_path):
 # --- svbench eval against the server -----------------------------------------
 
 
-def test_svbench_eval_runs_against_the_served_checkpoint(server, tmp_path):
+def test_svbench_eval_runs_against_the_served_checkpoint(request, tmp_path):
     svbench = os.environ.get("SVBENCH_BIN")
     if not svbench:
         print("skipping: set SVBENCH_BIN to the svbench release binary to run eval against the server")
         pytest.skip("SVBENCH_BIN is not set")
+    # Only now: without the binary there is no need to load the model.
+    server = request.getfixturevalue("server")
     _, base_url = server
     out = tmp_path / "evals"
     proc = subprocess.run(
@@ -359,4 +365,12 @@ def test_svbench_eval_runs_against_the_served_checkpoint(server, tmp_path):
     [results] = list(out.rglob("results.jsonl"))
     rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
     assert len(rows) == 2
-    print(json.dumps(rows[0], indent=1)[:3000])
+    for row in rows:
+        assert row["error"] is None, row["error"]
+        # What svbench recorded is what the server answers for the same prompt
+        # (greedy, so replaying it is exact); an untrained model's reply is a parse outcome.
+        status, body = chat(server, messages=row["prompt"], max_tokens=16, temperature=0)
+        assert status == 200, body
+        assert row["completion"] == body["choices"][0]["message"]["content"]
+        assert row["usage"]["completion_tokens"] == body["usage"]["completion_tokens"]
+        assert row["parse"]["status"]

@@ -314,7 +314,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         ms = (time.monotonic() - self._started) * 1000
-        sys.stderr.write(f"{self.command} {self.path} {status} {ms:.0f}ms\n")
+        method = getattr(self, "command", None) or "-"
+        # Without the query: a client may put an API key there.
+        path = (getattr(self, "path", None) or "-").split("?", 1)[0]
+        sys.stderr.write(f"{method} {path} {status} {ms:.0f}ms\n")
         sys.stderr.flush()
 
     def _dispatch(self, route: Any) -> None:
@@ -330,6 +333,13 @@ class _Handler(BaseHTTPRequestHandler):
             body = ApiError(500, "internal server error", "internal_error", "server_error").body()
         self._send(status, body)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # http.server's own refusals (a malformed request line, oversized
+        # headers) in the same JSON shape as ours.
+        self.close_connection = True
+        self._started = getattr(self, "_started", time.monotonic())
+        self._send(code, ApiError(code, message or "bad request", "bad_request").body())
+
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
         # _send logs each request once, with its duration.
         pass
@@ -342,6 +352,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._dispatch(self._post)
+
+    def _not_allowed(self) -> None:
+        self.close_connection = True  # any body stays unread
+
+        def refuse() -> tuple[int, dict]:
+            raise ApiError(405, f"method {self.command} is not allowed", "method_not_allowed")
+
+        self._dispatch(refuse)
+
+    do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _not_allowed
 
     def _get(self) -> tuple[int, dict]:
         path = self.path.split("?", 1)[0].rstrip("/")
