@@ -208,6 +208,19 @@ def test_same_seed_same_text_and_greedy_is_deterministic(server):
     assert text(temperature=0) == text(temperature=0, seed=3)
 
 
+def test_concurrent_requests_are_served_one_at_a_time_with_the_same_results(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def seeded(seed):
+        status, body = chat(server, max_tokens=6, temperature=1.0, seed=seed)
+        assert status == 200, body
+        return body["choices"][0]["message"]["content"]
+
+    alone = [seeded(s) for s in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(seeded, range(4))) == alone
+
+
 def test_text_parts_and_stop_strings(server):
     parts = [{"type": "text", "text": "is the flow "}, {"type": "text", "text": "malicious"}]
     status, whole = chat(server, max_tokens=12, temperature=0)

@@ -226,6 +226,12 @@ class ChatModel:
 
     def complete(self, req: ChatRequest) -> dict:
         """Generates a reply and returns the ``chat.completion`` response body."""
+        with self.lock:
+            # Under the lock too: a Rust tokenizer used from two threads at once
+            # can fail with "Already borrowed".
+            return self._complete(req)
+
+    def _complete(self, req: ChatRequest) -> dict:
         import torch
 
         enc = self._prompt_ids(req)
@@ -241,7 +247,7 @@ class ChatModel:
         else:
             kwargs.update(temperature=None, top_p=None, top_k=None)
         stopping = [_StopStrings(self.tokenizer, prompt_tokens, req.stop)] if req.stop else None
-        with self.lock, torch.no_grad():
+        with torch.no_grad():
             # A request without a seed still must not replay the previous
             # request's seeded stream.
             torch.manual_seed(req.seed % 2**64 if req.seed is not None else secrets.randbits(63))
