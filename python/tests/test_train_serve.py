@@ -1,0 +1,389 @@
+"""svbench.train.serve: a tiny random Llama checkpoint served over loopback, checked
+for the OpenAI chat schema, the request limits, determinism, and (with
+$SVBENCH_BIN) a real `svbench eval` against it."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from svbench.train.checkpoint import (  # noqa: E402
+    CheckpointError,
+    check_checkpoint,
+    load_checkpoint,
+    read_metadata,
+    weights_fingerprint,
+)
+from svbench.train.serve import main, serve_in_thread  # noqa: E402
+
+NAME = "tiny-ckpt"
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<s> {{ m['role'] }} : {{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<s> assistant :{% endif %}"
+)
+WORDS = (
+    "the flow is benign malicious abstain label confidence rationale port host src dst bytes "
+    '{ } " : , 0 1 . system user assistant json'
+)
+
+
+def build_checkpoint(d: Path) -> Path:
+    """A ~50k-parameter random Llama with a word-level tokenizer and a chat template."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([WORDS], trainers.WordLevelTrainer(special_tokens=["<unk>", "<pad>", "<s>", "</s>"]))
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", bos_token="<s>", eos_token="</s>"
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    config = LlamaConfig(
+        vocab_size=tok.get_vocab_size(),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(d)
+    tokenizer.save_pretrained(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory) -> Path:
+    return build_checkpoint(tmp_path_factory.mktemp("ckpt") / NAME)
+
+
+@pytest.fixture(scope="module")
+def server(ckpt):
+    srv, base_url = serve_in_thread(ckpt, max_new_tokens_cap=64)
+    yield srv, base_url
+    srv.close()
+
+
+def call(server, method: str, path: str, body=None, headers=None) -> tuple[int, dict]:
+    """One request on a fresh connection; `body` is sent as given when bytes."""
+    srv, _ = server
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read())
+    finally:
+        conn.close()
+
+
+def chat(server, **fields) -> tuple[int, dict]:
+    body = {"model": NAME, "messages": [{"role": "user", "content": "is the flow malicious"}], **fields}
+    return call(server, "POST", "/v1/chat/completions", body)
+
+
+# --- checkpoint ---------------------------------------------------------------
+
+
+def test_a_saved_checkpoint_passes_the_check_and_loads(ckpt):
+    assert check_checkpoint(ckpt) == ckpt
+    model, tokenizer = load_checkpoint(ckpt)
+    assert not model.training
+    assert tokenizer.chat_template == CHAT_TEMPLATE
+    assert read_metadata(ckpt) == {}
+
+
+def test_every_missing_file_is_named_in_one_error(ckpt, tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for f in ckpt.iterdir():
+        if f.name not in ("model.safetensors", "chat_template.jinja"):
+            (broken / f.name).write_bytes(f.read_bytes())
+    config = json.loads((broken / "tokenizer_config.json").read_text())
+    config.pop("chat_template", None)
+    (broken / "tokenizer_config.json").write_text(json.dumps(config))
+    with pytest.raises(CheckpointError) as e:
+        check_checkpoint(broken)
+    msg = str(e.value)
+    assert str(broken) in msg
+    assert "model.safetensors" in msg
+    assert "chat_template (tokenizer_config.json has none and there is no chat_template.jinja)" in msg
+
+
+def test_an_absent_or_file_checkpoint_is_a_clear_error(tmp_path):
+    with pytest.raises(CheckpointError, match="does not exist"):
+        check_checkpoint(tmp_path / "nope")
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(CheckpointError, match="not a directory"):
+        check_checkpoint(tmp_path / "f")
+
+
+def test_a_sharded_checkpoint_names_its_missing_shards(ckpt, tmp_path):
+    d = tmp_path / "sharded"
+    d.mkdir()
+    for f in ckpt.iterdir():
+        if f.name != "model.safetensors":
+            (d / f.name).write_bytes(f.read_bytes())
+    index = {"weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}
+    (d / "model.safetensors.index.json").write_text(json.dumps(index))
+    (d / "model-00001-of-00002.safetensors").write_bytes(b"x")
+    with pytest.raises(CheckpointError, match=r"missing: model-00002-of-00002.safetensors \(listed in"):
+        check_checkpoint(d)
+
+
+def test_metadata_is_read_and_a_malformed_file_is_an_error(tmp_path):
+    (tmp_path / "svbench_checkpoint.json").write_text('{"step": 3}')
+    assert read_metadata(tmp_path) == {"step": 3}
+    (tmp_path / "svbench_checkpoint.json").write_text("[1]")
+    with pytest.raises(CheckpointError, match="not a JSON object"):
+        read_metadata(tmp_path)
+    (tmp_path / "svbench_checkpoint.json").write_text("{")
+    with pytest.raises(CheckpointError, match="not readable JSON"):
+        read_metadata(tmp_path)
+
+
+# --- server -------------------------------------------------------------------
+
+
+def test_models_and_health(server):
+    assert call(server, "GET", "/v1/models") == (
+        200,
+        {"object": "list", "data": [{"id": NAME, "object": "model", "owned_by": "svbench"}]},
+    )
+    assert call(server, "GET", "/health") == (200, {"ok": True})
+    status, body = call(server, "GET", "/nope")
+    assert status == 404 and body["error"]["code"] == "not_found"
+    status, body = call(server, "PUT", "/v1/models", b"{}")
+    assert status == 405 and body["error"]["code"] == "method_not_allowed"
+    status, body = call(server, "GET", "/v1/chat/completions")
+    assert status == 405
+
+
+def test_a_chat_completion_has_the_openai_schema(server, ckpt):
+    status, body = chat(server, max_tokens=8, temperature=0)
+    assert status == 200, body
+    assert body["id"].startswith("chatcmpl-")
+    assert body["object"] == "chat.completion"
+    assert isinstance(body["created"], int)
+    assert body["model"] == NAME
+    assert body["system_fingerprint"] == "svbench-ckpt-" + weights_fingerprint(ckpt)[:12]
+    [choice] = body["choices"]
+    assert choice["index"] == 0
+    assert choice["message"]["role"] == "assistant"
+    assert isinstance(choice["message"]["content"], str)
+    assert choice["finish_reason"] in ("stop", "length")
+    usage = body["usage"]
+    assert usage["prompt_tokens"] > 0
+    assert 1 <= usage["completion_tokens"] <= 8
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    if usage["completion_tokens"] == 8:
+        assert choice["finish_reason"] == "length"
+
+
+def test_same_seed_same_text_and_greedy_is_deterministic(server):
+    def text(**f):
+        status, body = chat(server, max_tokens=12, **f)
+        assert status == 200, body
+        return body["choices"][0]["message"]["content"]
+
+    assert text(temperature=1.0, seed=7) == text(temperature=1.0, seed=7)
+    # Different seeds sample differently (with overwhelming probability).
+    assert len({text(temperature=1.0, seed=s) for s in range(4)}) > 1
+    assert text(temperature=0) == text(temperature=0, seed=3)
+
+
+def test_concurrent_requests_are_served_one_at_a_time_with_the_same_results(server):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def seeded(seed):
+        status, body = chat(server, max_tokens=6, temperature=1.0, seed=seed)
+        assert status == 200, body
+        return body["choices"][0]["message"]["content"]
+
+    alone = [seeded(s) for s in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(seeded, range(4))) == alone
+
+
+def test_text_parts_and_stop_strings(server):
+    parts = [{"type": "text", "text": "is the flow "}, {"type": "text", "text": "malicious"}]
+    status, whole = chat(server, max_tokens=12, temperature=0)
+    status2, joined = chat(
+        server, messages=[{"role": "user", "content": parts}], max_tokens=12, temperature=0, extra_key={"x": 1}
+    )
+    assert status == status2 == 200
+    assert joined["choices"][0]["message"] == whole["choices"][0]["message"]
+    full = whole["choices"][0]["message"]["content"]
+    words = full.split()
+    if len(words) >= 2:
+        status, cut = chat(server, max_tokens=12, temperature=0, stop=[words[1]])
+        assert status == 200
+        assert cut["choices"][0]["finish_reason"] == "stop"
+        assert cut["choices"][0]["message"]["content"] == full[: full.find(words[1])]
+
+
+@pytest.mark.parametrize(
+    "fields, status, fragment",
+    [
+        ({"max_tokens": 65}, 400, "cap of 64"),
+        ({"max_completion_tokens": 1000}, 400, "cap of 64"),
+        ({"model": "other"}, 404, "not served here"),
+        ({"stream": True}, 400, "streaming is not supported"),
+        ({"n": 2}, 400, "n=1"),
+        ({"tools": [{"type": "function", "function": {"name": "f"}}]}, 400, "tools are not supported"),
+        ({"temperature": "hot"}, 400, "temperature"),
+        ({"max_tokens": 0}, 400, "positive integer"),
+        ({"messages": "hi"}, 400, "messages"),
+        ({"messages": [{"role": "user", "content": 3}]}, 400, "content"),
+        ({"stop": [1]}, 400, "stop"),
+        ({"seed": 1.5}, 400, "seed"),
+    ],
+)
+def test_refused_requests_get_openai_errors(server, fields, status, fragment):
+    got, body = chat(server, **fields)
+    assert got == status
+    assert set(body) == {"error"}
+    assert body["error"]["type"] == "invalid_request_error"
+    assert fragment in body["error"]["message"]
+    assert body["error"]["code"]
+
+
+def test_a_prompt_longer_than_the_context_is_refused_with_the_counts(server):
+    status, body = chat(server, messages=[{"role": "user", "content": "flow " * 2100}], max_tokens=8)
+    assert status == 400
+    assert body["error"]["code"] == "context_length_exceeded"
+    assert "2048" in body["error"]["message"]
+
+
+def test_body_limits_and_malformed_json(server):
+    srv, _ = server
+    host, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        # Announce an oversized body but send none: the server must answer unread.
+        conn.putrequest("POST", "/v1/chat/completions")
+        conn.putheader("Content-Length", str((1 << 20) + 1))
+        conn.endheaders()
+        resp = conn.getresponse()
+        assert resp.status == 413
+        assert json.loads(resp.read())["error"]["code"] == "too_large"
+    finally:
+        conn.close()
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        conn.putrequest("POST", "/v1/chat/completions")
+        conn.endheaders()
+        resp = conn.getresponse()
+        assert resp.status == 411
+        resp.read()
+    finally:
+        conn.close()
+    status, body = call(server, "POST", "/v1/chat/completions", b'{"model": ')
+    assert status == 400 and body["error"]["code"] == "invalid_json"
+    status, body = call(server, "POST", "/v1/chat/completions", b"[1, 2]")
+    assert status == 400 and "JSON object" in body["error"]["message"]
+
+
+def test_the_cli_refuses_a_remote_host_and_a_bad_checkpoint(ckpt, tmp_path, capsys):
+    assert main([str(ckpt), "--host", "0.0.0.0"]) == 2
+    assert "--allow-remote" in capsys.readouterr().err
+    assert main([str(tmp_path)]) == 2
+    assert "is missing: " in capsys.readouterr().err
+
+
+def test_the_cli_announces_its_url_and_writes_the_port_file(ckpt, tmp_path):
+    port_file = tmp_path / "port"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "svbench.train.serve", str(ckpt), "--port-file", str(port_file), "--threads", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        line = proc.stdout.readline()
+        port = int(port_file.read_text())
+        assert line == f"svbench.train.serve listening on http://127.0.0.1:{port}/v1\n"
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/v1/models")
+        assert json.loads(conn.getresponse().read())["data"][0]["id"] == NAME
+        conn.close()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "GET /v1/models 200" in err
+
+
+# --- svbench eval against the server -----------------------------------------
+
+
+def test_svbench_eval_runs_against_the_served_checkpoint(request, tmp_path):
+    svbench = os.environ.get("SVBENCH_BIN")
+    if not svbench:
+        print("skipping: set SVBENCH_BIN to the svbench release binary to run eval against the server")
+        pytest.skip("SVBENCH_BIN is not set")
+    # Only now: without the binary there is no need to load the model.
+    server = request.getfixturevalue("server")
+    _, base_url = server
+    out = tmp_path / "evals"
+    proc = subprocess.run(
+        [
+            svbench,
+            "eval",
+            "e1",
+            "--model",
+            NAME,
+            "--base-url",
+            base_url,
+            "--api-key-env",
+            "",
+            "-n",
+            "2",
+            "--output-dir",
+            str(out),
+            "--split",
+            "test",
+            "--max-tokens",
+            "16",
+            "--temperature",
+            "0",
+            "--no-cache",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        # The response cache (off here anyway) never lands in the user's home.
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    [results] = list(out.rglob("results.jsonl"))
+    rows = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    assert len(rows) == 2
+    for row in rows:
+        assert row["error"] is None, row["error"]
+        # What svbench recorded is what the server answers for the same prompt
+        # (greedy, so replaying it is exact); an untrained model's reply is a parse outcome.
+        status, body = chat(server, messages=row["prompt"], max_tokens=16, temperature=0)
+        assert status == 200, body
+        assert row["completion"] == body["choices"][0]["message"]["content"]
+        assert row["usage"]["completion_tokens"] == body["usage"]["completion_tokens"]
+        assert row["parse"]["status"]
