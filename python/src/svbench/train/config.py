@@ -1,0 +1,223 @@
+"""Training run configuration: a TOML file read strictly (an unknown key or a
+wrong type is an error naming it), with defaults sized for a 2-core CPU.
+
+One file describes one run: the model, the SFT warm start, the GRPO stage
+and the held-out evaluation. ``svbench.train.study`` files reuse the same
+tables under ``[base]`` and override them per variant.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ADVANTAGE_MODES = ("sum_then_normalize", "component_normalized", "normalize_then_sum")
+TEACHERS = {
+    # E1: the keyword and port rules of `builtin:heuristic` (weak), or the gold label.
+    "e1": ("heuristic", "oracle"),
+    # E2: the analyzers' findings, all of them or only a share (weak).
+    "e2": ("partial-analyzers", "analyzers"),
+}
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be run as written."""
+
+
+@dataclass
+class ModelConfig:
+    """The policy: a fresh tiny model, or a local checkpoint (`path`)."""
+
+    #: A local Hugging Face checkpoint to start from instead of a fresh model
+    #: (the GPU path); nothing is downloaded.
+    path: str = ""
+    hidden_size: int = 128
+    intermediate_size: int = 384
+    layers: int = 4
+    heads: int = 4
+    vocab_size: int = 1024
+    max_positions: int = 512
+    #: Rows whose prompts and teacher answers train the tokenizer.
+    tokenizer_dataset: str = "synthetic:7:1000"
+    #: LoRA rank for a local checkpoint (0: full fine-tuning); needs `peft`.
+    lora_rank: int = 0
+
+
+@dataclass
+class SftConfig:
+    """The warm start: imitate a teacher's answers on training rows."""
+
+    teacher: str = ""
+    dataset: str = "synthetic:11:2000"
+    split: str = "train"
+    examples: int = 1024
+    epochs: int = 2
+    batch_size: int = 16
+    lr: float = 2e-3
+    #: E2 `partial-analyzers`: the share of the analyzers' findings the teacher reports.
+    teacher_share: float = 0.5
+
+
+@dataclass
+class GrpoConfig:
+    """GRPO with TRL's `GRPOTrainer` on svbench's reward functions."""
+
+    steps: int = 60
+    prompts_per_step: int = 8
+    generations: int = 8
+    max_tokens: int = 24
+    temperature: float = 1.0
+    #: KL coefficient to the SFT policy (TRL `beta`).
+    beta: float = 0.04
+    lr: float = 5e-4
+    profile: str = "v1"
+    advantage: str = "sum_then_normalize"
+    dataset: str = "synthetic:13:4000"
+    split: str = "train"
+    save_every: int = 10
+    #: `distillation` (variant D): SFT on `teacher`'s answers with GRPO's sample budget instead.
+    method: str = "grpo"
+    teacher: str = ""
+
+
+@dataclass
+class EvalConfig:
+    """Held-out evaluation through `svbench eval` against the served checkpoint."""
+
+    splits: list[str] = field(default_factory=list)
+    dataset: str = "embedded"
+    #: Examples per split (0: all).
+    examples: int = 0
+    max_tokens: int = 24
+    temperature: float = 0.0
+
+
+@dataclass
+class TrainConfig:
+    env: str = "e1"
+    seed: int = 1
+    run_id: str = ""
+    out_dir: str = "results/runs"
+    #: Start GRPO from another run's SFT checkpoint (a run directory), so
+    #: variants share one warm start.
+    sft_from: str = ""
+    model: ModelConfig = field(default_factory=ModelConfig)
+    sft: SftConfig = field(default_factory=SftConfig)
+    grpo: GrpoConfig = field(default_factory=GrpoConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) / self.run_id
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_TABLES = {"model": ModelConfig, "sft": SftConfig, "grpo": GrpoConfig, "eval": EvalConfig}
+
+
+def _typed(where: str, value: Any, default: Any) -> Any:
+    want = type(default)
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if want is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings")
+        return list(value)
+    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        raise ConfigError(f"{where} must be {want.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _fill(obj: Any, table: dict[str, Any], where: str) -> None:
+    known = {f.name for f in dataclasses.fields(obj)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(f"unknown key{'s' if len(unknown) > 1 else ''} in {where}: {', '.join(unknown)}")
+    for key, value in table.items():
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}.{key} must be a table")
+            _fill(current, value, f"{where}.{key}" if where != "config" else key)
+        else:
+            setattr(obj, key, _typed(f"{where}.{key}" if where != "config" else key, value, current))
+
+
+def from_dict(table: dict[str, Any], base: TrainConfig | None = None) -> TrainConfig:
+    """A config from a parsed table, over `base` (defaults when absent)."""
+    cfg = copy.deepcopy(base) if base is not None else TrainConfig()
+    _fill(cfg, table, "config")
+    return cfg
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Settings that are each well-typed but do not fit together."""
+    if cfg.env not in TEACHERS:
+        raise ConfigError(f"env must be one of {', '.join(TEACHERS)}, got {cfg.env!r}")
+    if not cfg.run_id:
+        raise ConfigError("run_id is empty")
+    if "/" in cfg.run_id or cfg.run_id.startswith("."):
+        raise ConfigError(f"run_id must be a plain directory name, got {cfg.run_id!r}")
+    teachers = TEACHERS[cfg.env]
+    if not cfg.sft.teacher:
+        cfg.sft.teacher = teachers[0]
+    for where, teacher in (("sft.teacher", cfg.sft.teacher), ("grpo.teacher", cfg.grpo.teacher)):
+        if teacher and teacher not in teachers:
+            raise ConfigError(f"{where} for {cfg.env} must be one of {', '.join(teachers)}, got {teacher!r}")
+    g = cfg.grpo
+    if g.advantage not in ADVANTAGE_MODES:
+        raise ConfigError(f"grpo.advantage must be one of {', '.join(ADVANTAGE_MODES)}, got {g.advantage!r}")
+    if g.method not in ("grpo", "distillation"):
+        raise ConfigError(f"grpo.method must be grpo or distillation, got {g.method!r}")
+    if g.method == "distillation" and not g.teacher:
+        raise ConfigError("grpo.method = distillation needs grpo.teacher")
+    if g.profile not in ("v1", "upstream"):
+        raise ConfigError(f"grpo.profile must be v1 or upstream, got {g.profile!r}")
+    if g.generations < 2:
+        raise ConfigError("grpo.generations must be at least 2 (group-relative advantages need a group)")
+    for where, n in (
+        ("grpo.steps", g.steps),
+        ("grpo.prompts_per_step", g.prompts_per_step),
+        ("grpo.max_tokens", g.max_tokens),
+        ("grpo.save_every", g.save_every),
+        ("sft.examples", cfg.sft.examples),
+        ("sft.epochs", cfg.sft.epochs),
+        ("sft.batch_size", cfg.sft.batch_size),
+        ("eval.max_tokens", cfg.eval.max_tokens),
+    ):
+        if n < 1:
+            raise ConfigError(f"{where} must be at least 1, got {n}")
+    if not 0.0 < cfg.sft.teacher_share <= 1.0:
+        raise ConfigError(f"sft.teacher_share must be in (0, 1], got {cfg.sft.teacher_share}")
+    if not cfg.eval.splits:
+        cfg.eval.splits = ["dev", "test", "ood"] if cfg.env == "e1" else ["dev", "test"]
+    return cfg
+
+
+def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read, override (`{"run_id": ..., "model": {"path": ...}}`) and validate a config file."""
+    path = Path(path)
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}") from e
+    try:
+        cfg = from_dict(table)
+        if overrides:
+            cfg = from_dict(overrides, cfg)
+        if not cfg.run_id:
+            cfg.run_id = path.stem
+        return validate(cfg)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from e
+
+
+__all__ = ["ADVANTAGE_MODES", "TEACHERS", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]

@@ -1,0 +1,104 @@
+"""Teacher answers for SFT, produced by svbench's own builtin policies
+through `svbench eval`, so a teacher answers exactly as it does on a
+scoreboard.
+
+- E1 `heuristic`: `builtin:heuristic` (keyword and port rules; weak).
+- E1 `oracle`: `builtin:oracle` (the gold label with confidence 1.0).
+- E2 `analyzers`: `builtin:oracle` with tools off (the analyzers' findings).
+- E2 `partial-analyzers`: the same answer keeping only a seeded share of
+  its findings (`sft.teacher_share`; at least one when there are any), so
+  the student starts with recall to gain.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from svbench.train.config import ConfigError
+from svbench.train.rundir import svbench_bin
+
+POLICIES = {
+    ("e1", "heuristic"): ("builtin:heuristic", []),
+    ("e1", "oracle"): ("builtin:oracle", []),
+    ("e2", "analyzers"): ("builtin:oracle", ["--env-arg", "include_tools=false"]),
+    ("e2", "partial-analyzers"): ("builtin:oracle", ["--env-arg", "include_tools=false"]),
+}
+
+#: Environment arguments the student runs with (E2 answers from the config
+#: in the prompt, without tool calls).
+STUDENT_ENV_ARGS = {"e1": {}, "e2": {"include_tools": False}}
+
+
+@dataclass
+class TeacherRow:
+    example_id: str
+    prompt: list[dict]
+    completion: str
+
+
+def _partial(completion: str, share: float, rng: random.Random) -> str:
+    answer = json.loads(completion)
+    found = answer.get("violations", [])
+    if found:
+        keep = max(1, round(len(found) * share))
+        kept = sorted(rng.sample(range(len(found)), keep))
+        answer["violations"] = [found[i] for i in kept]
+    return json.dumps(answer, separators=(",", ":"))
+
+
+def teacher_rows(
+    env: str,
+    teacher: str,
+    dataset: str,
+    split: str,
+    examples: int,
+    seed: int,
+    out_dir: Path,
+    share: float = 1.0,
+) -> tuple[list[TeacherRow], dict]:
+    """The teacher's answers on the first `examples` rows of `split`, and
+    what produced them (`{"policy", "dataset", "split", "dataset_revision", "run_dir"}`).
+    The `svbench eval` run is kept under `out_dir` and reused when complete."""
+    if (env, teacher) not in POLICIES:
+        raise ConfigError(f"no teacher {teacher!r} for {env}")
+    policy, extra = POLICIES[(env, teacher)]
+    run_id = f"{teacher}-{split}-{examples}"
+    root = out_dir / "teachers"
+    found = sorted(root.glob(f"*/{run_id}/run_manifest.json"))
+    if not found:
+        cmd = [svbench_bin(), "eval", env, "--model", policy, "--dataset", dataset, "--split", split]
+        cmd += ["-n", str(examples), "--seed", str(seed), "--run-id", run_id, "--output-dir", str(root)]
+        cmd += ["--no-progress", *extra]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise ConfigError(f"teacher run failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+        found = sorted(root.glob(f"*/{run_id}/run_manifest.json"))
+    run_dir = found[0].parent
+    manifest = json.loads(found[0].read_text(encoding="utf-8"))
+    rng = random.Random(seed)
+    rows = []
+    with (run_dir / "results.jsonl").open(encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("error") or r.get("completion") is None:
+                raise ConfigError(f"teacher run {run_dir} has an errored row ({r.get('example_id')})")
+            completion = r["completion"]
+            if teacher == "partial-analyzers":
+                completion = _partial(completion, share, rng)
+            rows.append(TeacherRow(r["example_id"], r["prompt"], completion))
+    facts = {
+        "policy": policy + (f" keeping {share:g} of the findings" if teacher == "partial-analyzers" else ""),
+        "dataset": dataset,
+        "split": split,
+        "dataset_revision": manifest["dataset_revision"],
+        "rows": len(rows),
+        "run_dir": str(run_dir),
+    }
+    return rows, facts
+
+
+__all__ = ["POLICIES", "STUDENT_ENV_ARGS", "TeacherRow", "teacher_rows"]
