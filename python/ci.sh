@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Python CI step: builds the svbench wheel with maturin once and tests it in
-# two fresh virtualenvs: one with the classic verifiers API (< 0.4), pytest,
+# three fresh virtualenvs: one with the classic verifiers API (< 0.4), pytest,
 # hypothesis and numpy, running python/tests; one with verifiers 0.4 (v1
-# tasksets), running test_verifiers_v1.py. Expects the release CLI to be built already
+# tasksets), running test_verifiers_v1.py; one with the `train` extra (torch,
+# transformers, trl), running the svbench.train tests and the toy-size
+# training pipeline. Expects the release CLI to be built already
 # (`cargo test --workspace --release` or `cargo build --release`): the parity
 # tests compare against `svbench eval --model builtin:replay:FILE`.
 #
@@ -54,5 +56,24 @@ log="$work/v1-pytest.log"
 (cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/v1/bin/python" -m pytest -q -rs -p no:cacheprovider test_verifiers_v1.py) | tee "$log"
 if grep -q "skipped" "$log"; then
   echo "python/ci.sh: the v1 taskset tests skipped; they must run here" >&2
+  exit 1
+fi
+
+# The train extra: torch, transformers, trl. Installing it is the heavy part
+# of this step (the timing is printed); the smoke run itself is small.
+echo "== python: train venv (svbench[train])"
+"$python" -m venv "$work/train"
+pip=("$work/train/bin/python" -m pip --disable-pip-version-check -q)
+started=$SECONDS
+wheel="$(ls "$work"/wheels/svbench-*.whl)"
+"${pip[@]}" install "$wheel[train]" pytest hypothesis
+echo "python/ci.sh: installing the train extra took $((SECONDS - started)) s"
+
+echo "== python: pytest (svbench.train: configs, rewards, serve, curves, toy pipeline)"
+log="$work/train-pytest.log"
+(cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/train/bin/python" -m pytest -q -rs -p no:cacheprovider \
+  test_train.py test_train_pipeline.py test_train_serve.py test_train_curves.py) | tee "$log"
+if grep -q "skipped" "$log"; then
+  echo "python/ci.sh: the train tests skipped; they must run here" >&2
   exit 1
 fi

@@ -112,6 +112,7 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
         **settings,
     )
     from transformers import AutoTokenizer
+    from transformers.trainer_callback import PrinterCallback
 
     tokenizer = AutoTokenizer.from_pretrained(start, local_files_only=True)
     tokenizer.padding_side = "left"
@@ -123,6 +124,8 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
         processing_class=tokenizer,
         callbacks=[_callback(metrics_path, rewards, g.prompts_per_step * g.generations)],
     )
+    # Our metrics.jsonl is the log; TRL's printer would repeat every line on stderr.
+    trainer.remove_callback(PrinterCallback)
     started = time.monotonic()
     trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     return {

@@ -44,6 +44,9 @@ def stage_model(cfg: TrainConfig, run: RunDir) -> None:
     from svbench.train.model import new_model, parameter_count, save_checkpoint, train_tokenizer
 
     started = time.monotonic()
+    if cfg.sft_from:
+        run.finish("model", started, source=f"the warm start of {cfg.sft_from}")
+        return
     if cfg.model.path:
         path = check_checkpoint(cfg.model.path)
         run.finish("model", started, checkpoint=str(path.resolve()), source="local checkpoint")

@@ -1,0 +1,371 @@
+"""The study's results page, generated from its run directories (never
+typed by hand): setup and budgets, held-out metrics per variant across
+seeds, paired per-example comparisons against the reference variant and
+against the SFT start, stability, the reward-exploit measures, learning
+curves with one plot per component, the cost of the study, and a claim
+paragraph derived from the intervals."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+from pathlib import Path
+
+from svbench.train.curves import read_metrics, write_comparison_curves
+from svbench.train.evaluate import compare
+from svbench.train.report import TRAINED_VS_START, fmt, summary_metrics
+from svbench.train.study import Study, run_id
+
+#: Held-out metrics shown per variant (from each eval run's summary.json).
+METRICS = ("reward", "accuracy", "cost_weighted_accuracy", "ece", "brier", "abstain_rate", "parse_failure_rate")
+#: Per-example metrics of `svbench compare` shown in the paired tables.
+PAIRED = ("reward", "accuracy", "cost")
+#: Training curves compared across variants.
+CURVE_METRICS = (
+    "svbench/reward",
+    "rewards/utility/mean",
+    "rewards/calibration/mean",
+    "rewards/format/mean",
+    "kl",
+    "completions/mean_length",
+    "svbench/parse_failure_rate",
+    "svbench/abstain_rate",
+)
+#: Two-sided 95% Student t quantiles by degrees of freedom (intervals across seeds).
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def _state(run_dir: Path) -> dict | None:
+    f = run_dir / "run.json"
+    return json.loads(f.read_text(encoding="utf-8")) if f.exists() else None
+
+
+def _eval_dir(state: dict, stage: str, split: str) -> str | None:
+    return state["stages"].get("eval", {}).get("runs", {}).get(stage, {}).get(split)
+
+
+def _spread(values: list[float]) -> str:
+    """mean ± t-interval half-width across seeds, and the range."""
+    values = [v for v in values if v is not None and math.isfinite(v)]
+    if not values:
+        return "—"
+    m = statistics.fmean(values)
+    if len(values) == 1:
+        return fmt(m)
+    half = T95.get(len(values) - 1, 1.96) * statistics.stdev(values) / math.sqrt(len(values))
+    return f"{fmt(m)} ± {fmt(half)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def exploit_measures(results: Path) -> dict[str, float | None]:
+    """Behaviours the upstream reward pays for and v1 does not, measured on
+    an evaluation's answers: abstaining where abstaining is (or is not) the
+    optimal action, a decided label without a confidence, extreme
+    confidences (≤ 0.05 or ≥ 0.95) and Malicious stated with confidence ≤ 0.1."""
+    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+    n = len(rows)
+
+    def rate(hits: int, total: int) -> float | None:
+        return hits / total if total else None
+
+    def label(r: dict) -> str | None:
+        return (r.get("parsed") or {}).get("label")
+
+    def conf(r: dict) -> float | None:
+        c = (r.get("parsed") or {}).get("confidence")
+        return c if isinstance(c, int | float) else None
+
+    optimal = [((r.get("info") or {}).get("meta") or {}).get("optimal_action") for r in rows]
+    abst_opt = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o == "Abstain"]
+    abst_not = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o not in (None, "Abstain")]
+    decided = [r for r in rows if label(r) in ("Benign", "Malicious")]
+    wrong = [r for r in decided if label(r) != r.get("answer")]
+    return {
+        "abstain_rate": rate(sum(label(r) == "Abstain" for r in rows), n),
+        "abstain_where_optimal": rate(sum(abst_opt), len(abst_opt)),
+        "abstain_where_not_optimal": rate(sum(abst_not), len(abst_not)),
+        "no_confidence_when_wrong": rate(sum(conf(r) is None for r in wrong), len(wrong)),
+        "extreme_confidence": rate(
+            sum(c is not None and (c <= 0.05 or c >= 0.95) for c in map(conf, decided)), len(decided)
+        ),
+        "malicious_conf_le_0.1": rate(
+            sum(label(r) == "Malicious" and (conf(r) or 0) <= 0.1 for r in decided), len(decided)
+        ),
+    }
+
+
+def collapse_events(metrics: list[dict], window: int = 5) -> tuple[int, float]:
+    """Parse-failure collapses (the `window`-step trailing parse-failure rate
+    reaching 0.5, counted once per episode) and the largest drawdown of the
+    trailing training reward below its best so far (in the run's own units)."""
+    rewards = [m.get("svbench/reward") for m in metrics]
+    fails = [m.get("svbench/parse_failure_rate") for m in metrics]
+    events, down, best, drawdown = 0, False, -math.inf, 0.0
+    for i in range(window, len(metrics) + 1):
+        f = [x for x in fails[i - window : i] if x is not None]
+        r = [x for x in rewards[i - window : i] if x is not None]
+        if f:
+            high = statistics.fmean(f) >= 0.5
+            events += high and not down
+            down = high
+        if r:
+            mean = statistics.fmean(r)
+            best = max(best, mean)
+            drawdown = max(drawdown, best - mean)
+    return events, drawdown
+
+
+def _rel(path: Path, base: Path) -> str:
+    return os.path.relpath(path.resolve(), base.resolve())
+
+
+def write_page(study: Study) -> Path:
+    page = Path(study.page)
+    assets = page.with_suffix("")
+    assets.mkdir(parents=True, exist_ok=True)
+    out = Path(study.out_dir)
+    states = {(v.key, seed): _state(cfg.run_dir) for v, seed, cfg in study.runs}
+    finished = {k: s for k, s in states.items() if s and "eval" in s["stages"]}
+    split = study.compare_split
+    base_cfg = study.runs[0][2]
+    g = base_cfg.grpo
+    lines = [f"# {study.name}", ""]
+    lines += [
+        f"Generated by `python -m svbench.train.study {study.source}` from the run directories under "
+        f"`{study.out_dir}/`; rerun the command to reproduce or refresh it (finished runs are kept). "
+        f"{len(finished)} of {len(states)} runs finished.",
+        "",
+    ]
+    lines += _cost_section(finished)
+    lines += ["## Setup", ""]
+    lines += [
+        f"Every variant runs {g.steps} GRPO steps of {g.prompts_per_step} prompts × {g.generations} "
+        f"generations (max {g.max_tokens} tokens, temperature {g.temperature:g}, KL β {g.beta:g}, lr {g.lr:g}) "
+        f"from the same SFT warm start per seed, on `{g.dataset}` ({g.split}) in the same seeded order; "
+        f"seeds {', '.join(map(str, study.seeds))}. The tooling refuses variants that change any budget.",
+        "",
+        "| variant | what changes |",
+        "|---|---|",
+    ]
+    for v in study.variants:
+        change = ", ".join(f"{t}.{k} = {val!r}" for t, sub in v.overrides.items() for k, val in sub.items())
+        lines.append(f"| {v.key}: {v.label} | {change or '(the base config)'} |")
+    lines.append("")
+
+    # Held-out metrics across seeds.
+    for sp in base_cfg.eval.splits:
+        lines += [f"## Held-out {sp} (`svbench eval`, greedy; mean ± 95% t-interval across seeds, range)", ""]
+        lines += ["| policy | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
+        rows = [("SFT start", [(s, "sft") for (k, _), s in finished.items() if k == study.variants[0].key])]
+        rows += [(v.key, [(s, "grpo") for (k, _), s in finished.items() if k == v.key]) for v in study.variants]
+        for name, runs in rows:
+            per_seed = [summary_metrics(d) for s, stage in runs if (d := _eval_dir(s, stage, sp))]
+            if not per_seed:
+                continue
+            cells = [_spread([m.get(k) for m in per_seed]) for k in METRICS]
+            lines.append(f"| {name} (n={len(per_seed)}) | " + " | ".join(cells) + " |")
+        lines.append("")
+
+    lines += _paired_section(study, finished, split, out)
+    lines += _stability_section(study, finished, split)
+    lines += _exploit_section(study, finished, split)
+    lines += _curves_section(study, finished, assets, page)
+    lines += _claim_section(study, finished, split, out)
+    page.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    return page
+
+
+def _cost_section(finished: dict) -> list[str]:
+    wall = sum(st.get("wall_s", 0) for s in finished.values() for st in s["stages"].values())
+    steps = [s["stages"]["grpo"].get("median_step_s") for s in finished.values()]
+    share = [s["stages"]["grpo"].get("median_scoring_share") for s in finished.values()]
+    rps = [s["stages"]["grpo"].get("median_rollouts_per_s") for s in finished.values()]
+    sft = [s["stages"]["sft"].get("s_per_step") for s in finished.values() if "s_per_step" in s["stages"]["sft"]]
+    runs = [sum(st.get("wall_s", 0) for st in s["stages"].values()) for s in finished.values()]
+    prov = next(iter(finished.values()))["provenance"] if finished else {}
+    med = lambda xs: statistics.median([x for x in xs if x is not None]) if any(x is not None for x in xs) else None  # noqa: E731
+    lines = ["## Cost", ""]
+    if prov:
+        versions = ", ".join(f"{k} {v}" for k, v in prov["versions"].items() if v)
+        lines.append(f"Machine: {prov['machine']}, torch threads {prov.get('torch_threads')}; {versions}.")
+        lines.append("")
+    lines += [
+        "| figure | value |",
+        "|---|---:|",
+        f"| wall time, all finished runs (s) | {fmt(wall, 0)} |",
+        f"| wall time per run, median (s) | {fmt(med(runs), 0)} |",
+        f"| SFT step, median (s) | {fmt(med(sft), 3)} |",
+        f"| GRPO step, median (s) | {fmt(med(steps), 3)} |",
+        f"| share of a GRPO step in svbench scoring, median | {fmt(med(share), 4)} |",
+        f"| rollouts generated per second, median | {fmt(med(rps), 1)} |",
+        "",
+    ]
+    return lines
+
+
+def _pairs(study: Study, finished: dict, split: str, out: Path) -> dict[tuple[str, int], dict]:
+    """`svbench compare` of each variant against the reference (same seed)
+    and against its SFT start, on `split`; results cached beside the runs."""
+    results = {}
+    ref = study.reference
+    for (key, seed), s in finished.items():
+        warm = finished.get((study.variants[0].key, seed))
+        if warm is not None and (a := _eval_dir(warm, "sft", split)) and (b := _eval_dir(s, "grpo", split)):
+            dest = out / "compare" / f"sft-vs-{run_id(key, seed)}-{split}.json"
+            results[("sft", key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
+        other = finished.get((ref, seed))
+        if key != ref and other is not None:
+            a, b = _eval_dir(other, "grpo", split), _eval_dir(s, "grpo", split)
+            if a and b:
+                dest = out / "compare" / f"{run_id(ref, seed)}-vs-{run_id(key, seed)}-{split}.json"
+                results[(ref, key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
+    return results
+
+
+def _cached_compare(a: str, b: str, dest: Path, vary: list[str]) -> dict:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists():
+        cached = json.loads(dest.read_text(encoding="utf-8"))
+        if cached.get("a", {}).get("path") == a and cached.get("b", {}).get("path") == b:
+            return cached
+    return compare(a, b, dest, vary)
+
+
+def _metric(result: dict, name: str) -> dict | None:
+    return next((m for m in result.get("metrics", []) if m["metric"] == name), None)
+
+
+def _delta_cell(m: dict | None) -> str:
+    if m is None:
+        return "—"
+    mark = " *" if m["ci_low"] > 0 or m["ci_high"] < 0 else ""
+    return f"{fmt(m['mean_delta'])} [{fmt(m['ci_low'])}, {fmt(m['ci_high'])}]{mark}"
+
+
+def _paired_section(study: Study, finished: dict, split: str, out: Path) -> list[str]:
+    results = _pairs(study, finished, split, out)
+    lines = [f"## Paired per-example comparisons on {split} (`svbench compare`, 95% paired bootstrap)", ""]
+    lines += ["`*`: the interval excludes zero. Δ is B − A.", ""]
+    lines += ["| A | B | seed | n | " + " | ".join(f"Δ {m}" for m in PAIRED) + " | McNemar p (accuracy) |"]
+    lines.append("|---|---|---:|---:|" + "---|" * len(PAIRED) + "---:|")
+    for (a, b, seed), r in sorted(results.items(), key=lambda kv: (kv[0][0] != "sft", kv[0][1], kv[0][2])):
+        acc = _metric(r, "accuracy")
+        p = (acc or {}).get("mcnemar", {}).get("p_value") if acc else None
+        name_a = "SFT start" if a == "sft" else a
+        cells = " | ".join(_delta_cell(_metric(r, m)) for m in PAIRED)
+        lines.append(f"| {name_a} | {b} | {seed} | {r.get('n_pairs')} | {cells} | {fmt(p, 4)} |")
+    lines.append("")
+    return lines
+
+
+def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
+    lines = ["## Stability", ""]
+    lines += [
+        "Across seeds: the standard deviation of the final held-out mean reward. Per run: parse-failure "
+        "collapses (the 5-step trailing parse-failure rate reaching 0.5) and the largest drop of the 5-step "
+        "trailing training reward below its best so far (in the variant's own reward units).",
+        "",
+        f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run |",
+        "|---|---:|---|---|",
+    ]
+    for v in study.variants:
+        runs = [(seed, s) for (k, seed), s in sorted(finished.items()) if k == v.key]
+        if not runs:
+            continue
+        finals = [summary_metrics(d)["reward"] for _, s in runs if (d := _eval_dir(s, "grpo", split))]
+        sd = statistics.stdev(finals) if len(finals) > 1 else None
+        events, draws = [], []
+        for _, s in runs:
+            metrics_file = Path(s["stages"]["grpo"]["checkpoint"]).parent / "metrics.jsonl"
+            e, d = collapse_events(read_metrics(metrics_file)) if metrics_file.exists() else (None, None)
+            events.append(str(e))
+            draws.append(fmt(d))
+        lines.append(f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |")
+    lines.append("")
+    return lines
+
+
+def _exploit_section(study: Study, finished: dict, split: str) -> list[str]:
+    if study.runs[0][2].env != "e1":
+        return []
+    lines = [f"## Reward exploits on {split} (answers of each trained policy; mean across seeds)", ""]
+    lines += [
+        "The upstream profile pays for behaviours the v1 profile closes: abstaining is never optimal, a "
+        "missing confidence earns full calibration credit on a wrong answer, linear calibration pushes "
+        "confidences to 0 or 1, and a Malicious call at confidence 0 is a cheap hedge.",
+        "",
+    ]
+    rows = [("SFT start", [s for (k, _), s in finished.items() if k == study.variants[0].key], "sft")]
+    rows += [(v.key, [s for (k, _), s in finished.items() if k == v.key], "grpo") for v in study.variants]
+    names = None
+    for name, states, stage in rows:
+        per_seed = [exploit_measures(Path(d) / "results.jsonl") for s in states if (d := _eval_dir(s, stage, split))]
+        if not per_seed:
+            continue
+        if names is None:
+            names = list(per_seed[0])
+            lines += ["| policy | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        cells = []
+        for k in names:
+            vals = [m[k] for m in per_seed if m[k] is not None]
+            cells.append(fmt(statistics.fmean(vals)) if vals else "—")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> list[str]:
+    lines = ["## Learning curves (mean across seeds, band: min–max; 5-step trailing mean)", ""]
+    for metric in CURVE_METRICS:
+        runs = {}
+        for v in study.variants:
+            files = []
+            for (k, _), s in sorted(finished.items()):
+                f = Path(s["stages"]["grpo"]["checkpoint"]).parent / "metrics.jsonl"
+                if k == v.key and f.exists() and any(metric in r for r in read_metrics(f)):
+                    files.append(f)
+            if files:
+                runs[f"{v.key}: {v.label}"] = files
+        if not runs:
+            continue
+        path = write_comparison_curves(assets, runs, metric, smooth=5)
+        lines.append(f"![{metric}]({_rel(path, page.parent)})")
+        lines.append("")
+    return lines
+
+
+def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[str]:
+    results = _pairs(study, finished, split, out)
+    ref = study.reference
+    sentences = []
+    for v in study.variants:
+        vs_sft = [r for (a, b, _), r in results.items() if a == "sft" and b == v.key]
+        ups = sum((_metric(r, "reward") or {}).get("ci_low", 0) > 0 for r in vs_sft)
+        downs = sum((_metric(r, "reward") or {}).get("ci_high", 0) < 0 for r in vs_sft)
+        if vs_sft:
+            sentences.append(
+                f"{v.key} beats its SFT start on {split} mean reward with an interval excluding zero in {ups} of "
+                f"{len(vs_sft)} seeds (worse in {downs})."
+            )
+        if v.key == ref:
+            continue
+        vs_ref = [r for (a, b, _), r in results.items() if a == ref and b == v.key]
+        if vs_ref:
+            deltas = [(_metric(r, "reward") or {}).get("mean_delta") for r in vs_ref]
+            above = sum((_metric(r, "reward") or {}).get("ci_low", 0) > 0 for r in vs_ref)
+            below = sum((_metric(r, "reward") or {}).get("ci_high", 0) < 0 for r in vs_ref)
+            sentences.append(
+                f"Against {ref}, {v.key}'s mean reward delta per seed is "
+                f"{', '.join(fmt(d) for d in deltas)}; better with an interval excluding zero in {above} seeds, "
+                f"worse in {below}, no detectable difference in {len(vs_ref) - above - below}."
+            )
+    lines = ["## What the numbers support", ""]
+    lines.append(" ".join(sentences) if sentences else "No finished runs yet.")
+    lines.append("")
+    if study.discussion:
+        lines += [study.discussion.strip(), ""]
+    return lines
+
+
+__all__ = ["collapse_events", "exploit_measures", "write_page"]

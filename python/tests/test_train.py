@@ -1,0 +1,150 @@
+"""svbench.train: strict configs, matched study budgets, the reward
+functions per advantage mode, and the whole pipeline at toy size (model,
+SFT, GRPO through TRL, serve, `svbench eval`, report, curves, manifests,
+resume)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from svbench import advantages
+from svbench.train import config as train_config
+from svbench.train.config import ConfigError
+from svbench.train.rewards import COMPONENT_NORMALIZED, TrainingRewards
+from svbench.train.study import load_study
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "configs" / "train" / "e1-smoke.toml"
+STUDY = ROOT / "configs" / "train" / "e1-study.toml"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_configs_are_read_strictly(tmp_path):
+    cfg = train_config.load(SMOKE)
+    assert cfg.run_id == "e1-smoke" and cfg.sft.teacher == "heuristic"
+    assert cfg.eval.splits == ["dev", "test", "ood"]
+    cases = {
+        'env = "e1"\nstepz = 3\n': "unknown key in config: stepz",
+        'env = "e1"\n[grpo]\nsteps = "10"\n': "grpo.steps must be int",
+        'env = "e1"\n[grpo]\nadvantage = "mean"\n': "grpo.advantage must be one of",
+        'env = "e1"\n[grpo]\ngenerations = 1\n': "at least 2",
+        'env = "e1"\n[sft]\nteacher = "partial-analyzers"\n': "sft.teacher for e1 must be one of heuristic, oracle",
+        'env = "e1"\n[grpo]\nmethod = "distillation"\n': "needs grpo.teacher",
+        'env = "e1"\n[model]\nlayers = 2\nfoo = 1\n': "unknown key in model: foo",
+        'env = "e9"\n': "env must be one of",
+        "env = \n": "Invalid value",
+    }
+    for text, message in cases.items():
+        with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
+            train_config.load(write(tmp_path, "bad.toml", text))
+
+
+def test_a_run_directory_refuses_another_config(tmp_path):
+    from svbench.train.rundir import RunDir
+
+    cfg = train_config.load(SMOKE, {"out_dir": str(tmp_path)})
+    RunDir(cfg)
+    RunDir(train_config.load(SMOKE, {"out_dir": str(tmp_path)}))  # same config: reopened
+    changed = train_config.load(SMOKE, {"out_dir": str(tmp_path), "grpo": {"steps": 4}})
+    with pytest.raises(ConfigError, match=r"different config \(grpo.steps: was 3, now 4\)"):
+        RunDir(changed)
+
+
+def test_the_study_matches_budgets_and_shares_the_warm_start(tmp_path):
+    study = load_study(STUDY)
+    keys = [v.key for v in study.variants]
+    assert keys == ["A", "B", "C", "D", "P"]
+    runs = {cfg.run_id: cfg for _, _, cfg in study.runs}
+    assert len(runs) == len(keys) * len(study.seeds)
+    for seed in study.seeds:
+        a = runs[f"A-s{seed}"]
+        assert a.sft_from == ""
+        for k in keys[1:]:
+            other = runs[f"{k}-s{seed}"]
+            assert other.sft_from == str(a.run_dir) and other.seed == seed
+            assert (other.grpo.steps, other.grpo.prompts_per_step, other.grpo.generations) == (
+                a.grpo.steps,
+                a.grpo.prompts_per_step,
+                a.grpo.generations,
+            )
+    assert runs["C-s1"].grpo.advantage == "normalize_then_sum"
+    assert runs["P-s1"].grpo.profile == "upstream"
+    assert runs["D-s1"].grpo.method == "distillation"
+
+    text = STUDY.read_text(encoding="utf-8")
+    bad = text.replace('advantage = "component_normalized"', 'advantage = "component_normalized", steps = 7')
+    with pytest.raises(ConfigError, match="budgets must match across variants"):
+        load_study(write(tmp_path, "s.toml", bad))
+    bad = text.replace("[variants.B]", "[variants.B]\nmodel = { layers = 9 }")
+    with pytest.raises(ConfigError, match="a variant may only change"):
+        load_study(write(tmp_path, "s.toml", bad))
+    with pytest.raises(ConfigError, match="unknown key"):
+        load_study(write(tmp_path, "s.toml", "extra = 1\n" + text))
+
+
+E1_REPLIES = [
+    '{"label": "Malicious", "confidence": 0.9}',
+    '{"label": "Benign", "confidence": 0.8}',
+    '{"label": "Abstain", "confidence": 0.5}',
+    "not json",
+]
+
+
+def _batch(n_prompts: int, g: int):
+    import svbench
+
+    rows = svbench.open_env("e1").load("dev")["rows"][:n_prompts]
+    prompts, completions, kwargs = [], [], {"answer": [], "info": [], "sv_example_id": []}
+    for i, r in enumerate(rows):
+        for j in range(g):
+            prompts.append(r["prompt"])
+            completions.append([{"role": "assistant", "content": E1_REPLIES[(i + j) % len(E1_REPLIES)]}])
+            kwargs["answer"].append(r["answer"])
+            kwargs["info"].append(json.dumps(r["info"]))
+            kwargs["sv_example_id"].append(r["example_id"])
+    return prompts, completions, kwargs
+
+
+def test_reward_functions_per_advantage_mode():
+    g = 4
+    prompts, completions, kwargs = _batch(3, g)
+    logged = {}
+    kwargs["log_metric"] = lambda name, value: logged.setdefault(name, value)
+
+    a = TrainingRewards("e1", "v1", {}, "sum_then_normalize", g)
+    funcs, settings = a.funcs_and_settings()
+    assert [f.__name__ for f in funcs] == ["utility", "calibration", "format"]
+    assert settings == {
+        "reward_weights": [1.0, 0.25, 0.05],
+        "multi_objective_aggregation": "sum_then_normalize",
+        "scale_rewards": "group",
+    }
+    comps = {f.__name__: f(prompts, completions, **kwargs) for f in funcs}
+    assert logged["svbench/parse_failure_rate"] == pytest.approx(3 / 12)
+    assert logged["svbench/abstain_rate"] == pytest.approx(3 / 12)
+
+    c = TrainingRewards("e1", "v1", {}, "normalize_then_sum", g)
+    assert c.funcs_and_settings()[1]["multi_objective_aggregation"] == "normalize_then_sum"
+
+    b = TrainingRewards("e1", "v1", {}, "component_normalized", g)
+    funcs, settings = b.funcs_and_settings()
+    assert funcs[-1].__name__ == COMPONENT_NORMALIZED
+    assert settings["reward_weights"] == [0.0, 0.0, 0.0, 1.0] and settings["scale_rewards"] == "none"
+    got = funcs[-1](prompts, completions, **kwargs)
+    want = advantages.component_normalized(comps, dict(a.scorer.weights), group_size=g, eps=advantages.TRL_EPS, ddof=1)
+    assert got == want and any(v != 0 for v in got)
+    # Zero mean per group, so TRL's group-mean subtraction leaves it unchanged.
+    for s in range(0, len(got), g):
+        assert abs(sum(got[s : s + g])) < 1e-9
+    with pytest.raises(ValueError, match="not one prompt's group"):
+        funcs[-1](prompts[1:] + prompts[:1], completions, **kwargs)
+    with pytest.raises(ValueError, match="do not form groups"):
+        funcs[-1](prompts[:-1], completions[:-1], **{k: v[:-1] for k, v in kwargs.items() if k != "log_metric"})
