@@ -87,3 +87,17 @@ def test_smoke_pipeline_end_to_end_and_resume(tmp_path, svbench_cli):
     assert proc.returncode == 2 and "stage eval of" in proc.stderr
     proc = run_train("eval", str(SMOKE), "--out-dir", str(out), "--model", str(tmp_path), cwd=tmp_path, cli=svbench_cli)
     assert proc.returncode == 2 and "different config" in proc.stderr
+
+    # The large-model path at toy size: a local checkpoint (`--model PATH`)
+    # trained through LoRA adapters, merged into each saved checkpoint.
+    pytest.importorskip("peft", reason="the train extra (peft) is not installed")
+    lora = tmp_path / "lora.toml"
+    lora.write_text(SMOKE.read_text().replace("[model]\n", "[model]\nlora_rank = 4\n"), encoding="utf-8")
+    start = run / "sft" / "checkpoint"
+    proc = run_train("run", str(lora), "--out-dir", str(out), "--model", str(start), cwd=tmp_path, cli=svbench_cli)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = json.loads((out / "lora" / "run.json").read_text())
+    assert state["stages"]["model"]["source"] == "local checkpoint"
+    for stage in ("sft", "grpo"):
+        ckpt = Path(state["stages"][stage]["checkpoint"])
+        assert (ckpt / "model.safetensors").is_file() and not (ckpt / "adapter_config.json").exists()

@@ -43,7 +43,8 @@ class ModelConfig:
     max_positions: int = 512
     #: Rows whose prompts and teacher answers train the tokenizer.
     tokenizer_dataset: str = "synthetic:7:1000"
-    #: LoRA rank for a local checkpoint (0: full fine-tuning); needs `peft`.
+    #: LoRA rank (0: every weight is trained); adapters are merged into
+    #: each saved checkpoint. Needs `peft`.
     lora_rank: int = 0
 
 

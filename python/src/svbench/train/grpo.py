@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from svbench.train.config import TrainConfig
+from svbench.train.model import lora_config
 from svbench.train.rewards import TrainingRewards
 from svbench.train.teacher import STUDENT_ENV_ARGS
 
@@ -123,6 +124,7 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
         train_dataset=data,
         processing_class=tokenizer,
         callbacks=[_callback(metrics_path, rewards, g.prompts_per_step * g.generations)],
+        peft_config=lora_config(cfg.model.lora_rank) if cfg.model.lora_rank > 0 else None,
     )
     # Our metrics.jsonl is the log; TRL's printer would repeat every line on stderr.
     trainer.remove_callback(PrinterCallback)

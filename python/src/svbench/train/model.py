@@ -98,6 +98,29 @@ def save_checkpoint(model: Any, tokenizer: Any, path: Path, metadata: dict) -> P
     return path
 
 
+def lora_config(rank: int) -> Any:
+    """LoRA on every linear layer (alpha = 2·rank), for a large local checkpoint."""
+    try:
+        from peft import LoraConfig
+    except ImportError as e:
+        raise ImportError("model.lora_rank needs peft: pip install peft (or svbench[train])") from e
+    return LoraConfig(r=rank, lora_alpha=2 * rank, target_modules="all-linear", task_type="CAUSAL_LM")
+
+
+def with_lora(model: Any, rank: int) -> Any:
+    """`model` with trainable LoRA adapters (rank 0: the model itself, fully trainable)."""
+    if rank <= 0:
+        return model
+    from peft import get_peft_model
+
+    return get_peft_model(model, lora_config(rank))
+
+
+def merged(model: Any) -> Any:
+    """Adapters folded into the weights, so the checkpoint is a plain model `serve` can load."""
+    return model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+
+
 def load_for_training(path: Path) -> tuple[Any, Any]:
     """Model (float32, train mode) and tokenizer of a checkpoint."""
     import torch
@@ -115,6 +138,9 @@ def load_for_training(path: Path) -> tuple[Any, Any]:
 
 __all__ = [
     "CHAT_TEMPLATE",
+    "lora_config",
+    "merged",
+    "with_lora",
     "END",
     "SPECIAL_TOKENS",
     "load_for_training",

@@ -88,7 +88,7 @@ def shared_sft(cfg: TrainConfig) -> tuple[Path, dict]:
 
 
 def stage_sft(cfg: TrainConfig, run: RunDir) -> None:
-    from svbench.train.model import load_for_training, save_checkpoint
+    from svbench.train.model import load_for_training, merged, save_checkpoint, with_lora
     from svbench.train.sft import train_sft
     from svbench.train.teacher import teacher_rows
 
@@ -102,6 +102,7 @@ def stage_sft(cfg: TrainConfig, run: RunDir) -> None:
         cfg.env, s.teacher, s.dataset, s.split, s.examples, cfg.seed, run.path, s.teacher_share
     )
     model, tokenizer = load_for_training(_sft_start(cfg, run))
+    model = with_lora(model, cfg.model.lora_rank)
     stage_dir = run.path / "sft"
     facts = train_sft(
         model,
@@ -113,6 +114,7 @@ def stage_sft(cfg: TrainConfig, run: RunDir) -> None:
         seed=cfg.seed,
         metrics_path=stage_dir / "metrics.jsonl",
     )
+    model = merged(model)
     ckpt = stage_dir / "checkpoint"
     meta = {"stage": "sft", "run_id": cfg.run_id, "trainer": "distillation", "max_steps": facts["steps"]}
     save_checkpoint(model, tokenizer, ckpt, {**meta, "teacher": teacher})
@@ -125,7 +127,7 @@ def _sft_checkpoint(run: RunDir) -> Path:
 
 
 def stage_grpo(cfg: TrainConfig, run: RunDir) -> None:
-    from svbench.train.model import save_checkpoint
+    from svbench.train.model import merged, save_checkpoint
 
     started = time.monotonic()
     start = _sft_checkpoint(run)
@@ -140,6 +142,7 @@ def stage_grpo(cfg: TrainConfig, run: RunDir) -> None:
         out = train_grpo(cfg, start, stage_dir)
         model, tokenizer, facts = out["model"], out["tokenizer"], out["facts"]
         facts.update(_step_figures(stage_dir / "metrics.jsonl"))
+    model = merged(model)
     ckpt = stage_dir / "checkpoint"
     label = trainer_label(cfg)
     meta = {"stage": "grpo", "run_id": cfg.run_id, "trainer": label, "max_steps": g.steps, "start": str(start)}
@@ -153,7 +156,7 @@ def _distill(cfg: TrainConfig, run: RunDir, start: Path, stage_dir: Path) -> tup
     GRPO's budget: `steps` optimizer steps of `prompts_per_step` prompts
     from the same split. The teacher's answer is deterministic, so its
     `generations` copies of a prompt would be one example repeated."""
-    from svbench.train.model import load_for_training
+    from svbench.train.model import load_for_training, with_lora
     from svbench.train.sft import train_sft
     from svbench.train.teacher import teacher_rows
 
@@ -163,6 +166,7 @@ def _distill(cfg: TrainConfig, run: RunDir, start: Path, stage_dir: Path) -> tup
     if len(rows) < need:
         raise ConfigError(f"distillation needs {need} rows of {g.dataset} {g.split}, it has {len(rows)}")
     model, tokenizer = load_for_training(start)
+    model = with_lora(model, cfg.model.lora_rank)
     facts = train_sft(
         model,
         tokenizer,
