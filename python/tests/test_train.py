@@ -148,3 +148,51 @@ def test_reward_functions_per_advantage_mode():
         funcs[-1](prompts[1:] + prompts[:1], completions, **kwargs)
     with pytest.raises(ValueError, match="do not form groups"):
         funcs[-1](prompts[:-1], completions[:-1], **{k: v[:-1] for k, v in kwargs.items() if k != "log_metric"})
+
+
+def test_the_partial_e2_teacher_keeps_a_seeded_share_of_the_findings():
+    import random
+
+    from svbench.train.teacher import _partial
+
+    found = [{"id": f"kube-linter/check-{i}", "severity": "med"} for i in range(4)]
+    full = json.dumps({"violations": found, "patch": "", "confidence": 1.0})
+    kept = json.loads(_partial(full, 0.5, random.Random(1)))["violations"]
+    assert len(kept) == 2 and all(v in found for v in kept)
+    assert kept == sorted(kept, key=found.index), "the answer's order is kept"
+    assert kept == json.loads(_partial(full, 0.5, random.Random(1)))["violations"], "seeded"
+    one = json.dumps({"violations": found[:1], "patch": "", "confidence": 1.0})
+    assert json.loads(_partial(one, 0.25, random.Random(1)))["violations"] == found[:1]
+    clean = json.dumps({"violations": [], "patch": "", "confidence": 1.0})
+    assert json.loads(_partial(clean, 0.5, random.Random(1)))["violations"] == []
+
+
+def test_exploit_measures_and_collapse_events(tmp_path):
+    from svbench.train.study_page import collapse_events, exploit_measures
+
+    def row(answer, optimal, label, confidence):
+        parsed = None if label is None else {"label": label, "confidence": confidence}
+        return {"answer": answer, "info": {"meta": {"optimal_action": optimal}}, "parsed": parsed}
+
+    rows = [
+        row("Benign", "Abstain", "Abstain", 0.5),
+        row("Malicious", "Abstain", "Benign", None),  # wrong, no confidence
+        row("Malicious", "Malicious", "Malicious", 0.05),  # hedge, extreme
+        row("Benign", "Benign", "Malicious", 0.5),  # wrong, with confidence
+        row("Benign", "Benign", None, None),  # unparsed
+    ]
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    m = exploit_measures(results)
+    assert m["abstain_rate"] == pytest.approx(1 / 5)
+    assert m["abstain_where_optimal"] == pytest.approx(1 / 2)
+    assert m["abstain_where_not_optimal"] == 0.0
+    assert m["no_confidence_when_wrong"] == pytest.approx(1 / 2)
+    assert m["extreme_confidence"] == pytest.approx(1 / 2)  # of the decided answers stating one
+    assert m["malicious_conf_le_0.1"] == pytest.approx(1 / 3)
+
+    ok = [{"svbench/reward": 1.0, "svbench/parse_failure_rate": 0.0}] * 10
+    broken = [{"svbench/reward": 0.2, "svbench/parse_failure_rate": 0.9}] * 6
+    events, drawdown = collapse_events(ok + broken + ok + broken)
+    assert events == 2 and drawdown == pytest.approx(0.8)
+    assert collapse_events(ok) == (0, 0.0)

@@ -101,3 +101,19 @@ def test_smoke_pipeline_end_to_end_and_resume(tmp_path, svbench_cli):
     for stage in ("sft", "grpo"):
         ckpt = Path(state["stages"][stage]["checkpoint"])
         assert (ckpt / "model.safetensors").is_file() and not (ckpt / "adapter_config.json").exists()
+
+
+def test_e2_smoke_pipeline(tmp_path, svbench_cli):
+    out = tmp_path / "runs"
+    config = ROOT / "configs" / "train" / "e2-smoke.toml"
+    proc = run_train("run", str(config), "--out-dir", str(out), cwd=tmp_path, cli=svbench_cli)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = json.loads((out / "e2-smoke" / "run.json").read_text())
+    teacher = state["stages"]["sft"]["teacher"]
+    assert teacher["policy"] == "builtin:oracle keeping 0.5 of the findings"
+    for split in ("dev", "test"):
+        d = Path(state["stages"]["eval"]["runs"]["grpo"][split])
+        meta = json.loads((d / "metadata.json").read_text())
+        assert meta["env_args"]["include_tools"] is False
+        assert sum(1 for _ in (d / "results.jsonl").open()) == 3
+    assert "reward.detection" in (out / "e2-smoke" / "report.md").read_text()

@@ -61,8 +61,9 @@ def _spread(values: list[float]) -> str:
 def exploit_measures(results: Path) -> dict[str, float | None]:
     """Behaviours the upstream reward pays for and v1 does not, measured on
     an evaluation's answers: abstaining where abstaining is (or is not) the
-    optimal action, a decided label without a confidence, extreme
-    confidences (≤ 0.05 or ≥ 0.95) and Malicious stated with confidence ≤ 0.1."""
+    optimal action, a wrong decided label without a confidence, extreme
+    confidences (≤ 0.05 or ≥ 0.95, of the decided answers that state one)
+    and Malicious calls at confidence ≤ 0.1 (of the decided answers)."""
     rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
     n = len(rows)
 
@@ -81,14 +82,13 @@ def exploit_measures(results: Path) -> dict[str, float | None]:
     abst_not = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o not in (None, "Abstain")]
     decided = [r for r in rows if label(r) in ("Benign", "Malicious")]
     wrong = [r for r in decided if label(r) != r.get("answer")]
+    stated = [c for c in map(conf, decided) if c is not None]
     return {
         "abstain_rate": rate(sum(label(r) == "Abstain" for r in rows), n),
         "abstain_where_optimal": rate(sum(abst_opt), len(abst_opt)),
         "abstain_where_not_optimal": rate(sum(abst_not), len(abst_not)),
         "no_confidence_when_wrong": rate(sum(conf(r) is None for r in wrong), len(wrong)),
-        "extreme_confidence": rate(
-            sum(c is not None and (c <= 0.05 or c >= 0.95) for c in map(conf, decided)), len(decided)
-        ),
+        "extreme_confidence": rate(sum(c <= 0.05 or c >= 0.95 for c in stated), len(stated)),
         "malicious_conf_le_0.1": rate(
             sum(label(r) == "Malicious" and (conf(r) or 0) <= 0.1 for r in decided), len(decided)
         ),
