@@ -16,18 +16,16 @@ from pathlib import Path
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, summary_metrics
+from svbench.train.rewards import COMPONENT_NORMALIZED
 from svbench.train.study import Study, run_id
 
 #: Held-out metrics shown per variant (from each eval run's summary.json).
 METRICS = ("reward", "accuracy", "cost_weighted_accuracy", "ece", "brier", "abstain_rate", "parse_failure_rate")
 #: Per-example metrics of `svbench compare` shown in the paired tables.
 PAIRED = ("reward", "accuracy", "cost")
-#: Training curves compared across variants.
+#: Training curves compared across variants, after one per reward component.
 CURVE_METRICS = (
     "svbench/reward",
-    "rewards/utility/mean",
-    "rewards/calibration/mean",
-    "rewards/format/mean",
     "kl",
     "completions/mean_length",
     "svbench/parse_failure_rate",
@@ -317,7 +315,20 @@ def _exploit_section(study: Study, finished: dict, split: str) -> list[str]:
 
 def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> list[str]:
     lines = ["## Learning curves (mean across seeds, band: min–max; 5-step trailing mean)", ""]
-    for metric in CURVE_METRICS:
+    lines += [
+        "One plot per reward component of each training profile (variant P logs the upstream profile's "
+        "components), then the total training reward in each variant's own profile, KL to the SFT policy, "
+        "completion length, parse-failure and abstain rates. D trains by SFT and logs only its loss.",
+        "",
+    ]
+    components = []
+    for s in finished.values():
+        f = Path(s["stages"]["grpo"]["checkpoint"]).parent / "metrics.jsonl"
+        if f.exists():
+            for r in read_metrics(f)[:1]:
+                components += [k for k in r if k.startswith("rewards/") and k.endswith("/mean")]
+    components = [c for c in dict.fromkeys(components) if COMPONENT_NORMALIZED not in c]
+    for metric in [*components, *CURVE_METRICS]:
         runs = {}
         for v in study.variants:
             files = []
