@@ -117,3 +117,31 @@ def test_e2_smoke_pipeline(tmp_path, svbench_cli):
         assert meta["env_args"]["include_tools"] is False
         assert sum(1 for _ in (d / "results.jsonl").open()) == 3
     assert "reward.detection" in (out / "e2-smoke" / "report.md").read_text()
+
+
+def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cli):
+    config = ROOT / "configs" / "train" / "e1-study-smoke.toml"
+    env = {**os.environ, "SVBENCH_BIN": svbench_cli}
+    cmd = [sys.executable, "-m", "svbench.train.study", str(config)]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = tmp_path / "results" / "runs" / "e1-study-smoke"
+    page = (out / "advantage-modes.md").read_text()
+    assert "5 of 5 runs finished" in page
+    for variant in "ABCDP":
+        assert f"| {variant} (n=1) |" in page
+        state = json.loads((out / f"{variant}-s1" / "run.json").read_text())
+        assert "report" in state["stages"]
+    # The variants share A's warm start, and C/D record their trainer.
+    runs = json.loads((out / "C-s1" / "run.json").read_text())["stages"]["eval"]["runs"]
+    assert set(runs) == {"grpo"}
+    manifest = json.loads((tmp_path / runs["grpo"]["test"] / "run_manifest.json").read_text())
+    assert manifest["trainer"] == "gdpo"
+    assert "| A | P | 1 | 5 |" in page and "![rewards/reward_accuracy/mean]" in page
+    assert (out / "advantage-modes" / "compare-reward-utility.svg").is_file()
+
+    # Finished runs are kept: a rerun changes no run, only rewrites the page.
+    before = {p: p.read_text() for p in out.glob("*-s1/run.json")}
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert {p: p.read_text() for p in out.glob("*-s1/run.json")} == before
