@@ -121,8 +121,9 @@ pub struct EvalArgs {
     /// Budget group label for metadata.
     #[arg(long)]
     pub budget_group: Option<String>,
-    /// How the evaluated model was trained, recorded in run_manifest.json
-    /// and compared by `svbench compare` (needs --max-steps).
+    /// How the evaluated model was trained (grpo, gdpo, distillation or
+    /// other), recorded in run_manifest.json and compared by `svbench
+    /// compare` (needs --max-steps).
     #[arg(long, value_parser = parse_trainer, requires = "max_steps")]
     pub trainer: Option<Trainer>,
     /// Training steps of the evaluated model (needs --trainer).
