@@ -337,7 +337,7 @@ def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> l
                 if k == v.key and f.exists() and any(metric in r for r in read_metrics(f)):
                     files.append(f)
             if files:
-                runs[f"{v.key}: {v.label}"] = files
+                runs[v.key] = files
         if not runs:
             continue
         path = write_comparison_curves(assets, runs, metric, smooth=5)
