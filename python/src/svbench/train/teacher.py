@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,9 @@ def teacher_rows(
     root = out_dir / "teachers"
     found = sorted(root.glob(f"*/{run_id}/run_manifest.json"))
     if not found:
+        # An interrupted teacher run has no manifest yet: start it again.
+        for partial in root.glob(f"*/{run_id}"):
+            shutil.rmtree(partial)
         cmd = [svbench_bin(), "eval", env, "--model", policy, "--dataset", dataset, "--split", split]
         cmd += ["-n", str(examples), "--seed", str(seed), "--run-id", run_id, "--output-dir", str(root)]
         cmd += ["--no-progress", *extra]
