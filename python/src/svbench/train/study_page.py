@@ -46,14 +46,17 @@ def _eval_dir(state: dict, stage: str, split: str) -> str | None:
 
 def _spread(values: list[float]) -> str:
     """mean ± t-interval half-width across seeds, and the range."""
+    given = len(values)
     values = [v for v in values if v is not None and math.isfinite(v)]
     if not values:
         return "—"
+    # A metric undefined for some seeds (e.g. ECE with no decided answer) says over how many it is.
+    of = f" [n={len(values)}]" if len(values) < given else ""
     m = statistics.fmean(values)
     if len(values) == 1:
-        return fmt(m)
+        return fmt(m) + of
     half = T95.get(len(values) - 1, 1.96) * statistics.stdev(values) / math.sqrt(len(values))
-    return f"{fmt(m)} ± {fmt(half)} ({fmt(min(values))}–{fmt(max(values))})"
+    return f"{fmt(m)} ± {fmt(half)} ({fmt(min(values))}–{fmt(max(values))}){of}"
 
 
 def exploit_measures(results: Path) -> dict[str, float | None]:
