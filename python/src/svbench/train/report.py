@@ -6,6 +6,7 @@ paired `svbench compare` of the two per split, and the learning curves."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +42,8 @@ def fmt(v: Any, digits: int = 3) -> str:
     return str(v)
 
 
-def _rel(path: str | Path, base: Path) -> str:
-    import os
-
+def relative_link(path: str | Path, base: Path) -> str:
+    """`path` relative to `base`, for a Markdown link."""
     return os.path.relpath(Path(path).resolve(), base.resolve())
 
 
@@ -98,7 +98,7 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
             for n in names:
                 lines.append(f"| {n} | " + " | ".join(fmt(metrics[label].get(n)) for label, _ in cols) + " |")
             lines.append("")
-            lines.append("Runs: " + ", ".join(f"[{label}]({_rel(d, base)}/report.md)" for label, d in cols))
+            lines.append("Runs: " + ", ".join(f"[{label}]({relative_link(d, base)}/report.md)" for label, d in cols))
             lines.append("")
             if len(cols) == 2:
                 out = base / "compare" / f"sft-vs-trained-{split}.json"

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import statistics
 from pathlib import Path
 
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
-from svbench.train.report import TRAINED_VS_START, fmt, summary_metrics
+from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
 from svbench.train.rewards import COMPONENT_NORMALIZED
 from svbench.train.study import Study, run_id
 
@@ -115,10 +114,6 @@ def collapse_events(metrics: list[dict], window: int = 5) -> tuple[int, float]:
             best = max(best, mean)
             drawdown = max(drawdown, best - mean)
     return events, drawdown
-
-
-def _rel(path: Path, base: Path) -> str:
-    return os.path.relpath(path.resolve(), base.resolve())
 
 
 def write_page(study: Study) -> Path:
@@ -344,7 +339,7 @@ def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> l
         if not runs:
             continue
         path = write_comparison_curves(assets, runs, metric, smooth=5)
-        lines.append(f"![{metric}]({_rel(path, page.parent)})")
+        lines.append(f"![{metric}]({relative_link(path, page.parent)})")
         lines.append("")
     return lines
 
