@@ -47,6 +47,20 @@ def test_configs_are_read_strictly(tmp_path):
             train_config.load(write(tmp_path, "bad.toml", text))
 
 
+def test_split_digits_gives_every_digit_its_own_token():
+    pytest.importorskip("tokenizers")
+    from svbench.train.model import train_tokenizer
+
+    texts = ["tcp 56250\u21922323 orig_bytes=2323 resp_bytes=23 flags=ShAr"] * 50
+    question = "udp 40000\u21922323 bytes=445"
+    merged = train_tokenizer(texts, 300)
+    assert any(len(t) > 1 and t.isdigit() for t in merged.tokenize(question))
+    split = train_tokenizer(texts, 300, split_digits=True)
+    numeric = [t for t in split.tokenize(question) if any(c.isdigit() for c in t)]
+    assert numeric and all(len(t) == 1 for t in numeric)
+    assert split.decode(split(question)["input_ids"]) == question
+
+
 def test_a_run_directory_refuses_another_config(tmp_path):
     from svbench.train.rundir import RunDir
 

@@ -43,6 +43,9 @@ class ModelConfig:
     max_positions: int = 512
     #: Rows whose prompts and teacher answers train the tokenizer.
     tokenizer_dataset: str = "synthetic:7:1000"
+    #: Split numbers into single digits before BPE, so `2323` is four
+    #: tokens rather than merges like `23`+`23` that hide the value.
+    split_digits: bool = False
     #: LoRA rank (0: every weight is trained); adapters are merged into
     #: each saved checkpoint. Needs `peft`.
     lora_rank: int = 0

@@ -30,13 +30,18 @@ CHAT_TEMPLATE = (
 )
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int) -> Any:
-    """A byte-level BPE tokenizer (any text encodes; no unknown token)."""
+def train_tokenizer(texts: Iterable[str], vocab_size: int, split_digits: bool = False) -> Any:
+    """A byte-level BPE tokenizer (any text encodes; no unknown token);
+    with `split_digits` every digit is its own token."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if split_digits:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
+    else:
+        tok.pre_tokenizer = byte_level
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

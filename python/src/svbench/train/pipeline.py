@@ -52,7 +52,7 @@ def stage_model(cfg: TrainConfig, run: RunDir) -> None:
         run.finish("model", started, checkpoint=str(path.resolve()), source="local checkpoint")
         return
     texts, facts = _teacher_texts(cfg, run)
-    tokenizer = train_tokenizer(texts, cfg.model.vocab_size)
+    tokenizer = train_tokenizer(texts, cfg.model.vocab_size, cfg.model.split_digits)
     model = new_model(cfg.model, tokenizer, cfg.seed)
     ckpt = run.path / "model" / "checkpoint"
     ckpt.parent.mkdir(parents=True, exist_ok=True)
