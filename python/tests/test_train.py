@@ -49,6 +49,7 @@ def test_configs_are_read_strictly(tmp_path):
 
 def test_split_digits_gives_every_digit_its_own_token():
     pytest.importorskip("tokenizers")
+    pytest.importorskip("transformers")
     from svbench.train.model import train_tokenizer
 
     texts = ["tcp 56250\u21922323 orig_bytes=2323 resp_bytes=23 flags=ShAr"] * 50
