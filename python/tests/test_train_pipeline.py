@@ -62,6 +62,7 @@ def test_smoke_pipeline_end_to_end_and_resume(tmp_path, svbench_cli):
 
     report = (run / "report.md").read_text()
     assert "Paired comparison on 5 examples" in report and "## Learning curves: grpo" in report
+    assert "Does the policy read the record?" in report and "| *always Abstain* |" in report
     for name in ("reward-utility", "reward-calibration", "reward-format", "kl", "completion-length"):
         assert (run / "grpo" / "curves" / f"{name}.svg").is_file(), name
         assert f"grpo/curves/{name}.svg" in report
@@ -138,6 +139,7 @@ def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cl
     manifest = json.loads((tmp_path / runs["grpo"]["test"] / "run_manifest.json").read_text())
     assert manifest["trainer"] == "gdpo"
     assert "| A | P | 1 | 5 |" in page and "![rewards/reward_accuracy/mean]" in page
+    assert "## Does each policy read the record? (test" in page and "| *always Malicious, confidence" in page
     assert (out / "advantage-modes" / "compare-reward-utility.svg").is_file()
 
     # Finished runs are kept: a rerun changes no run, only rewrites the page.

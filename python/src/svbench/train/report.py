@@ -100,6 +100,8 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
             lines.append("")
             lines.append("Runs: " + ", ".join(f"[{label}]({relative_link(d, base)}/report.md)" for label, d in cols))
             lines.append("")
+            if cfg.env == "e1":
+                lines += _behaviour_section(cols)
             if len(cols) == 2:
                 out = base / "compare" / f"sft-vs-trained-{split}.json"
                 out.parent.mkdir(exist_ok=True)
@@ -113,6 +115,14 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
     path = base / "report.md"
     path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     return path
+
+
+def _behaviour_section(cols: list[tuple[str, str]]) -> list[str]:
+    from svbench.train.behaviour import behaviour_table
+
+    lines = ["Does the policy read the record? Answers per gold class, against constant answers:", ""]
+    lines += behaviour_table([(label, [Path(d) / "results.jsonl"]) for label, d in cols])
+    return [*lines, ""]
 
 
 def _compare_table(result: dict, md_link: str) -> list[str]:

@@ -12,6 +12,7 @@ import math
 import statistics
 from pathlib import Path
 
+from svbench.train.behaviour import behaviour_table
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
@@ -163,6 +164,7 @@ def write_page(study: Study) -> Path:
             lines.append(f"| {name} (n={len(per_seed)}) | " + " | ".join(cells) + " |")
         lines.append("")
 
+    lines += _behaviour_section(study, finished, split)
     lines += _paired_section(study, finished, split, out)
     lines += _stability_section(study, finished, split)
     lines += _exploit_section(study, finished, split)
@@ -280,6 +282,26 @@ def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
         lines.append(f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |")
     lines.append("")
     return lines
+
+
+def _behaviour_section(study: Study, finished: dict, split: str) -> list[str]:
+    if study.runs[0][2].env != "e1":
+        return []
+    lines = [f"## Does each policy read the record? ({split}, greedy; mean across seeds)", ""]
+    lines += [
+        "Mean reward alone cannot tell: a constant answer can beat a weak classifier. Per-class recall, "
+        "the number of distinct (label, confidence) answers and the share of the most common one show "
+        "whether a policy tells flows apart; the rows in italics score constant answers, the Bayes policy "
+        "and the oracle with the same reward on the same rows.",
+        "",
+    ]
+    rows = [("SFT start", [s for (k, _), s in sorted(finished.items()) if k == study.variants[0].key], "sft")]
+    rows += [(v.key, [s for (k, _), s in sorted(finished.items()) if k == v.key], "grpo") for v in study.variants]
+    policies = [
+        (name, [Path(d) / "results.jsonl" for s in states if (d := _eval_dir(s, stage, split))])
+        for name, states, stage in rows
+    ]
+    return [*lines, *behaviour_table(policies), ""]
 
 
 def _exploit_section(study: Study, finished: dict, split: str) -> list[str]:

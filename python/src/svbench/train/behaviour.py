@@ -1,0 +1,109 @@
+"""Does an E1 policy read the flow record, or give one answer to everything?
+
+Mean reward alone cannot tell: under v1's costs a constant "Malicious" beats
+a weak but honest classifier on a balanced split. So reports put each policy
+next to the constant answers and the Bayes policy, scored by the same reward
+on the same rows, and show per-class recall and how many distinct answers
+the policy gave."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from pathlib import Path
+
+LABELS = ("Benign", "Malicious")
+
+
+def _rows(results: Path) -> list[dict]:
+    return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _label(r: dict) -> str | None:
+    return (r.get("parsed") or {}).get("label")
+
+
+def answer_mix(results: Path) -> dict[str, float | int | None]:
+    """Per-class recall, the abstain rate, the number of distinct (label,
+    confidence) answers and the share of the most common one."""
+    rows = _rows(results)
+    answers = Counter((_label(r), (r.get("parsed") or {}).get("confidence")) for r in rows)
+
+    def recall(gold: str) -> float | None:
+        of = [r for r in rows if r.get("answer") == gold]
+        return sum(_label(r) == gold for r in of) / len(of) if of else None
+
+    return {
+        "malicious_recall": recall("Malicious"),
+        "benign_recall": recall("Benign"),
+        "abstain_rate": sum(_label(r) == "Abstain" for r in rows) / len(rows) if rows else None,
+        "distinct_answers": len(answers),
+        "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
+    }
+
+
+def reference_policies(results: Path) -> list[tuple[str, float]]:
+    """Mean reward, under the profile the run was scored with, of answering
+    every row of `results` with one constant answer (each at the confidence
+    that maximises its calibration on these rows), of the Bayes policy (the
+    row's optimal action at the generator's probability, where the rows
+    carry it) and of the oracle (gold label at confidence 1)."""
+    from svbench import Env
+
+    rows = _rows(results)
+    if not rows:
+        return []
+    profile = rows[0].get("reward_profile")
+    env = Env("e1", reward_profile=profile)
+    share = sum(r.get("answer") == "Malicious" for r in rows) / len(rows)
+
+    def mean(answer) -> float:
+        return statistics.fmean(
+            env.score(json.dumps(answer(r)), answer=r.get("answer"), info=r.get("info"))["reward"] for r in rows
+        )
+
+    out = [
+        (f"always Malicious, confidence {share:.2f}", mean(lambda r: {"label": "Malicious", "confidence": share})),
+        (f"always Benign, confidence {1 - share:.2f}", mean(lambda r: {"label": "Benign", "confidence": 1 - share})),
+        ("always Abstain", mean(lambda r: {"label": "Abstain", "confidence": 0.5})),
+    ]
+    metas = [((r.get("info") or {}).get("meta") or {}) for r in rows]
+    if all("optimal_action" in m and "p_malicious" in m for m in metas):
+
+        def bayes(r: dict) -> dict:
+            m = r["info"]["meta"]
+            p, action = m["p_malicious"], m["optimal_action"]
+            return {"label": action, "confidence": {"Malicious": p, "Benign": 1 - p}.get(action, 0.5)}
+
+        out.append(("Bayes policy (generator's optimal action and probability)", mean(bayes)))
+    out.append(("oracle (gold label, confidence 1)", mean(lambda r: {"label": r.get("answer"), "confidence": 1.0})))
+    return [(name, value) for name, value in out]
+
+
+def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+    """Markdown: each policy's reward and answer mix (mean over its
+    results files, e.g. one per seed), then the reference policies scored
+    on the rows of the first file."""
+    from svbench.train.report import fmt
+
+    policies = [(name, files) for name, files in policies if files]
+    if not policies:
+        return []
+    cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
+    lines = ["| policy | reward | " + " | ".join(c.replace("_", " ") for c in cols) + " |"]
+    lines.append("|---|---:|" + "---:|" * len(cols))
+    for name, files in policies:
+        mixes = [answer_mix(f) for f in files]
+        rewards = [statistics.fmean(r["reward"] for r in _rows(f)) for f in files]
+        cells = []
+        for c in cols:
+            vals = [m[c] for m in mixes if m[c] is not None]
+            cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
+        lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
+    for name, value in reference_policies(policies[0][1][0]):
+        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(cols))
+    return lines
+
+
+__all__ = ["answer_mix", "behaviour_table", "reference_policies"]
