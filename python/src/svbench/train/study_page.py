@@ -12,7 +12,7 @@ import math
 import statistics
 from pathlib import Path
 
-from svbench.train.behaviour import behaviour_table
+from svbench.train.behaviour import answer_mix, behaviour_table
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
@@ -31,6 +31,8 @@ CURVE_METRICS = (
     "svbench/parse_failure_rate",
     "svbench/abstain_rate",
 )
+#: A trained policy giving one answer to at least this share of rows counts as constant.
+CONSTANT_SHARE = 0.95
 #: Two-sided 95% Student t quantiles by degrees of freedom (intervals across seeds).
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
@@ -366,6 +368,23 @@ def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> l
     return lines
 
 
+def _constant_sentence(key: str, finished: dict, split: str) -> str:
+    """How many of a variant's seeds ended giving (nearly) one answer to
+    every row: the collapse a mean reward hides."""
+    mixes = [
+        answer_mix(Path(d) / "results.jsonl")
+        for (k, _), s in sorted(finished.items())
+        if k == key
+        if (d := _eval_dir(s, "grpo", split))
+    ]
+    if not mixes:
+        return ""
+    constant = sum((m["top_answer_share"] or 0) >= CONSTANT_SHARE for m in mixes)
+    return (
+        f"{key} gives one answer to at least {CONSTANT_SHARE:.0%} of {split} rows in {constant} of {len(mixes)} seeds."
+    )
+
+
 def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[str]:
     results = _pairs(study, finished, split, out)
     ref = study.reference
@@ -379,6 +398,8 @@ def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[
                 f"{v.key} beats its SFT start on {split} mean reward with an interval excluding zero in {ups} of "
                 f"{len(vs_sft)} seeds (worse in {downs})."
             )
+        if study.runs[0][2].env == "e1" and (sentence := _constant_sentence(v.key, finished, split)):
+            sentences.append(sentence)
         if v.key == ref:
             continue
         vs_ref = [r for (a, b, _), r in results.items() if a == ref and b == v.key]
