@@ -32,6 +32,7 @@ def test_a_constant_policy_has_one_answer_and_full_recall_of_one_class(tmp_path)
         "abstain_rate": 0.0,
         "distinct_answers": 1,
         "top_answer_share": 1.0,
+        "top_answer": "Malicious@0.7",
     }
 
 
@@ -47,6 +48,13 @@ def test_recall_counts_abstains_and_parse_failures_as_misses(tmp_path):
     assert mix["benign_recall"] == 1.0
     assert mix["abstain_rate"] == 0.25
     assert mix["distinct_answers"] == 4 and mix["top_answer_share"] == 0.25
+
+
+def test_the_most_common_answer_says_what_it_is(tmp_path):
+    rows = [_row("Benign", None, None)] * 2 + [_row("Benign", "Benign", None)]
+    assert answer_mix(_write(tmp_path, rows))["top_answer"] == "no parse"
+    rows = [_row("Benign", "Benign", None)] * 2 + [_row("Benign", None, None)]
+    assert answer_mix(_write(tmp_path, rows))["top_answer"] == "Benign"
 
 
 def test_reference_policies_match_the_v1_worked_cases(tmp_path):

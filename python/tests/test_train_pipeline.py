@@ -140,7 +140,7 @@ def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cl
     assert manifest["trainer"] == "gdpo"
     assert "| A | P | 1 | 5 |" in page and "![rewards/reward_accuracy/mean]" in page
     assert "## Does each policy read the record? (test" in page and "| *always Malicious, confidence" in page
-    assert "A gives one answer to at least 95% of test rows in" in page
+    assert "A gives one answer to at least 95% of test rows in" in page and "most common test answer per run |" in page
     assert (out / "advantage-modes" / "compare-reward-utility.svg").is_file()
 
     # Finished runs are kept: a rerun changes no run, only rewrites the page.

@@ -26,7 +26,7 @@ def _label(r: dict) -> str | None:
 
 def answer_mix(results: Path) -> dict[str, float | int | None]:
     """Per-class recall, the abstain rate, the number of distinct (label,
-    confidence) answers and the share of the most common one."""
+    confidence) answers, the most common one (`Label@confidence`) and its share."""
     rows = _rows(results)
     answers = Counter((_label(r), (r.get("parsed") or {}).get("confidence")) for r in rows)
 
@@ -34,13 +34,21 @@ def answer_mix(results: Path) -> dict[str, float | int | None]:
         of = [r for r in rows if r.get("answer") == gold]
         return sum(_label(r) == gold for r in of) / len(of) if of else None
 
+    top = answers.most_common(1)[0][0] if rows else (None, None)
     return {
         "malicious_recall": recall("Malicious"),
         "benign_recall": recall("Benign"),
         "abstain_rate": sum(_label(r) == "Abstain" for r in rows) / len(rows) if rows else None,
         "distinct_answers": len(answers),
         "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
+        "top_answer": _answer_text(*top),
     }
+
+
+def _answer_text(label: str | None, confidence) -> str:
+    if label is None:
+        return "no parse"
+    return label if confidence is None else f"{label}@{confidence:g}"
 
 
 def reference_policies(results: Path) -> list[tuple[str, float]]:

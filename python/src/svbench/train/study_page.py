@@ -260,14 +260,17 @@ def _paired_section(study: Study, finished: dict, split: str, out: Path) -> list
 
 
 def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
+    e1 = study.runs[0][2].env == "e1"
     lines = ["## Stability", ""]
     lines += [
         "Across seeds: the standard deviation of the final held-out mean reward. Per run: parse-failure "
         "collapses (the 5-step trailing parse-failure rate reaching 0.5) and the largest drop of the 5-step "
-        "trailing training reward below its best so far (in the variant's own reward units).",
+        "trailing training reward below its best so far (in the variant's own reward units). For E1, the "
+        f"most common {split} answer per run and its share: a share near 1 is a policy that stopped reading.",
         "",
-        f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run |",
-        "|---|---:|---|---|",
+        f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run |"
+        + (f" most common {split} answer per run |" if e1 else ""),
+        "|---|---:|---|---|" + ("---|" if e1 else ""),
     ]
     for v in study.variants:
         runs = [(seed, s) for (k, seed), s in sorted(finished.items()) if k == v.key]
@@ -281,7 +284,11 @@ def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
             e, d = collapse_events(read_metrics(metrics_file)) if metrics_file.exists() else (None, None)
             events.append(str(e))
             draws.append(fmt(d))
-        lines.append(f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |")
+        row = f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |"
+        if e1:
+            mixes = [answer_mix(Path(d) / "results.jsonl") for _, s in runs if (d := _eval_dir(s, "grpo", split))]
+            row += " " + ", ".join(f"{m['top_answer']} ({fmt(m['top_answer_share'], 2)})" for m in mixes) + " |"
+        lines.append(row)
     lines.append("")
     return lines
 
