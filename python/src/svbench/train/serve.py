@@ -318,13 +318,15 @@ class _Handler(BaseHTTPRequestHandler):
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        # Logged before the body goes out: a client that has its answer may
+        # stop the server at once, and the line must already be written.
         ms = (time.monotonic() - self._started) * 1000
         method = getattr(self, "command", None) or "-"
         # Without the query: a client may put an API key there.
         path = (getattr(self, "path", None) or "-").split("?", 1)[0]
         sys.stderr.write(f"{method} {path} {status} {ms:.0f}ms\n")
         sys.stderr.flush()
+        self.wfile.write(data)
 
     def _dispatch(self, route: Any) -> None:
         self._started = time.monotonic()
