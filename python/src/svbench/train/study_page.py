@@ -46,6 +46,17 @@ def _eval_dir(state: dict, stage: str, split: str) -> str | None:
     return state["stages"].get("eval", {}).get("runs", {}).get(stage, {}).get(split)
 
 
+def _policy_eval_dirs(study: Study, finished: dict, split: str) -> list[tuple[str, list[str]]]:
+    """Per policy (the shared SFT start, then each variant) its evaluation
+    run on `split` for every finished seed, in seed order."""
+    first = study.variants[0].key
+    rows = [("SFT start", first, "sft")] + [(v.key, v.key, "grpo") for v in study.variants]
+    return [
+        (name, [d for (k, _), s in sorted(finished.items()) if k == key if (d := _eval_dir(s, stage, split))])
+        for name, key, stage in rows
+    ]
+
+
 def _spread(values: list[float]) -> str:
     """mean ± t-interval half-width across seeds, and the range."""
     given = len(values)
@@ -156,10 +167,8 @@ def write_page(study: Study) -> Path:
     for sp in base_cfg.eval.splits:
         lines += [f"## Held-out {sp} (`svbench eval`, greedy; mean ± 95% t-interval across seeds, range)", ""]
         lines += ["| policy | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
-        rows = [("SFT start", [(s, "sft") for (k, _), s in finished.items() if k == study.variants[0].key])]
-        rows += [(v.key, [(s, "grpo") for (k, _), s in finished.items() if k == v.key]) for v in study.variants]
-        for name, runs in rows:
-            per_seed = [summary_metrics(d) for s, stage in runs if (d := _eval_dir(s, stage, sp))]
+        for name, dirs in _policy_eval_dirs(study, finished, sp):
+            per_seed = [summary_metrics(d) for d in dirs]
             if not per_seed:
                 continue
             cells = [_spread([m.get(k) for m in per_seed]) for k in METRICS]
@@ -304,11 +313,8 @@ def _behaviour_section(study: Study, finished: dict, split: str) -> list[str]:
         "and the oracle with the same reward on the same rows.",
         "",
     ]
-    rows = [("SFT start", [s for (k, _), s in sorted(finished.items()) if k == study.variants[0].key], "sft")]
-    rows += [(v.key, [s for (k, _), s in sorted(finished.items()) if k == v.key], "grpo") for v in study.variants]
     policies = [
-        (name, [Path(d) / "results.jsonl" for s in states if (d := _eval_dir(s, stage, split))])
-        for name, states, stage in rows
+        (name, [Path(d) / "results.jsonl" for d in dirs]) for name, dirs in _policy_eval_dirs(study, finished, split)
     ]
     return [*lines, *behaviour_table(policies), ""]
 
@@ -323,11 +329,9 @@ def _exploit_section(study: Study, finished: dict, split: str) -> list[str]:
         "confidences to 0 or 1, and a Malicious call at confidence 0 is a cheap hedge.",
         "",
     ]
-    rows = [("SFT start", [s for (k, _), s in finished.items() if k == study.variants[0].key], "sft")]
-    rows += [(v.key, [s for (k, _), s in finished.items() if k == v.key], "grpo") for v in study.variants]
     names = None
-    for name, states, stage in rows:
-        per_seed = [exploit_measures(Path(d) / "results.jsonl") for s in states if (d := _eval_dir(s, stage, split))]
+    for name, dirs in _policy_eval_dirs(study, finished, split):
+        per_seed = [exploit_measures(Path(d) / "results.jsonl") for d in dirs]
         if not per_seed:
             continue
         if names is None:
