@@ -13,32 +13,32 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-LABELS = ("Benign", "Malicious")
 
-
-def _rows(results: Path) -> list[dict]:
+def read_results(results: Path) -> list[dict]:
+    """The rows of an evaluation's `results.jsonl`."""
     return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _label(r: dict) -> str | None:
+def label_of(r: dict) -> str | None:
+    """The parsed label of a result row; None when it did not parse."""
     return (r.get("parsed") or {}).get("label")
 
 
 def answer_mix(results: Path) -> dict[str, float | int | None]:
     """Per-class recall, the abstain rate, the number of distinct (label,
     confidence) answers, the most common one (`Label@confidence`) and its share."""
-    rows = _rows(results)
-    answers = Counter((_label(r), (r.get("parsed") or {}).get("confidence")) for r in rows)
+    rows = read_results(results)
+    answers = Counter((label_of(r), (r.get("parsed") or {}).get("confidence")) for r in rows)
 
     def recall(gold: str) -> float | None:
         of = [r for r in rows if r.get("answer") == gold]
-        return sum(_label(r) == gold for r in of) / len(of) if of else None
+        return sum(label_of(r) == gold for r in of) / len(of) if of else None
 
     top = answers.most_common(1)[0][0] if rows else (None, None)
     return {
         "malicious_recall": recall("Malicious"),
         "benign_recall": recall("Benign"),
-        "abstain_rate": sum(_label(r) == "Abstain" for r in rows) / len(rows) if rows else None,
+        "abstain_rate": sum(label_of(r) == "Abstain" for r in rows) / len(rows) if rows else None,
         "distinct_answers": len(answers),
         "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
         "top_answer": _answer_text(*top),
@@ -59,7 +59,7 @@ def reference_policies(results: Path) -> list[tuple[str, float]]:
     carry it) and of the oracle (gold label at confidence 1)."""
     from svbench import Env
 
-    rows = _rows(results)
+    rows = read_results(results)
     if not rows:
         return []
     profile = rows[0].get("reward_profile")
@@ -86,7 +86,7 @@ def reference_policies(results: Path) -> list[tuple[str, float]]:
 
         out.append(("Bayes policy (generator's optimal action and probability)", mean(bayes)))
     out.append(("oracle (gold label, confidence 1)", mean(lambda r: {"label": r.get("answer"), "confidence": 1.0})))
-    return [(name, value) for name, value in out]
+    return out
 
 
 def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
@@ -103,7 +103,7 @@ def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
     lines.append("|---|---:|" + "---:|" * len(cols))
     for name, files in policies:
         mixes = [answer_mix(f) for f in files]
-        rewards = [statistics.fmean(r["reward"] for r in _rows(f)) for f in files]
+        rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
         cells = []
         for c in cols:
             vals = [m[c] for m in mixes if m[c] is not None]
@@ -114,4 +114,4 @@ def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
     return lines
 
 
-__all__ = ["answer_mix", "behaviour_table", "reference_policies"]
+__all__ = ["answer_mix", "behaviour_table", "label_of", "read_results", "reference_policies"]

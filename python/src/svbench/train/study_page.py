@@ -12,7 +12,7 @@ import math
 import statistics
 from pathlib import Path
 
-from svbench.train.behaviour import answer_mix, behaviour_table
+from svbench.train.behaviour import answer_mix, behaviour_table, label_of, read_results
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
@@ -78,14 +78,12 @@ def exploit_measures(results: Path) -> dict[str, float | None]:
     optimal action, a wrong decided label without a confidence, extreme
     confidences (≤ 0.05 or ≥ 0.95, of the decided answers that state one)
     and Malicious calls at confidence ≤ 0.1 (of the decided answers)."""
-    rows = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_results(results)
     n = len(rows)
+    label = label_of
 
     def rate(hits: int, total: int) -> float | None:
         return hits / total if total else None
-
-    def label(r: dict) -> str | None:
-        return (r.get("parsed") or {}).get("label")
 
     def conf(r: dict) -> float | None:
         c = (r.get("parsed") or {}).get("confidence")
