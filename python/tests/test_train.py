@@ -41,10 +41,23 @@ def test_configs_are_read_strictly(tmp_path):
         'env = "e1"\n[model]\nlayers = 2\nfoo = 1\n': "unknown key in model: foo",
         'env = "e9"\n': "env must be one of",
         "env = \n": "Invalid value",
+        'env = "e2"\nenv_args = {include_tools = true}\n': "env_args.include_tools cannot be set",
+        'env = "e2"\nenv_args = {show_catalog = [1]}\n': "env_args must be a table of strings, numbers or booleans",
+        'env = "e2"\nenv_args = "show_catalog=false"\n': "env_args must be a table",
     }
     for text, message in cases.items():
         with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
             train_config.load(write(tmp_path, "bad.toml", text))
+
+
+def test_env_args_reach_every_stage_the_same_way(tmp_path):
+    from svbench.train.teacher import env_arg_flags, student_env_args
+
+    cfg = train_config.load(write(tmp_path, "e2.toml", 'env = "e2"\nenv_args = {show_catalog = false}\n'))
+    args = student_env_args(cfg.env, cfg.env_args)
+    assert args == {"include_tools": False, "show_catalog": False}
+    assert env_arg_flags(args) == ["--env-arg", "include_tools=false", "--env-arg", "show_catalog=false"]
+    assert student_env_args("e1", {}) == {}
 
 
 def test_split_digits_gives_every_digit_its_own_token():

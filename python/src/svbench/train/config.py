@@ -109,6 +109,10 @@ class TrainConfig:
     #: Start GRPO from another run's SFT checkpoint (a run directory), so
     #: variants share one warm start.
     sft_from: str = ""
+    #: Environment arguments for every stage (teacher, GRPO prompts and
+    #: rewards, evaluation), as `svbench eval --env-arg` takes them; for
+    #: example `{show_catalog = false}` shortens E2's system prompt.
+    env_args: dict[str, Any] = field(default_factory=dict)
     model: ModelConfig = field(default_factory=ModelConfig)
     sft: SftConfig = field(default_factory=SftConfig)
     grpo: GrpoConfig = field(default_factory=GrpoConfig)
@@ -127,6 +131,10 @@ _TABLES = {"model": ModelConfig, "sft": SftConfig, "grpo": GrpoConfig, "eval": E
 
 def _typed(where: str, value: Any, default: Any) -> Any:
     want = type(default)
+    if want is dict:
+        if not isinstance(value, dict) or not all(isinstance(v, (str, bool, int, float)) for v in value.values()):
+            raise ConfigError(f"{where} must be a table of strings, numbers or booleans")
+        return dict(value)
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if want is list:
@@ -199,6 +207,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"{where} must be at least 1, got {n}")
     if not 0.0 < cfg.sft.teacher_share <= 1.0:
         raise ConfigError(f"sft.teacher_share must be in (0, 1], got {cfg.sft.teacher_share}")
+    if "include_tools" in cfg.env_args:
+        raise ConfigError("env_args.include_tools cannot be set: the student answers without tool calls")
     if not cfg.eval.splits:
         cfg.eval.splits = ["dev", "test", "ood"] if cfg.env == "e1" else ["dev", "test"]
     return cfg

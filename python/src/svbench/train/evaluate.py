@@ -12,7 +12,7 @@ from pathlib import Path
 
 from svbench.train.config import ConfigError, TrainConfig
 from svbench.train.rundir import svbench_bin
-from svbench.train.teacher import STUDENT_ENV_ARGS
+from svbench.train.teacher import env_arg_flags, student_env_args
 
 
 def _complete(run_dir: Path) -> bool:
@@ -64,8 +64,7 @@ def evaluate(
             cmd += ["--max-steps", str(max_steps)]
             if e.examples:
                 cmd += ["-n", str(e.examples)]
-            for k, v in STUDENT_ENV_ARGS[cfg.env].items():
-                cmd += ["--env-arg", f"{k}={json.dumps(v)}"]
+            cmd += env_arg_flags(student_env_args(cfg.env, cfg.env_args))
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise ConfigError(f"evaluation failed ({' '.join(cmd)}):\n{proc.stderr.strip()[-2000:]}")

@@ -16,7 +16,7 @@ from typing import Any
 from svbench.train.config import TrainConfig
 from svbench.train.model import lora_config
 from svbench.train.rewards import TrainingRewards
-from svbench.train.teacher import STUDENT_ENV_ARGS
+from svbench.train.teacher import student_env_args
 
 
 def _last_checkpoint(trainer_dir: Path) -> Path | None:
@@ -74,7 +74,7 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
     from svbench.trl import dataset as sv_dataset
 
     g = cfg.grpo
-    env_args = STUDENT_ENV_ARGS[cfg.env]
+    env_args = student_env_args(cfg.env, cfg.env_args)
     rewards = TrainingRewards(cfg.env, g.profile, env_args, g.advantage, g.generations)
     funcs, settings = rewards.funcs_and_settings()
     data = sv_dataset(cfg.env, g.split, dataset=g.dataset, **env_args)

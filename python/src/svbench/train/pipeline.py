@@ -31,7 +31,15 @@ def _teacher_texts(cfg: TrainConfig, run: RunDir) -> tuple[list[str], list[dict]
     texts, facts = [], []
     for teacher in TEACHERS[cfg.env]:
         rows, fact = teacher_rows(
-            cfg.env, teacher, cfg.model.tokenizer_dataset, "train", 100_000, cfg.seed, run.path, cfg.sft.teacher_share
+            cfg.env,
+            teacher,
+            cfg.model.tokenizer_dataset,
+            "train",
+            100_000,
+            cfg.seed,
+            run.path,
+            cfg.sft.teacher_share,
+            cfg.env_args,
         )
         facts.append(fact)
         for r in rows:
@@ -99,7 +107,7 @@ def stage_sft(cfg: TrainConfig, run: RunDir) -> None:
         return
     s = cfg.sft
     rows, teacher = teacher_rows(
-        cfg.env, s.teacher, s.dataset, s.split, s.examples, cfg.seed, run.path, s.teacher_share
+        cfg.env, s.teacher, s.dataset, s.split, s.examples, cfg.seed, run.path, s.teacher_share, cfg.env_args
     )
     model, tokenizer = load_for_training(_sft_start(cfg, run))
     model = with_lora(model, cfg.model.lora_rank)
@@ -162,7 +170,9 @@ def _distill(cfg: TrainConfig, run: RunDir, start: Path, stage_dir: Path) -> tup
 
     g = cfg.grpo
     need = g.steps * g.prompts_per_step
-    rows, teacher = teacher_rows(cfg.env, g.teacher, g.dataset, g.split, need, cfg.seed, run.path)
+    rows, teacher = teacher_rows(
+        cfg.env, g.teacher, g.dataset, g.split, need, cfg.seed, run.path, env_args=cfg.env_args
+    )
     if len(rows) < need:
         raise ConfigError(f"distillation needs {need} rows of {g.dataset} {g.split}, it has {len(rows)}")
     model, tokenizer = load_for_training(start)

@@ -12,26 +12,41 @@ scoreboard.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from svbench.train.config import ConfigError
 from svbench.train.rundir import svbench_bin
 
 POLICIES = {
-    ("e1", "heuristic"): ("builtin:heuristic", []),
-    ("e1", "oracle"): ("builtin:oracle", []),
-    ("e2", "analyzers"): ("builtin:oracle", ["--env-arg", "include_tools=false"]),
-    ("e2", "partial-analyzers"): ("builtin:oracle", ["--env-arg", "include_tools=false"]),
+    ("e1", "heuristic"): "builtin:heuristic",
+    ("e1", "oracle"): "builtin:oracle",
+    ("e2", "analyzers"): "builtin:oracle",
+    ("e2", "partial-analyzers"): "builtin:oracle",
 }
 
-#: Environment arguments the student runs with (E2 answers from the config
-#: in the prompt, without tool calls).
+#: Environment arguments the student always runs with (E2 answers from the
+#: config in the prompt, without tool calls).
 STUDENT_ENV_ARGS = {"e1": {}, "e2": {"include_tools": False}}
+
+
+def student_env_args(env: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """The student's environment arguments: the fixed ones plus a config's `env_args`."""
+    return {**STUDENT_ENV_ARGS[env], **extra}
+
+
+def env_arg_flags(args: dict[str, Any]) -> list[str]:
+    """`--env-arg key=value` flags for `svbench eval` (values as JSON)."""
+    flags = []
+    for k, v in sorted(args.items()):
+        flags += ["--env-arg", f"{k}={json.dumps(v)}"]
+    return flags
 
 
 @dataclass
@@ -60,14 +75,21 @@ def teacher_rows(
     seed: int,
     out_dir: Path,
     share: float = 1.0,
+    env_args: dict[str, Any] | None = None,
 ) -> tuple[list[TeacherRow], dict]:
-    """The teacher's answers on the first `examples` rows of `split`, and
-    what produced them (`{"policy", "dataset", "split", "dataset_revision", "run_dir"}`).
-    The `svbench eval` run is kept under `out_dir` and reused when complete."""
+    """The teacher's answers on the first `examples` rows of `split`, asked
+    with the student's environment arguments (the config's `env_args` on top
+    of the fixed ones), and what produced them (`{"policy", "dataset",
+    "split", "dataset_revision", "env_args", "run_dir"}`). The `svbench eval`
+    run is kept under `out_dir` and reused when complete."""
     if (env, teacher) not in POLICIES:
         raise ConfigError(f"no teacher {teacher!r} for {env}")
-    policy, extra = POLICIES[(env, teacher)]
-    run_id = f"{teacher}-{split}-{examples}"
+    policy = POLICIES[(env, teacher)]
+    args = student_env_args(env, env_args or {})
+    extra = env_arg_flags(args)
+    # Prompts depend on the arguments, so runs with other arguments are other runs.
+    tag = f"-args-{hashlib.sha256(json.dumps(env_args, sort_keys=True).encode()).hexdigest()[:8]}" if env_args else ""
+    run_id = f"{teacher}-{split}-{examples}{tag}"
     root = out_dir / "teachers"
     found = sorted(root.glob(f"*/{run_id}/run_manifest.json"))
     if not found:
@@ -99,10 +121,11 @@ def teacher_rows(
         "dataset": dataset,
         "split": split,
         "dataset_revision": manifest["dataset_revision"],
+        "env_args": args,
         "rows": len(rows),
         "run_dir": str(run_dir),
     }
     return rows, facts
 
 
-__all__ = ["POLICIES", "STUDENT_ENV_ARGS", "TeacherRow", "teacher_rows"]
+__all__ = ["POLICIES", "STUDENT_ENV_ARGS", "TeacherRow", "env_arg_flags", "student_env_args", "teacher_rows"]
