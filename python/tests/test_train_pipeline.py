@@ -115,9 +115,10 @@ def test_e2_smoke_pipeline(tmp_path, svbench_cli):
     for split in ("dev", "test"):
         d = Path(state["stages"]["eval"]["runs"]["grpo"][split])
         meta = json.loads((d / "metadata.json").read_text())
-        assert meta["env_args"]["include_tools"] is False
+        assert meta["env_args"]["include_tools"] is False and meta["env_args"]["show_catalog"] is False
         assert sum(1 for _ in (d / "results.jsonl").open()) == 3
-    assert "reward.detection" in (out / "e2-smoke" / "report.md").read_text()
+    report = (out / "e2-smoke" / "report.md").read_text()
+    assert "reward.detection" in report and "*always the empty list*" in report
 
 
 def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cli):

@@ -100,8 +100,7 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
             lines.append("")
             lines.append("Runs: " + ", ".join(f"[{label}]({relative_link(d, base)}/report.md)" for label, d in cols))
             lines.append("")
-            if cfg.env == "e1":
-                lines += _behaviour_section(cols)
+            lines += _behaviour_section(cfg.env, cols)
             if len(cols) == 2:
                 out = base / "compare" / f"sft-vs-trained-{split}.json"
                 out.parent.mkdir(exist_ok=True)
@@ -117,11 +116,17 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
     return path
 
 
-def _behaviour_section(cols: list[tuple[str, str]]) -> list[str]:
+def _behaviour_section(env: str, cols: list[tuple[str, str]]) -> list[str]:
     from svbench.train.behaviour import behaviour_table
+    from svbench.train.findings import findings_table
 
-    lines = ["Does the policy read the record? Answers per gold class, against constant answers:", ""]
-    lines += behaviour_table([(label, [Path(d) / "results.jsonl"]) for label, d in cols])
+    policies = [(label, [Path(d) / "results.jsonl"]) for label, d in cols]
+    if env == "e1":
+        lines = ["Does the policy read the record? Answers per gold class, against constant answers:", ""]
+        lines += behaviour_table(policies)
+    else:
+        lines = ["Does the policy read the configuration? Its findings, against constant answers:", ""]
+        lines += findings_table(policies)
     return [*lines, ""]
 
 

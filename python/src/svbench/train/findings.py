@@ -1,0 +1,117 @@
+"""Does an E2 policy read the configuration, or give one answer to everything?
+
+The E2 counterpart of `behaviour.py`: how many findings each answer lists,
+weighted recall on configurations with findings, how often a clean
+configuration gets the empty list, how many distinct answers the policy
+gave, next to constant answers (always the empty list, always the rows'
+most common finding) and the oracle, scored by the same reward on the same
+rows."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter
+from pathlib import Path
+
+from svbench.train.behaviour import read_results
+
+
+def _prediction(r: dict) -> frozenset[str] | None:
+    """The distinct predicted ids of a result row; None when it did not parse."""
+    if (r.get("parse") or {}).get("status") != "valid":
+        return None
+    return frozenset(v["id"] for v in (r.get("parsed") or {}).get("prediction", []))
+
+
+def _oracle(r: dict) -> frozenset[str]:
+    return frozenset(v["id"] for v in r.get("oracle_violations") or [])
+
+
+def findings_mix(results: Path) -> dict[str, float | int | None]:
+    """Mean ids per parsed answer, mean weighted recall on rows with
+    findings (a parse failure counts 0), the share of clean rows answered
+    with the empty list, distinct answers (id sets; no parse is one) and
+    the share of the most common one."""
+    rows = read_results(results)
+    predictions = [_prediction(r) for r in rows]
+    flagged = [r for r in rows if _oracle(r)]
+    clean = [p for r, p in zip(rows, predictions, strict=True) if not _oracle(r)]
+    parsed = [p for p in predictions if p is not None]
+    answers = Counter(predictions)
+
+    def recall(r: dict) -> float:
+        return float((((r.get("parsed") or {}).get("detection") or {}).get("v1") or {}).get("recall") or 0.0)
+
+    return {
+        "ids_per_answer": statistics.fmean(len(p) for p in parsed) if parsed else None,
+        "recall": statistics.fmean(recall(r) for r in flagged) if flagged else None,
+        "clean_pass": sum(p == frozenset() for p in clean) / len(clean) if clean else None,
+        "distinct_answers": len(answers),
+        "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
+    }
+
+
+def _answer(ids: list[str]) -> str:
+    return json.dumps({"violations": [{"id": i, "severity": "med"} for i in ids], "patch": "", "confidence": 1.0})
+
+
+def findings_references(results: Path) -> list[tuple[str, float]]:
+    """Mean reward, under the profile the run was scored with, of answering
+    every row of `results` with the empty list, with the rows' most common
+    finding, and with the oracle's findings."""
+    from svbench import Env
+
+    rows = read_results(results)
+    if not rows:
+        return []
+    env = Env("e2", reward_profile=rows[0].get("reward_profile"))
+
+    def mean(ids_of) -> float:
+        return statistics.fmean(
+            env.score(_answer(ids_of(r)), answer=r.get("answer") or "", info=r.get("info"), question=r.get("question"))[
+                "reward"
+            ]
+            for r in rows
+        )
+
+    out = [("always the empty list", mean(lambda r: []))]
+    common = Counter(i for r in rows for i in _oracle(r)).most_common(1)
+    if common:
+        top = common[0][0]
+        out.append((f"always `{top}` (the rows' most common finding)", mean(lambda r: [top])))
+    out.append(("oracle (every finding)", mean(lambda r: sorted(_oracle(r)))))
+    return out
+
+
+def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+    """Markdown: each policy's reward and answer mix (mean over its results
+    files), then the reference answers scored on the rows of the first file."""
+    from svbench.train.report import fmt
+
+    policies = [(name, files) for name, files in policies if files]
+    if not policies:
+        return []
+    cols = ("ids_per_answer", "recall", "clean_pass", "distinct_answers", "top_answer_share")
+    names = (
+        "ids per answer",
+        "weighted recall (rows with findings)",
+        "clean pass",
+        "distinct answers",
+        "top answer share",
+    )
+    lines = ["| policy | reward | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(cols)]
+    for name, files in policies:
+        mixes = [findings_mix(f) for f in files]
+        rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
+        cells = []
+        for c in cols:
+            vals = [m[c] for m in mixes if m[c] is not None]
+            cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
+        lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
+    for name, value in findings_references(policies[0][1][0]):
+        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(cols))
+    return lines
+
+
+__all__ = ["findings_mix", "findings_references", "findings_table"]
