@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def read_results(results: Path) -> list[dict]:
@@ -89,29 +91,39 @@ def reference_policies(results: Path) -> list[tuple[str, float]]:
     return out
 
 
-def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
-    """Markdown: each policy's reward and answer mix (mean over its
-    results files, e.g. one per seed), then the reference policies scored
-    on the rows of the first file."""
+def mix_table(
+    policies: list[tuple[str, list[Path]]],
+    columns: list[tuple[str, str]],
+    mix: Callable[[Path], dict[str, Any]],
+    references: Callable[[Path], list[tuple[str, float]]],
+) -> list[str]:
+    """Markdown: each policy's mean reward and its `mix` columns (`(key,
+    heading)`, means over its results files, e.g. one per seed), then the
+    `references` scored on the rows of the first file."""
     from svbench.train.report import fmt
 
     policies = [(name, files) for name, files in policies if files]
     if not policies:
         return []
-    cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
-    lines = ["| policy | reward | " + " | ".join(c.replace("_", " ") for c in cols) + " |"]
-    lines.append("|---|---:|" + "---:|" * len(cols))
+    lines = ["| policy | reward | " + " | ".join(h for _, h in columns) + " |"]
+    lines.append("|---|---:|" + "---:|" * len(columns))
     for name, files in policies:
-        mixes = [answer_mix(f) for f in files]
+        mixes = [mix(f) for f in files]
         rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
         cells = []
-        for c in cols:
+        for c, _ in columns:
             vals = [m[c] for m in mixes if m[c] is not None]
             cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
         lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
-    for name, value in reference_policies(policies[0][1][0]):
-        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(cols))
+    for name, value in references(policies[0][1][0]):
+        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(columns))
     return lines
 
 
-__all__ = ["answer_mix", "behaviour_table", "label_of", "read_results", "reference_policies"]
+def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+    """Markdown: each policy's reward and answer mix, then the reference policies."""
+    cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
+    return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_mix, reference_policies)
+
+
+__all__ = ["answer_mix", "behaviour_table", "label_of", "mix_table", "read_results", "reference_policies"]

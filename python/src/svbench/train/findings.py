@@ -14,7 +14,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from svbench.train.behaviour import read_results
+from svbench.train.behaviour import mix_table, read_results
 
 
 def _prediction(r: dict) -> frozenset[str] | None:
@@ -85,33 +85,15 @@ def findings_references(results: Path) -> list[tuple[str, float]]:
 
 
 def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
-    """Markdown: each policy's reward and answer mix (mean over its results
-    files), then the reference answers scored on the rows of the first file."""
-    from svbench.train.report import fmt
-
-    policies = [(name, files) for name, files in policies if files]
-    if not policies:
-        return []
-    cols = ("ids_per_answer", "recall", "clean_pass", "distinct_answers", "top_answer_share")
-    names = (
-        "ids per answer",
-        "weighted recall (rows with findings)",
-        "clean pass",
-        "distinct answers",
-        "top answer share",
-    )
-    lines = ["| policy | reward | " + " | ".join(names) + " |", "|---|---:|" + "---:|" * len(cols)]
-    for name, files in policies:
-        mixes = [findings_mix(f) for f in files]
-        rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
-        cells = []
-        for c in cols:
-            vals = [m[c] for m in mixes if m[c] is not None]
-            cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
-        lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
-    for name, value in findings_references(policies[0][1][0]):
-        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(cols))
-    return lines
+    """Markdown: each policy's reward and findings mix, then the reference answers."""
+    columns = [
+        ("ids_per_answer", "ids per answer"),
+        ("recall", "weighted recall (rows with findings)"),
+        ("clean_pass", "clean pass"),
+        ("distinct_answers", "distinct answers"),
+        ("top_answer_share", "top answer share"),
+    ]
+    return mix_table(policies, columns, findings_mix, findings_references)
 
 
 __all__ = ["findings_mix", "findings_references", "findings_table"]
