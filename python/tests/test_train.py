@@ -44,6 +44,9 @@ def test_configs_are_read_strictly(tmp_path):
         'env = "e2"\nenv_args = {include_tools = true}\n': "env_args.include_tools cannot be set",
         'env = "e2"\nenv_args = {show_catalog = [1]}\n': "env_args must be a table of strings, numbers or booleans",
         'env = "e2"\nenv_args = "show_catalog=false"\n': "env_args must be a table",
+        'env = "e2"\n[grpo]\nrows = "flagged"\n': "grpo.rows must be all or with_findings",
+        'env = "e1"\n[grpo]\nrows = "with_findings"\n': "with_findings is for e2",
+        'env = "e2"\n[grpo]\nmethod = "distillation"\nrows = "with_findings"\nteacher = "analyzers"': "selects GRPO",
     }
     for text, message in cases.items():
         with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
@@ -84,6 +87,26 @@ def test_a_run_directory_refuses_another_config(tmp_path):
     changed = train_config.load(SMOKE, {"out_dir": str(tmp_path), "grpo": {"steps": 4}})
     with pytest.raises(ConfigError, match=r"different config \(grpo.steps: was 3, now 4\)"):
         RunDir(changed)
+
+
+def test_a_run_directory_reads_a_key_added_since_as_its_default(tmp_path):
+    from svbench.train.rundir import RUN_FILE, RunDir
+
+    cfg = train_config.load(SMOKE, {"out_dir": str(tmp_path)})
+    state_file = RunDir(cfg).file
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    del state["config"]["grpo"]["rows"]  # a run started before the key existed
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    RunDir(cfg)
+    other = train_config.load(SMOKE, {"out_dir": str(tmp_path)})
+    other.grpo.rows = "with_findings"  # not validated: only the comparison is under test
+    with pytest.raises(ConfigError, match=r"grpo.rows: was 'all', now 'with_findings'"):
+        RunDir(other)
+    state["config"]["grpo"]["stepz"] = 3  # a key the schema does not know is reported, not dropped
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"grpo.stepz: was 3, now None"):
+        RunDir(cfg)
+    assert (tmp_path / cfg.run_id / RUN_FILE).exists()
 
 
 def test_the_study_matches_budgets_and_shares_the_warm_start(tmp_path):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from svbench import Env
-from svbench.train.findings import findings_mix, findings_references, findings_table
+from svbench.train.findings import findings_mix, findings_references, findings_table, with_findings
 
 ROWS = 12
 
@@ -69,3 +69,17 @@ def test_references_follow_the_v1_detection_rule(tmp_path):
     lines = findings_table([("empty", [path]), ("none", [])])
     assert lines[2].startswith("| empty | ")
     assert not any(line.startswith("| none") for line in lines)
+
+
+def test_grpo_prompts_with_findings_are_the_rows_where_the_empty_list_misses():
+    pytest.importorskip("datasets")
+    from svbench.trl import dataset
+
+    env = Env("e2")
+    data = dataset("e2", "dev")
+    kept = with_findings(data, {})
+    kept_ids = set(kept["sv_example_id"])
+    assert 0 < len(kept) < len(data)
+    for example_id in data["sv_example_id"]:
+        empty = env.score('{"violations":[]}', example_id=example_id)
+        assert (example_id in kept_ids) == (empty["rewards"]["detection"] == 0.0)

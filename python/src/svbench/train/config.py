@@ -82,6 +82,9 @@ class GrpoConfig:
     advantage: str = "sum_then_normalize"
     dataset: str = "synthetic:13:4000"
     split: str = "train"
+    #: Which rows of `dataset` become prompts: `all`, or (E2) `with_findings`,
+    #: the configurations whose oracle set under the reward is not empty.
+    rows: str = "all"
     save_every: int = 10
     #: `distillation` (variant D): SFT on `teacher`'s answers with GRPO's sample budget instead.
     method: str = "grpo"
@@ -189,6 +192,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError(f"grpo.method must be grpo or distillation, got {g.method!r}")
     if g.method == "distillation" and not g.teacher:
         raise ConfigError("grpo.method = distillation needs grpo.teacher")
+    if g.rows not in ("all", "with_findings"):
+        raise ConfigError(f"grpo.rows must be all or with_findings, got {g.rows!r}")
+    if g.rows == "with_findings" and cfg.env != "e2":
+        raise ConfigError("grpo.rows = with_findings is for e2 (configurations with findings)")
+    if g.rows != "all" and g.method == "distillation":
+        raise ConfigError("grpo.rows selects GRPO prompts; distillation reads grpo.dataset whole")
     if g.profile not in ("v1", "upstream"):
         raise ConfigError(f"grpo.profile must be v1 or upstream, got {g.profile!r}")
     if g.generations < 2:

@@ -13,6 +13,7 @@ import json
 import statistics
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from svbench.train.behaviour import mix_table, read_results
 
@@ -54,6 +55,18 @@ def findings_mix(results: Path) -> dict[str, float | int | None]:
 
 def _answer(ids: list[str]) -> str:
     return json.dumps({"violations": [{"id": i, "severity": "med"} for i in ids], "patch": "", "confidence": 1.0})
+
+
+def with_findings(data: Any, env_args: dict) -> Any:
+    """The rows of an E2 `svbench.trl.dataset` whose oracle set, as the v1
+    reward computes it for the empty answer, is not empty: the
+    configurations with at least one finding."""
+    from svbench.trl import _batch, _scorer
+
+    scorer = _scorer("e2", "v1", dict(env_args))
+    columns = {k: data[k] for k in ("answer", "info", "question")}
+    scores = _batch(scorer, None, [_answer([])] * len(data), columns)
+    return data.select([i for i, s in enumerate(scores) if (s.get("parsed") or {}).get("oracle")])
 
 
 def findings_references(results: Path) -> list[tuple[str, float]]:

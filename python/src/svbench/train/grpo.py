@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from svbench.train.config import TrainConfig
+from svbench.train.config import ConfigError, TrainConfig
 from svbench.train.model import lora_config
 from svbench.train.rewards import TrainingRewards
 from svbench.train.teacher import student_env_args
@@ -78,6 +78,13 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
     rewards = TrainingRewards(cfg.env, g.profile, env_args, g.advantage, g.generations)
     funcs, settings = rewards.funcs_and_settings()
     data = sv_dataset(cfg.env, g.split, dataset=g.dataset, **env_args)
+    dataset_rows = len(data)
+    if g.rows == "with_findings":
+        from svbench.train.findings import with_findings
+
+        data = with_findings(data, env_args)
+        if len(data) == 0:
+            raise ConfigError(f"grpo.rows = with_findings: no row of {g.dataset} {g.split} has a finding")
     trainer_dir = stage_dir / "trainer"
     metrics_path = stage_dir / "metrics.jsonl"
     resume = _last_checkpoint(trainer_dir)
@@ -142,6 +149,9 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
             "dataset": g.dataset,
             "split": g.split,
             "dataset_sha256": _dataset_sha(cfg.env, g.split, g.dataset, env_args),
+            "rows": g.rows,
+            "dataset_rows": dataset_rows,
+            "prompt_rows": len(data),
         },
     }
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from svbench.train.config import ConfigError, TrainConfig
+from svbench.train.config import ConfigError, TrainConfig, from_dict
 
 RUN_FILE = "run.json"
 
@@ -106,9 +106,10 @@ class RunDir:
         config = cfg.to_dict()
         if self.file.exists():
             self.state = json.loads(self.file.read_text(encoding="utf-8"))
-            if self.state.get("config") != config:
+            stored = _current_schema(self.state.get("config"))
+            if stored != config:
                 raise ConfigError(
-                    f"{self.path} was started with a different config ({_diff(self.state.get('config'), config)}); "
+                    f"{self.path} was started with a different config ({_diff(stored, config)}); "
                     "use another run_id or delete the directory"
                 )
         else:
@@ -141,6 +142,18 @@ class RunDir:
     def forget(self, stage: str) -> None:
         self.state["stages"].pop(stage, None)
         self.save()
+
+
+def _current_schema(stored: Any) -> Any:
+    """A stored config as the current schema reads it: a key added since
+    takes its default, which is what the run used. A stored config the
+    schema cannot read is returned as is, so the comparison reports it."""
+    if not isinstance(stored, dict):
+        return stored
+    try:
+        return from_dict(stored).to_dict()
+    except ConfigError:
+        return stored
 
 
 def _diff(old: Any, new: Any, prefix: str = "") -> str:

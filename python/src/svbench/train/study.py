@@ -26,7 +26,7 @@ from svbench.train.config import ConfigError, TrainConfig, from_dict, validate
 VARIANT_KEYS = {"grpo": {"advantage", "profile", "method", "teacher"}}
 #: What must be equal across the variants of a study.
 BUDGET = (
-    ("grpo", ("steps", "prompts_per_step", "generations", "max_tokens", "temperature", "dataset", "split")),
+    ("grpo", ("steps", "prompts_per_step", "generations", "max_tokens", "temperature", "dataset", "split", "rows")),
     ("eval", ("splits", "dataset", "examples", "max_tokens", "temperature")),
     ("sft", ("teacher", "dataset", "split", "examples", "epochs", "batch_size", "lr")),
 )
