@@ -112,6 +112,9 @@ def test_e2_smoke_pipeline(tmp_path, svbench_cli):
     state = json.loads((out / "e2-smoke" / "run.json").read_text())
     teacher = state["stages"]["sft"]["teacher"]
     assert teacher["policy"] == "builtin:oracle keeping 0.5 of the findings"
+    grpo = state["stages"]["grpo"]
+    assert grpo["rows"] == "with_findings" and grpo["dataset_rows"] == 16
+    assert 0 < grpo["prompt_rows"] < 16  # about a fifth of generated configurations are clean
     for split in ("dev", "test"):
         d = Path(state["stages"]["eval"]["runs"]["grpo"][split])
         meta = json.loads((d / "metadata.json").read_text())
@@ -119,6 +122,7 @@ def test_e2_smoke_pipeline(tmp_path, svbench_cli):
         assert sum(1 for _ in (d / "results.jsonl").open()) == 3
     report = (out / "e2-smoke" / "report.md").read_text()
     assert "reward.detection" in report and "*always the empty list*" in report
+    assert f"prompts with_findings: {grpo['prompt_rows']} of 16 rows" in report
 
 
 def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cli):

@@ -81,6 +81,8 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
             facts += f"; teacher {s['teacher']['policy']}"
         if "shared_from" in s:
             facts += f"; shared warm start from {s['shared_from']}"
+        if s.get("rows", "all") != "all":
+            facts += f"; prompts {s['rows']}: {s['prompt_rows']} of {s['dataset_rows']} rows of {s['dataset']}"
         lines.append(f"| {name} | {fmt(s['wall_s'], 1)} | {facts} |")
     lines.append("")
 
