@@ -39,6 +39,7 @@ mod severity;
 mod split;
 
 pub mod dedupe;
+pub mod email;
 pub mod external;
 pub mod k8s;
 pub mod kube_linter;

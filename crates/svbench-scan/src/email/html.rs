@@ -1,0 +1,295 @@
+//! HTML reduced to the text a mail client shows, deterministically: one
+//! iterative walk over html5ever's DOM (no recursion, so nesting depth costs
+//! nothing), skipping `head`, `script`, `style` and hidden elements.
+
+use ego_tree::iter::Edge;
+use scraper::{Html, Node};
+
+use super::links::{normalized_url, Link};
+use super::{cut_at_char, EmailLimits};
+
+/// The text of an HTML body and what the walk found on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtmlText {
+    /// Lines of text; links as `TEXT [link: HREF]`, images as `[image: ALT]`.
+    pub text: String,
+    /// Every `<a href>`, in document order (at most `max_links`).
+    pub links: Vec<Link>,
+    /// Some element hidden by its inline style held text.
+    pub hidden_text: bool,
+    /// The input or the walk hit a limit; the rest was not rendered.
+    pub truncated: bool,
+}
+
+const SKIPPED: &[&str] = &["head", "script", "style", "title", "template", "noscript"];
+const BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "br",
+    "li",
+    "tr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "ul",
+    "ol",
+    "blockquote",
+    "pre",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "hr",
+    "center",
+];
+
+/// Reduce `html` to text within `limits`.
+pub fn html_to_text(html: &str, limits: &EmailLimits) -> HtmlText {
+    let input = cut_at_tags(
+        cut_at_char(html, limits.max_html_bytes),
+        limits.max_html_tags,
+    );
+    let mut out = HtmlText {
+        truncated: input.len() < html.len(),
+        ..HtmlText::default()
+    };
+    let doc = Html::parse_document(input);
+    let mut text = Text::default();
+    // The node whose subtree is being skipped, and whether it was hidden by style.
+    let mut skipping: Option<(ego_tree::NodeId, bool)> = None;
+    // Open links: node, start of their visible text in `text.buf`, href.
+    let mut anchors: Vec<(ego_tree::NodeId, usize, String)> = Vec::new();
+    let mut nodes = 0usize;
+    for edge in doc.tree.root().traverse() {
+        match edge {
+            Edge::Open(node) => {
+                nodes += 1;
+                if nodes > limits.max_html_nodes {
+                    out.truncated = true;
+                    break;
+                }
+                if let Some((_, hidden)) = skipping {
+                    if hidden && matches!(node.value(), Node::Text(t) if !t.trim().is_empty()) {
+                        out.hidden_text = true;
+                    }
+                    continue;
+                }
+                match node.value() {
+                    Node::Text(t) => text.push(t),
+                    Node::Element(e) => {
+                        let name = e.name();
+                        let hidden = e.attr("style").is_some_and(hides);
+                        if SKIPPED.contains(&name) || hidden {
+                            skipping = Some((node.id(), hidden));
+                            continue;
+                        }
+                        if BLOCKS.contains(&name) {
+                            text.line_break(name == "br");
+                        }
+                        match name {
+                            "li" => text.push_raw("- "),
+                            "img" => {
+                                if let Some(alt) =
+                                    e.attr("alt").map(str::trim).filter(|a| !a.is_empty())
+                                {
+                                    text.push(&format!("[image: {alt}]"));
+                                }
+                            }
+                            "a" => {
+                                if let Some(href) =
+                                    e.attr("href").map(str::trim).filter(|h| !h.is_empty())
+                                {
+                                    anchors.push((node.id(), text.buf.len(), href.to_string()));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(node) => {
+                if let Some((id, _)) = skipping {
+                    if id == node.id() {
+                        skipping = None;
+                    }
+                    continue;
+                }
+                let Node::Element(e) = node.value() else {
+                    continue;
+                };
+                let closes_anchor =
+                    e.name() == "a" && anchors.last().is_some_and(|(id, _, _)| *id == node.id());
+                if let Some((_, start, href)) = closes_anchor.then(|| anchors.pop()).flatten() {
+                    let visible = text.buf.get(start..).unwrap_or("").trim().to_string();
+                    if out.links.len() < limits.max_links {
+                        out.links.push(Link::new(&visible, &href));
+                    }
+                    if normalized_url(&visible) != normalized_url(&href) {
+                        text.push(&format!(" [link: {href}]"));
+                    }
+                } else if BLOCKS.contains(&e.name()) && e.name() != "br" {
+                    text.line_break(false);
+                }
+            }
+        }
+    }
+    out.text = text.finish();
+    out
+}
+
+/// `html` cut before its `max`+1-th `<`: html5ever checks element scope by
+/// walking the stack of open elements, so thousands of unclosed tags would
+/// cost time quadratic in their number.
+fn cut_at_tags(html: &str, max: usize) -> &str {
+    match html.match_indices('<').nth(max) {
+        Some((i, _)) => &html[..i],
+        None => html,
+    }
+}
+
+/// Whether an inline style hides its element.
+fn hides(style: &str) -> bool {
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    compact.split(';').any(|decl| {
+        matches!(decl, "display:none" | "visibility:hidden")
+            || decl.strip_prefix("font-size:").is_some_and(|v| {
+                let number: String = v
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                number.parse::<f64>().is_ok_and(|n| n == 0.0)
+            })
+    })
+}
+
+/// The text being built: whitespace collapsed, lines trimmed, at most one
+/// blank line in a row.
+#[derive(Debug, Default)]
+struct Text {
+    buf: String,
+}
+
+impl Text {
+    fn at_line_start(&self) -> bool {
+        self.buf.is_empty() || self.buf.ends_with('\n')
+    }
+
+    fn push(&mut self, s: &str) {
+        if s.trim().is_empty() {
+            if !s.is_empty() && !self.at_line_start() && !self.buf.ends_with(' ') {
+                self.buf.push(' ');
+            }
+            return;
+        }
+        for (i, word) in s.split_whitespace().enumerate() {
+            let space_before = i > 0 || s.starts_with(char::is_whitespace);
+            if space_before && !self.at_line_start() && !self.buf.ends_with(' ') {
+                self.buf.push(' ');
+            }
+            self.buf.push_str(word);
+        }
+        if s.ends_with(char::is_whitespace) && !self.at_line_start() {
+            self.buf.push(' ');
+        }
+    }
+
+    fn push_raw(&mut self, s: &str) {
+        self.buf.push_str(s);
+    }
+
+    /// End the current line; `blank_allowed` (a `<br>`) may leave one empty line.
+    fn line_break(&mut self, blank_allowed: bool) {
+        while self.buf.ends_with(' ') {
+            self.buf.pop();
+        }
+        if self.buf.is_empty() {
+            return;
+        }
+        if !self.buf.ends_with('\n') || (blank_allowed && !self.buf.ends_with("\n\n")) {
+            self.buf.push('\n');
+        }
+    }
+
+    fn finish(self) -> String {
+        let lines: Vec<&str> = self.buf.lines().map(str::trim_end).collect();
+        let mut out = String::with_capacity(self.buf.len());
+        let mut blank = false;
+        for line in lines {
+            if line.trim().is_empty() {
+                blank = !out.is_empty();
+                continue;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+                if blank {
+                    out.push('\n');
+                }
+            }
+            blank = false;
+            out.push_str(line);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(html: &str) -> HtmlText {
+        html_to_text(html, &EmailLimits::default())
+    }
+
+    #[test]
+    fn blocks_lists_links_images_and_entities() {
+        let t = text(
+            "<html><head><title>x</title><style>p{}</style></head><body>\
+             <p>Dear  customer,<br>We &amp; you</p><ul><li>one</li><li>two</li></ul>\
+             <a href=\"http://203.0.113.7/login\">Verify <b>now</b></a> \
+             <a href=\"https://www.bank.test/\">bank.test</a><img alt=\"logo\" src=x></body></html>",
+        );
+        assert_eq!(
+            t.text,
+            "Dear customer,\nWe & you\n- one\n- two\nVerify now [link: http://203.0.113.7/login] bank.test[image: logo]"
+        );
+        assert_eq!(t.links.len(), 2);
+        assert_eq!(t.links[0].visible_text, "Verify now");
+        assert_eq!(t.links[1].text_host.as_deref(), Some("bank.test"));
+        assert!(!t.hidden_text && !t.truncated);
+    }
+
+    #[test]
+    fn hidden_text_is_skipped_and_recorded() {
+        let t = text("<p>shown</p><div style=\"display: none\">secret</div><span style='font-size:0px'>x</span>");
+        assert_eq!(t.text, "shown");
+        assert!(t.hidden_text);
+        assert!(!text("<p style=\"font-size:12px\">big</p>").hidden_text);
+        assert_eq!(text("<p style=\"font-size:10px\">ten</p>").text, "ten");
+    }
+
+    #[test]
+    fn deep_nesting_and_node_limits_are_bounded() {
+        let deep = "<div>".repeat(100_000) + "x" + &"</div>".repeat(100_000);
+        let t = html_to_text(&deep, &EmailLimits::default());
+        assert!(t.truncated && t.text.is_empty());
+        let t = html_to_text(
+            &deep[..5_000],
+            &EmailLimits {
+                max_html_nodes: 100,
+                ..EmailLimits::default()
+            },
+        );
+        assert!(t.truncated);
+        let t = html_to_text(&"<b>".repeat(50_000), &EmailLimits::default());
+        assert!(t.text.is_empty());
+    }
+}

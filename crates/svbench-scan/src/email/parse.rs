@@ -1,0 +1,150 @@
+//! MIME and RFC 5322 through `mail-parser`: the headers the model needs
+//! (RFC 2047 decoded), the first HTML and plain-text bodies, attachments
+//! listed by name, type and size, never inlined.
+
+use mail_parser::{Address, MessageParser, MimeHeaders, PartType};
+
+use super::EmailLimits;
+
+/// Why a message could not be read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EmailError {
+    /// Larger than [`EmailLimits::max_message_bytes`].
+    #[error("message is {size} bytes, more than the limit of {limit}")]
+    TooLarge {
+        /// Bytes in the message.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Empty input, or nothing `mail-parser` recognises as a message.
+    #[error("not an RFC 5322 message")]
+    NotAMessage,
+}
+
+/// The headers rendered to the model, decoded, folding whitespace collapsed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Headers {
+    /// `Display Name <addr>`, or the address alone.
+    pub from: Option<String>,
+    /// As `from`.
+    pub reply_to: Option<String>,
+    /// The bare address of `Return-Path`.
+    pub return_path: Option<String>,
+    /// Every recipient, as `from`, joined by `, `.
+    pub to: Option<String>,
+    /// The `Date` header as written, whitespace collapsed.
+    pub date: Option<String>,
+    /// Decoded subject.
+    pub subject: Option<String>,
+    /// Without angle brackets.
+    pub message_id: Option<String>,
+    /// The first `Authentication-Results` header as written.
+    pub authentication_results: Option<String>,
+}
+
+/// An attachment, listed rather than inlined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// File name (`unnamed` when the part gives none).
+    pub name: String,
+    /// `type/subtype`, lower case (`application/octet-stream` when absent).
+    pub mime_type: String,
+    /// Decoded size in bytes.
+    pub size: u64,
+}
+
+/// A parsed email: what rendering and the indicator extractor read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Email {
+    /// The rendered headers.
+    pub headers: Headers,
+    /// The first `text/plain` body part.
+    pub text: Option<String>,
+    /// The first `text/html` body part.
+    pub html: Option<String>,
+    /// Every attachment.
+    pub attachments: Vec<Attachment>,
+}
+
+/// Parse one raw RFC 5322 message within `limits`.
+pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailError> {
+    if raw.len() > limits.max_message_bytes {
+        return Err(EmailError::TooLarge {
+            size: raw.len(),
+            limit: limits.max_message_bytes,
+        });
+    }
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err(EmailError::NotAMessage);
+    }
+    let message = MessageParser::default()
+        .parse(raw)
+        .ok_or(EmailError::NotAMessage)?;
+    let headers = Headers {
+        from: message.from().and_then(addresses),
+        reply_to: message.reply_to().and_then(addresses),
+        return_path: message.return_address().map(collapse),
+        to: message.to().and_then(addresses),
+        date: message.header_raw("Date").map(collapse),
+        subject: message.subject().map(collapse),
+        message_id: message.message_id().map(collapse),
+        authentication_results: message.header_raw("Authentication-Results").map(collapse),
+    };
+    let mut email = Email {
+        headers,
+        ..Email::default()
+    };
+    for id in message.html_body.iter().chain(&message.text_body) {
+        let Some(part) = message.part(*id) else {
+            continue;
+        };
+        match &part.body {
+            PartType::Html(html) if email.html.is_none() => email.html = Some(html.to_string()),
+            PartType::Text(text) if email.text.is_none() => email.text = Some(text.to_string()),
+            _ => {}
+        }
+    }
+    for part in message.attachments() {
+        let mime_type = part
+            .content_type()
+            .map(|ct| match ct.subtype() {
+                Some(sub) => format!("{}/{}", ct.ctype(), sub),
+                None => ct.ctype().to_string(),
+            })
+            .unwrap_or_else(|| "application/octet-stream".to_string())
+            .to_ascii_lowercase();
+        email.attachments.push(Attachment {
+            name: part
+                .attachment_name()
+                .map(collapse)
+                .unwrap_or_else(|| "unnamed".to_string()),
+            mime_type,
+            size: part.len() as u64,
+        });
+    }
+    Ok(email)
+}
+
+/// Every mailbox of an address header, `Name <addr>` or `addr`, joined by `, `.
+fn addresses(address: &Address<'_>) -> Option<String> {
+    let rendered: Vec<String> = address
+        .iter()
+        .filter_map(|a| {
+            let addr = a.address().map(collapse).filter(|s| !s.is_empty());
+            let name = a.name().map(collapse).filter(|s| !s.is_empty());
+            match (name, addr) {
+                (Some(n), Some(a)) => Some(format!("{n} <{a}>")),
+                (None, Some(a)) => Some(a),
+                (Some(n), None) => Some(n),
+                (None, None) => None,
+            }
+        })
+        .collect();
+    (!rendered.is_empty()).then(|| rendered.join(", "))
+}
+
+/// Folding and runs of whitespace collapsed to one space, trimmed.
+pub(super) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

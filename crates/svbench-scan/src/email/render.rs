@@ -1,0 +1,204 @@
+//! Rendering version 1: the exact text the model reads and evidence spans
+//! are checked against. Changing anything here bumps [`RENDER_VERSION`].
+
+use super::html::html_to_text;
+use super::links::Link;
+use super::parse::{collapse, Email};
+use super::EmailLimits;
+
+/// The rendering's version, recorded with every row (`meta.render_version`).
+pub const RENDER_VERSION: u32 = 1;
+
+/// Longest header line, in characters.
+const HEADER_MAX_CHARS: usize = 300;
+const TRUNCATED: &str = "[… truncated]";
+
+/// A rendered email.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// Header lines, a blank line, then the body.
+    pub text: String,
+    /// Links of the HTML body (or plain-text URLs when there is no HTML).
+    pub links: Vec<Link>,
+    /// The HTML body hid text from the reader.
+    pub hidden_text: bool,
+    /// The body was cut at `body_max_chars` (or the HTML at its limits).
+    pub truncated: bool,
+}
+
+/// Render `email` (version 1): headers in a fixed order, each only when
+/// present, then the body from the HTML part when there is one, else the
+/// first plain-text part.
+pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
+    let h = &email.headers;
+    let attachments = (!email.attachments.is_empty()).then(|| {
+        email
+            .attachments
+            .iter()
+            .map(|a| format!("{} ({}, {})", a.name, a.mime_type, human_size(a.size)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    let mut text = String::new();
+    for (name, value) in [
+        ("From", &h.from),
+        ("Reply-To", &h.reply_to),
+        ("To", &h.to),
+        ("Date", &h.date),
+        ("Subject", &h.subject),
+        ("Authentication-Results", &h.authentication_results),
+        ("Attachments", &attachments),
+    ] {
+        if let Some(value) = value.as_deref().map(collapse).filter(|v| !v.is_empty()) {
+            let line = format!("{name}: {value}");
+            text.extend(line.chars().take(HEADER_MAX_CHARS));
+            text.push('\n');
+        }
+    }
+    let (body, links, hidden_text, mut truncated) = match (&email.html, &email.text) {
+        (Some(html), _) => {
+            let t = html_to_text(html, limits);
+            (t.text, t.links, t.hidden_text, t.truncated)
+        }
+        (None, Some(plain)) => {
+            let body = plain_text(plain);
+            let links = plain_links(&body, limits.max_links);
+            (body, links, false, false)
+        }
+        (None, None) => (String::new(), Vec::new(), false, false),
+    };
+    text.push('\n');
+    match body.char_indices().nth(limits.body_max_chars) {
+        Some((cut, _)) => {
+            text.push_str(body[..cut].trim_end());
+            text.push('\n');
+            text.push_str(TRUNCATED);
+            truncated = true;
+        }
+        None => text.push_str(&body),
+    }
+    Rendered {
+        text,
+        links,
+        hidden_text,
+        truncated,
+    }
+}
+
+/// Plain text with line endings normalised, trailing spaces dropped and at
+/// most one blank line in a row.
+fn plain_text(plain: &str) -> String {
+    let mut out = String::with_capacity(plain.len());
+    let mut blank = false;
+    for line in plain.lines().map(str::trim_end) {
+        if line.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+            if blank {
+                out.push('\n');
+            }
+        }
+        blank = false;
+        out.push_str(line);
+    }
+    out
+}
+
+/// URLs written in plain text.
+fn plain_links(text: &str, max: usize) -> Vec<Link> {
+    let mut finder = linkify::LinkFinder::new();
+    finder
+        .kinds(&[linkify::LinkKind::Url])
+        .url_must_have_scheme(false);
+    finder
+        .links(text)
+        .take(max)
+        .map(|l| Link::new(l.as_str(), l.as_str()))
+        .collect()
+}
+
+/// `812 B`, `2 KB`, `3.4 MB`.
+fn human_size(bytes: u64) -> String {
+    const KB: u64 = 1024;
+    match bytes {
+        b if b < KB => format!("{b} B"),
+        b if b < KB * KB => format!("{} KB", b.div_ceil(KB)),
+        b => format!("{:.1} MB", b as f64 / (KB * KB) as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_message, Attachment};
+    use super::*;
+
+    const SPEC_EXAMPLE: &str = "From: Northwind Bank <alerts@northwlnd-bank.top>\r\n\
+        Reply-To: recovery.desk@freemail.example\r\n\
+        To: dana.ortiz@acme-corp.example\r\n\
+        Date: Tue, 04 Mar 2025 09:12:44 +0000\r\n\
+        Subject: =?utf-8?q?Unusual_sign-in=3A_verify?=\r\n   within 24 hours\r\n\
+        MIME-Version: 1.0\r\n\
+        Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n\
+        --b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+        <p>Dear customer,<br>We detected an unusual sign-in.</p>\
+        <p><a href=\"http://203.0.113.7/northwind/login\">Verify now</a></p>\r\n\
+        --b1\r\nContent-Type: text/html; name=\"statement.pdf.html\"\r\n\
+        Content-Disposition: attachment; filename=\"statement.pdf.html\"\r\n\r\n\
+        <html>xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx</html>\r\n\
+        --b1--\r\n";
+
+    #[test]
+    fn renders_the_documented_layout() {
+        let limits = EmailLimits::default();
+        let email = parse_message(SPEC_EXAMPLE.as_bytes(), &limits).unwrap();
+        assert_eq!(email.attachments.len(), 1);
+        let r = render(&email, &limits);
+        assert_eq!(
+            r.text,
+            "From: Northwind Bank <alerts@northwlnd-bank.top>\n\
+             Reply-To: recovery.desk@freemail.example\n\
+             To: dana.ortiz@acme-corp.example\n\
+             Date: Tue, 04 Mar 2025 09:12:44 +0000\n\
+             Subject: Unusual sign-in: verify within 24 hours\n\
+             Attachments: statement.pdf.html (text/html, 87 B)\n\
+             \n\
+             Dear customer,\n\
+             We detected an unusual sign-in.\n\
+             Verify now [link: http://203.0.113.7/northwind/login]"
+        );
+        assert_eq!(r.links[0].href_host.as_deref(), Some("203.0.113.7"));
+        assert_eq!(render(&email, &limits), r, "rendering is deterministic");
+    }
+
+    #[test]
+    fn plain_text_bodies_long_headers_and_truncation() {
+        let mut email = Email {
+            text: Some("Hello  \r\n\r\n\r\n\r\nsee www.bank.test/x now\n".into()),
+            ..Email::default()
+        };
+        email.headers.subject = Some("s".repeat(1_000));
+        email.attachments.push(Attachment {
+            name: "a.zip".into(),
+            mime_type: "application/zip".into(),
+            size: 5 << 20,
+        });
+        let r = render(&email, &EmailLimits::default());
+        let subject_line = r.text.lines().next().unwrap();
+        assert_eq!(subject_line.chars().count(), HEADER_MAX_CHARS);
+        assert!(r.text.contains(
+            "Attachments: a.zip (application/zip, 5.0 MB)\n\nHello\n\nsee www.bank.test/x now"
+        ));
+        assert_eq!(r.links[0].href_host.as_deref(), Some("www.bank.test"));
+        let r = render(
+            &email,
+            &EmailLimits {
+                body_max_chars: 3,
+                ..EmailLimits::default()
+            },
+        );
+        assert!(r.truncated && r.text.ends_with("\n\nHel\n[… truncated]"));
+    }
+}
