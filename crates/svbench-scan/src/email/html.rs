@@ -6,7 +6,7 @@ use ego_tree::iter::Edge;
 use scraper::{Html, Node};
 
 use super::links::{normalized_url, Link};
-use super::{cut_at_char, EmailLimits};
+use super::{cut_at_char, tidy_lines, EmailLimits};
 
 /// The text of an HTML body and what the walk found on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -220,24 +220,7 @@ impl Text {
     }
 
     fn finish(self) -> String {
-        let lines: Vec<&str> = self.buf.lines().map(str::trim_end).collect();
-        let mut out = String::with_capacity(self.buf.len());
-        let mut blank = false;
-        for line in lines {
-            if line.trim().is_empty() {
-                blank = !out.is_empty();
-                continue;
-            }
-            if !out.is_empty() {
-                out.push('\n');
-                if blank {
-                    out.push('\n');
-                }
-            }
-            blank = false;
-            out.push_str(line);
-        }
-        out
+        tidy_lines(&self.buf)
     }
 }
 

@@ -71,3 +71,25 @@ fn cut_at_char(text: &str, max: usize) -> &str {
     }
     &text[..end]
 }
+
+/// Lines with trailing whitespace dropped, at most one blank line in a row,
+/// none at the start or end (how both HTML and plain bodies are laid out).
+fn tidy_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = false;
+    for line in text.lines().map(str::trim_end) {
+        if line.trim().is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+            if blank {
+                out.push('\n');
+            }
+        }
+        blank = false;
+        out.push_str(line);
+    }
+    out
+}

@@ -4,7 +4,7 @@
 use super::html::html_to_text;
 use super::links::Link;
 use super::parse::{collapse, Email};
-use super::EmailLimits;
+use super::{tidy_lines, EmailLimits};
 
 /// The rendering's version, recorded with every row (`meta.render_version`).
 pub const RENDER_VERSION: u32 = 1;
@@ -61,7 +61,7 @@ pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
             (t.text, t.links, t.hidden_text, t.truncated)
         }
         (None, Some(plain)) => {
-            let body = plain_text(plain);
+            let body = tidy_lines(plain);
             let links = plain_links(&body, limits.max_links);
             (body, links, false, false)
         }
@@ -83,28 +83,6 @@ pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
         hidden_text,
         truncated,
     }
-}
-
-/// Plain text with line endings normalised, trailing spaces dropped and at
-/// most one blank line in a row.
-fn plain_text(plain: &str) -> String {
-    let mut out = String::with_capacity(plain.len());
-    let mut blank = false;
-    for line in plain.lines().map(str::trim_end) {
-        if line.is_empty() {
-            blank = !out.is_empty();
-            continue;
-        }
-        if !out.is_empty() {
-            out.push('\n');
-            if blank {
-                out.push('\n');
-            }
-        }
-        blank = false;
-        out.push_str(line);
-    }
-    out
 }
 
 /// URLs written in plain text.
