@@ -1,7 +1,7 @@
 //! Hostile emails: parsing and rendering stay bounded and never panic.
 
 use proptest::prelude::*;
-use svbench_scan::email::{parse_message, render, EmailError, EmailLimits};
+use svbench_scan::email::{parse_mbox, parse_message, render, EmailError, EmailLimits};
 
 fn parse_and_render(raw: &[u8]) -> Option<String> {
     let limits = EmailLimits::default();
@@ -77,6 +77,18 @@ fn html_bombs_and_nul_bytes() {
         parse_message(b"", &EmailLimits::default()),
         Err(EmailError::NotAMessage)
     );
+}
+
+#[test]
+fn an_mbox_yields_each_message_in_order() {
+    let mbox = b"From alice@bank.test Tue Mar  4 09:12:44 2025\nSubject: one\n\nfirst body\n\n\
+                 From bob@shop.test Tue Mar  4 10:00:00 2025\nSubject: two\n\n>From the desk\n";
+    let limits = EmailLimits::default();
+    let subjects: Vec<_> = parse_mbox(mbox, &limits)
+        .map(|e| e.expect("parses").headers.subject.unwrap_or_default())
+        .collect();
+    assert_eq!(subjects, ["one", "two"]);
+    assert_eq!(parse_mbox(b"", &limits).count(), 0);
 }
 
 proptest! {

@@ -27,7 +27,7 @@ mod render;
 
 pub use html::{html_to_text, HtmlText};
 pub use links::{registrable_domain, Link};
-pub use parse::{parse_message, Attachment, Email, EmailError, Headers};
+pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, Rendered, RENDER_VERSION};
 
 /// Bounds on what one email may cost to parse and render.
