@@ -37,6 +37,7 @@ mod node;
 mod resolve;
 mod severity;
 mod split;
+mod text;
 
 pub mod dedupe;
 pub mod email;

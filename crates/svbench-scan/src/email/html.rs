@@ -6,7 +6,8 @@ use ego_tree::iter::Edge;
 use scraper::{Html, Node};
 
 use super::links::{normalized_url, Link};
-use super::{cut_at_char, tidy_lines, EmailLimits};
+use super::{tidy_lines, EmailLimits};
+use crate::text::cut_at_char;
 
 /// The text of an HTML body and what the walk found on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -60,18 +60,6 @@ impl Default for EmailLimits {
     }
 }
 
-/// `text` cut to at most `max` bytes at a character boundary.
-fn cut_at_char(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// Lines with trailing whitespace dropped, at most one blank line in a row,
 /// none at the start or end (how both HTML and plain bodies are laid out).
 fn tidy_lines(text: &str) -> String {

@@ -122,9 +122,5 @@ pub(crate) fn short_json(value: &Value) -> String {
     if text.len() <= MAX {
         return text;
     }
-    let mut end = MAX;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    format!("{}…", crate::text::cut_at_char(&text, MAX))
 }
