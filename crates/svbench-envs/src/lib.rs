@@ -6,6 +6,7 @@
 
 pub mod e1;
 pub mod e2;
+pub mod e4;
 pub mod environment;
 pub mod kit;
 pub mod policy;
