@@ -6,3 +6,4 @@
 pub mod dataset;
 pub mod generate;
 pub mod reward;
+pub mod rows;
