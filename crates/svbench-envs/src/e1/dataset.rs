@@ -31,14 +31,12 @@ pub type LoadedDataset = rows::LoadedDataset<Gold>;
 pub type SelectedRows = rows::SelectedRows<Gold>;
 
 /// E1's rows for the shared loader.
-pub const FORMAT: RowFormat<Gold> = RowFormat {
+pub const FORMAT: RowFormat<'static, Gold> = RowFormat {
     env: "e1",
     embedded: &EMBEDDED,
     splits: &SPLITS,
-    validate: |row| {
-        // `answer` is present: the loader checked.
-        normalize_gold(&row["answer"]).map_err(|e| e.to_string())
-    },
+    // `answer` is present: the loader checked.
+    validate: &|row| normalize_gold(&row["answer"]).map_err(|e| e.to_string()),
     answer: |gold| Value::String(gold.as_str().to_string()),
     synthetic: synthetic_rows,
 };

@@ -107,3 +107,5 @@ impl GoldSource {
         }
     }
 }
+
+pub mod row;

@@ -27,7 +27,7 @@ use super::dataset::{DataProvenance, DatasetSpec};
 pub type SyntheticRows = fn(u64, &str, usize, &mut dyn FnMut(Value)) -> Result<(), String>;
 
 /// What an environment's rows look like.
-pub struct RowFormat<G> {
+pub struct RowFormat<'a, G> {
     /// Short id (`e1`), for `embedded:e1/test.jsonl` origins and messages.
     pub env: &'static str,
     /// The embedded default set, `(split, text)` per file.
@@ -37,14 +37,14 @@ pub struct RowFormat<G> {
     /// Checks a row beyond the common fields (`question` a string, `answer`
     /// present, `meta` an object) and returns its gold label, or a message
     /// (the loader adds the file and line).
-    pub validate: fn(&Value) -> Result<G, String>,
+    pub validate: &'a (dyn Fn(&Value) -> Result<G, String> + Sync),
     /// The example's `answer` for a gold label.
     pub answer: fn(G) -> Value,
     /// `synthetic:SEED:N` rows.
     pub synthetic: SyntheticRows,
 }
 
-impl<G> std::fmt::Debug for RowFormat<G> {
+impl<G> std::fmt::Debug for RowFormat<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RowFormat")
             .field("env", &self.env)
@@ -193,7 +193,7 @@ fn spool_file(path: &std::path::Path) -> Result<(Spool, String), DatasetError> {
 }
 
 fn load_source<G: Copy>(
-    format: &RowFormat<G>,
+    format: &RowFormat<'_, G>,
     spec: &DatasetSpec,
     split: &SplitRequest,
 ) -> Result<Source, DatasetError> {
@@ -345,7 +345,7 @@ const NO_SPLIT: u32 = u32::MAX;
 
 /// Loads, validates, filters and selects rows, building every example.
 pub fn load<G: Copy + Send + Sync>(
-    format: &RowFormat<G>,
+    format: &RowFormat<'_, G>,
     spec: &DatasetSpec,
     split: &SplitRequest,
     selection: &SelectionRequest,
@@ -357,7 +357,7 @@ pub fn load<G: Copy + Send + Sync>(
 /// asked for ([`ExampleSet::example`]). Memory per row is about 40 bytes
 /// while loading and 30 per selected row after, whatever the rows' size.
 pub fn open<G: Copy>(
-    format: &RowFormat<G>,
+    format: &RowFormat<'_, G>,
     spec: &DatasetSpec,
     split: &SplitRequest,
     selection: &SelectionRequest,
