@@ -108,4 +108,5 @@ impl GoldSource {
     }
 }
 
+pub mod prompt;
 pub mod row;
