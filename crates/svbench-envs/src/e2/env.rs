@@ -223,15 +223,11 @@ pub enum E2EnvError {
 }
 
 fn parse_bool(key: &str, value: &str) -> Result<bool, E2EnvError> {
-    match value.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" => Ok(true),
-        "false" | "0" | "no" => Ok(false),
-        _ => Err(E2EnvError::BadValue {
-            key: key.into(),
-            value: value.into(),
-            expected: "true or false",
-        }),
-    }
+    crate::kit::args::parse_bool(value).ok_or_else(|| E2EnvError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        expected: "true or false",
+    })
 }
 
 impl E2Args {
@@ -243,10 +239,9 @@ impl E2Args {
         let mut args = Self::default();
         for pair in pairs {
             let pair = pair.as_ref();
-            let (key, value) = pair
-                .split_once('=')
+            let (key, value) = crate::kit::args::split_pair(pair)
                 .ok_or_else(|| E2EnvError::Malformed(pair.to_string()))?;
-            args.set(key.trim(), value.trim())?;
+            args.set(key, value)?;
         }
         Ok(args)
     }

@@ -108,5 +108,6 @@ impl GoldSource {
     }
 }
 
+pub mod args;
 pub mod prompt;
 pub mod row;

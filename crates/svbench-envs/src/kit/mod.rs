@@ -3,6 +3,7 @@
 //! files) and reward-profile loading. An environment module keeps only what
 //! is its own.
 
+pub mod args;
 pub mod dataset;
 pub mod generate;
 pub mod reward;
