@@ -11,6 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::parse::ParseRecord;
+
 /// One tool call executed for a sample (`tool_interactions` entry).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -41,20 +43,28 @@ pub enum ParsedRecord {
     /// E2: the oracle, the prediction, both parsers' and both patch paths'
     /// outcomes, and the reward components.
     E2(Box<E2Parsed>),
+    /// E4: the row facts, the parse, the label and the grounded evidence.
+    E4(Box<E4Parsed>),
     /// Any other object (another writer's, or one that does not read as
     /// either environment's).
     Other(Value),
 }
 
 impl<'de> Deserialize<'de> for ParsedRecord {
-    /// E1's object always has `label`; any other object is read as E2's.
-    /// One that does not read as its environment's type is kept as written.
+    /// E4's object always has `render_version`; E1's always has `label`
+    /// (E4's has one too, hence the order); any other object is read as
+    /// E2's. One that does not read as its environment's type is kept as
+    /// written.
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(de)?;
         let Value::Object(map) = &value else {
             return Ok(ParsedRecord::Other(value));
         };
-        let typed = if map.contains_key("label") {
+        let typed = if map.contains_key("render_version") {
+            E4Parsed::deserialize(&value)
+                .ok()
+                .map(|p| ParsedRecord::E4(Box::new(p)))
+        } else if map.contains_key("label") {
             E1Parsed::deserialize(&value).ok().map(ParsedRecord::E1)
         } else {
             E2Parsed::deserialize(&value)
@@ -80,6 +90,15 @@ impl ParsedRecord {
     pub fn e2(&self) -> Option<&E2Parsed> {
         match self {
             ParsedRecord::E2(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// E4's record, if this is one.
+    #[must_use]
+    pub fn e4(&self) -> Option<&E4Parsed> {
+        match self {
+            ParsedRecord::E4(p) => Some(p),
             _ => None,
         }
     }
@@ -156,6 +175,82 @@ pub struct E1Compat {
     pub predicted_label: String,
     /// The confidence read; null without one.
     pub confidence: Option<f64>,
+}
+
+/// One evidence item of an E4 answer as grounded (E4 §4.1, §9).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct E4EvidenceItem {
+    /// The quote after normalisation and quote stripping (cut to a bounded
+    /// length); null for an item that is not a string.
+    pub text: Option<String>,
+    /// `valid`, or why it is invalid (`not_string`, `too_short`,
+    /// `too_long`, `not_found`, `not_word_bounded`, `duplicate`, `too_many`).
+    pub status: String,
+    /// First code point of the cited occurrence in `question` (valid items).
+    pub start: Option<usize>,
+    /// One past its last code point (valid items).
+    pub end: Option<usize>,
+    /// Indices into `meta.spans` of the gold spans the item matches.
+    pub matched_gold: Vec<usize>,
+}
+
+/// The grounded evidence of an E4 answer (`parsed.evidence`, E4 §4.3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct E4EvidenceRecord {
+    /// Every item given, in order.
+    pub items: Vec<E4EvidenceItem>,
+    /// Matched items over all items; null when not applicable.
+    pub precision: Option<f64>,
+    /// Recalled relevant gold spans over all of them; null when not
+    /// applicable or when there is no relevant span.
+    pub recall: Option<f64>,
+    /// The `evidence` component; null when not applicable.
+    pub f1: Option<f64>,
+    /// Whether evidence is scored for the row.
+    pub applicable: bool,
+    /// Categories of the recalled gold spans, in gold order, once each.
+    pub recalled_categories: Vec<String>,
+}
+
+/// E4's `parsed` object (E4 §9).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct E4Parsed {
+    /// Gold label: `Phishing`, `Legitimate` or `Abstain`.
+    pub gold: String,
+    /// Whether the row is a genuinely ambiguous item.
+    pub ambiguous: bool,
+    /// Template family (`password_reset`, …), when known.
+    pub family: Option<String>,
+    /// Phishing type (`credential_harvest`, …), when known.
+    pub phishing_type: Option<String>,
+    /// `easy`, `medium` or `hard`, when known.
+    pub difficulty: Option<String>,
+    /// `annotated`, `extractor` or `none`.
+    pub gold_source: String,
+    /// The parse outcome and its reason.
+    pub parse: Option<ParseRecord>,
+    /// The label read; null when invalid.
+    pub label: Option<String>,
+    /// The confidence read; null without one.
+    pub confidence: Option<f64>,
+    /// `v1` cost-matrix utility of the label; null without a label or
+    /// under the `upstream` profile.
+    pub utility: Option<f64>,
+    /// The cost behind `utility`.
+    pub cost: Option<f64>,
+    /// The grounded evidence.
+    pub evidence: E4EvidenceRecord,
+    /// Rendering version of the row's `question`.
+    pub render_version: u32,
+    /// The upstream parser's outcome (`upstream` profile only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream_parse: Option<ParseStatusRecord>,
+    /// Upstream's evidence function as written (`upstream` profile only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_as_written: Option<f64>,
 }
 
 /// A finding id with its catalogue severity (`low`, `med`, `high`).
@@ -490,6 +585,51 @@ mod tests {
             ParsedRecord::Other(serde_json::json!({"oracle": "nope"}))
         );
         assert_eq!(serde_json::to_string(&odd).unwrap(), r#"{"oracle":"nope"}"#);
+    }
+
+    #[test]
+    fn e4_parsed_round_trips_and_e1_still_reads_as_e1() {
+        let p = E4Parsed {
+            gold: "Phishing".into(),
+            family: Some("account_alert".into()),
+            gold_source: "annotated".into(),
+            parse: Some(ParseRecord {
+                status: crate::parse::ParseStatus::Valid,
+                reason: None,
+                format_ok: Some(true),
+            }),
+            label: Some("Phishing".into()),
+            confidence: Some(0.9),
+            utility: Some(1.0),
+            cost: Some(0.0),
+            evidence: E4EvidenceRecord {
+                items: vec![E4EvidenceItem {
+                    text: Some("Confirm your password".into()),
+                    status: "valid".into(),
+                    start: Some(10),
+                    end: Some(31),
+                    matched_gold: vec![3],
+                }],
+                precision: Some(1.0),
+                recall: Some(1.0 / 6.0),
+                f1: Some(2.0 / 7.0),
+                applicable: true,
+                recalled_categories: vec!["credential_request".into()],
+            },
+            render_version: 1,
+            ..E4Parsed::default()
+        };
+        let record = ParsedRecord::E4(Box::new(p));
+        let text = serde_json::to_string(&record).unwrap();
+        assert!(!text.contains("upstream_parse"), "{text}");
+        let back: ParsedRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, record);
+        assert!(back.e4().is_some());
+        let e1: ParsedRecord = serde_json::from_str(
+            r#"{"label":"Benign","confidence":0.5,"rationale":null,"format_ok":true}"#,
+        )
+        .unwrap();
+        assert!(e1.e1().is_some());
     }
 
     #[test]

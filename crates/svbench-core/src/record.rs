@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use crate::env_record::{
-    CompatFields, E1Compat, E1Parsed, E2Compat, E2Parsed, ParsedRecord, ToolInteraction,
+    CompatFields, E1Compat, E1Parsed, E2Compat, E2Parsed, E4EvidenceItem, E4EvidenceRecord,
+    E4Parsed, ParsedRecord, ToolInteraction,
 };
 use crate::message::Message;
 use crate::parse::ParseRecord;

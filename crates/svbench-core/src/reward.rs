@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS};
+use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
 
 /// Component name → `[min, max]` of its value.
 type ComponentBounds = &'static [(&'static str, [f64; 2])];
@@ -13,7 +13,8 @@ type ComponentBounds = &'static [(&'static str, [f64; 2])];
 /// environments' scoring code defines them (weights are configurable; these
 /// bounds are not). E1 `v1`: utility 1 − cost/cost_fn with every cost in
 /// `[0, cost_fn]`; E1 upstream: `reward_asymmetric_cost` is −1 for a missed
-/// attack; E2 upstream: `reward_config_auditing` is clamped to `[0, 2]`.
+/// attack; E2 upstream: `reward_config_auditing` is clamped to `[0, 2]`;
+/// E4 upstream: `reward_phishing_asymmetric_cost` is −1 for a missed phish.
 const COMPONENT_BOUNDS: &[(&str, &str, ComponentBounds)] = &[
     (
         NETWORK_LOGS.name,
@@ -50,6 +51,28 @@ const COMPONENT_BOUNDS: &[(&str, &str, ComponentBounds)] = &[
             ("reward_config_auditing", [0.0, 2.0]),
             ("format_reward", [0.0, 1.0]),
             ("tool_observation_reward", [0.0, 1.0]),
+        ],
+    ),
+    (
+        PHISHING_DETECTION.name,
+        "v1",
+        &[
+            ("utility", [0.0, 1.0]),
+            ("calibration", [0.0, 1.0]),
+            ("evidence", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        PHISHING_DETECTION.name,
+        "upstream",
+        &[
+            ("reward_accuracy", [0.0, 1.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("reward_calibration", [0.0, 1.0]),
+            ("reward_phishing_asymmetric_cost", [-1.0, 1.0]),
+            ("reward_evidence_alignment", [0.0, 1.0]),
+            ("evidence_as_written", [0.0, 1.0]),
         ],
     ),
 ];
@@ -92,6 +115,12 @@ pub struct RewardComponent {
 }
 
 /// Every component of a reward, the profile that produced it and the total.
+///
+/// A component that does not apply to a sample (E4's `evidence` on a row
+/// without usable gold, spec §4.3) has no value: it is listed in
+/// `not_applicable` instead of `components`, so it is absent from
+/// [`RewardBreakdown::values`] and [`RewardBreakdown::weights`] (a recorded
+/// null) and its weight is left out of the total.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RewardBreakdown {
     /// Reward profile name (`v1`, `upstream`).
@@ -100,6 +129,9 @@ pub struct RewardBreakdown {
     pub components: Vec<RewardComponent>,
     /// Σ weight × value, summed in component order.
     pub total: f64,
+    /// Components of the profile without a value for this sample, in
+    /// declared order (empty for every E1 and E2 reward).
+    pub not_applicable: Vec<&'static str>,
 }
 
 impl RewardBreakdown {
@@ -110,7 +142,39 @@ impl RewardBreakdown {
             profile,
             components,
             total,
+            not_applicable: Vec::new(),
         }
+    }
+
+    /// [`RewardBreakdown::from_weights`] where a value may be `None` (not
+    /// applicable): such a component goes to `not_applicable` and its
+    /// weight is dropped from the total.
+    pub fn from_optional_weights(
+        profile: &'static str,
+        weights: &[(&'static str, f64)],
+        values: impl IntoIterator<Item = Option<f64>>,
+    ) -> Self {
+        let mut components = Vec::with_capacity(weights.len());
+        let mut not_applicable = Vec::new();
+        for (&(name, weight), value) in weights.iter().zip(values) {
+            match value {
+                Some(value) => components.push(RewardComponent {
+                    name,
+                    weight,
+                    value,
+                }),
+                None => not_applicable.push(name),
+            }
+        }
+        Self {
+            not_applicable,
+            ..Self::weighted(profile, components)
+        }
+    }
+
+    /// Whether `name` is a component of the profile without a value here.
+    pub fn is_not_applicable(&self, name: &str) -> bool {
+        self.not_applicable.contains(&name)
     }
 
     /// [`RewardBreakdown::weighted`] of `(name, weight)` pairs and their
@@ -192,6 +256,30 @@ mod range_tests {
             total_range(CONFIG_VERIFICATION.name, "v1", &e2_v1),
             [0.0, 1.55]
         ));
+    }
+
+    #[test]
+    fn not_applicable_components_leave_the_total() {
+        let w = [("utility", 1.0), ("evidence", 0.4), ("format", 0.05)];
+        let b = RewardBreakdown::from_optional_weights("v1", &w, [Some(1.0), None, Some(1.0)]);
+        assert!((b.total - 1.05).abs() < 1e-15);
+        assert!(b.is_not_applicable("evidence"));
+        assert!(!b.values().contains_key("evidence"));
+        assert!(!b.weights().contains_key("evidence"));
+        let all =
+            RewardBreakdown::from_optional_weights("v1", &w, [Some(1.0), Some(0.5), Some(1.0)]);
+        assert_eq!(
+            all,
+            RewardBreakdown::from_weights("v1", &w, [1.0, 0.5, 1.0])
+        );
+        let e4 = weights(&[
+            ("utility", 1.0),
+            ("calibration", 0.25),
+            ("evidence", 0.4),
+            ("format", 0.05),
+        ]);
+        let r = total_range(PHISHING_DETECTION.name, "v1", &e4).unwrap();
+        assert!((r[1] - 1.7).abs() < 1e-12 && r[0] == 0.0);
     }
 
     #[test]

@@ -4,6 +4,12 @@
 //! The email code (MIME parsing, rendering, the indicator extractor) lives in
 //! `svbench_scan::email`; this module holds what makes it an environment.
 
+pub mod grounding;
+pub mod normalize;
+pub mod parse;
+pub mod reward;
+pub mod score;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};

@@ -34,6 +34,16 @@ pub trait V1Constants: DeserializeOwned + Debug + Clone + Copy + PartialEq {
     /// Component names and weights of the `v1` profile, in order.
     fn weights(&self) -> Vec<(&'static str, f64)>;
 
+    /// Checks the effective keys of table `[upstream]`. Most environments
+    /// have none there; one that makes an upstream choice configurable
+    /// (E4's `evidence_mode`) validates it here.
+    ///
+    /// # Errors
+    /// [`RewardConfigError::Invalid`] naming the offending key.
+    fn validate_upstream(_params: &ProfileParams) -> Result<(), RewardConfigError> {
+        Ok(())
+    }
+
     /// Reads and validates the constants of table `[v1]`.
     ///
     /// # Errors
@@ -82,7 +92,10 @@ impl<P: V1Constants> Rewards<P> {
         let params = load_profile(P::DEFAULT_CONFIG, name, overrides)?;
         let profile = match name {
             "v1" => Profile::V1(P::from_params(&params)?),
-            "upstream" => Profile::Upstream,
+            "upstream" => {
+                P::validate_upstream(&params)?;
+                Profile::Upstream
+            }
             other => {
                 return Err(RewardConfigError::NoSuchProfile {
                     profile: other.to_string(),
