@@ -21,11 +21,16 @@
 //! ```
 
 mod html;
+mod indicators;
 mod links;
 mod parse;
 mod render;
 
 pub use html::{html_to_text, HtmlText};
+pub use indicators::{
+    extract, Finding, IndicatorError, IndicatorSet, Polarity, BENIGN_CATEGORIES, GENERIC_GREETING,
+    PHISH_CATEGORIES,
+};
 pub use links::{registrable_domain, Link};
 pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, Rendered, RENDER_VERSION};
