@@ -25,6 +25,7 @@ mod indicators;
 mod links;
 mod parse;
 mod render;
+mod upstream;
 
 pub use html::{html_to_text, HtmlText};
 pub use indicators::{
@@ -34,6 +35,7 @@ pub use indicators::{
 pub use links::{registrable_domain, Link};
 pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, Rendered, RENDER_VERSION};
+pub use upstream::parse_upstream_text;
 
 /// Bounds on what one email may cost to parse and render.
 #[derive(Debug, Clone)]
