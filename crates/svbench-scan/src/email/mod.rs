@@ -21,14 +21,21 @@
 //! ```
 
 mod html;
+mod indicators;
 mod links;
 mod parse;
 mod render;
+mod upstream;
 
 pub use html::{html_to_text, HtmlText};
+pub use indicators::{
+    extract, Finding, IndicatorError, IndicatorSet, Polarity, BENIGN_CATEGORIES, GENERIC_GREETING,
+    PHISH_CATEGORIES,
+};
 pub use links::{registrable_domain, Link};
 pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, Rendered, RENDER_VERSION};
+pub use upstream::parse_upstream_text;
 
 /// Bounds on what one email may cost to parse and render.
 #[derive(Debug, Clone)]

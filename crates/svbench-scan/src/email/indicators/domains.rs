@@ -1,0 +1,415 @@
+//! Indicators of domains and URLs: where each URL or address in the
+//! rendering points (`ip_url`, `url_shortener`, `lookalike_domain`,
+//! `punycode_domain`, `suspicious_tld`) and whether links say where they go
+//! (`link_text_mismatch`, `aligned_links`).
+
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use std::ops::Range;
+
+use super::doc::Doc;
+use super::sender::Sender;
+use super::spans::Collector;
+use super::{lookalike, IndicatorSet};
+use crate::email::links::registrable_domain;
+use crate::email::render::Rendered;
+
+/// URLs and addresses examined per email; the rest are ignored (bounded work).
+const MAX_OCCURRENCES: usize = 256;
+
+/// A URL or an address domain in the rendered text.
+struct Occurrence {
+    /// The URL (for an address: the domain).
+    whole: Range<usize>,
+    /// Its host as written.
+    host: Range<usize>,
+    is_url: bool,
+}
+
+/// Runs the domain and URL checks; returns whether any link leaves the
+/// sender's organisation (for `internal_sender`).
+pub(super) fn check(
+    doc: &Doc<'_>,
+    rendered: &Rendered,
+    sender: &Sender,
+    set: &IndicatorSet,
+    out: &mut Collector<'_>,
+) -> bool {
+    let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    for occ in occurrences(doc, rendered) {
+        let written = doc.slice(&occ.host);
+        let host = normalise_host(written);
+        let verdict = verdicts
+            .entry(host.clone())
+            .or_insert_with(|| Verdict::of(&host, sender, set));
+        if occ.is_url {
+            if let Some(ip) = &verdict.ip {
+                let detail = || format!("the URL's host is an IP address ({ip})");
+                out.push_first("ip_url", [occ.whole.clone(), occ.host.clone()], detail);
+            }
+            if let Some(reason) = &verdict.shortener {
+                out.push_first(
+                    "url_shortener",
+                    [occ.whole.clone(), occ.host.clone()],
+                    || reason.clone(),
+                );
+            }
+        }
+        let domain_span = occ.host.clone();
+        if let Some(reason) = &verdict.lookalike {
+            out.push("lookalike_domain", domain_span.clone(), || reason.clone());
+        }
+        if verdict.punycode {
+            out.push("punycode_domain", domain_span.clone(), || {
+                format!("{host} uses an internationalised (punycode) label")
+            });
+        }
+        if let Some(tld) = &verdict.tld {
+            out.push("suspicious_tld", domain_span, || {
+                format!("{host} is under .{tld}")
+            });
+        }
+    }
+    links(doc, rendered, sender, set, out)
+}
+
+/// What one host is.
+struct Verdict {
+    ip: Option<String>,
+    shortener: Option<String>,
+    lookalike: Option<String>,
+    punycode: bool,
+    tld: Option<String>,
+}
+
+impl Verdict {
+    fn of(host: &str, sender: &Sender, set: &IndicatorSet) -> Self {
+        let ip = ip_host(host);
+        let registrable = if ip.is_some() {
+            None
+        } else {
+            registrable_domain(host)
+        };
+        let own = registrable
+            .as_deref()
+            .and_then(|r| set.brand_of_domain(r))
+            .is_some();
+        let shortener = registrable.as_deref().and_then(|r| {
+            let listed = set.shorteners.contains(host) || set.shorteners.contains(r);
+            let brands_own = sender
+                .claimed_brand
+                .is_some_and(|b| set.brands[b].shorteners.iter().any(|s| s == r || s == host));
+            (listed && !brands_own).then(|| format!("{host} is a link shortener"))
+        });
+        let lookalike = match (&registrable, own) {
+            (Some(r), false) => lookalike::check(host, r, set),
+            _ => None,
+        };
+        let punycode = ip.is_none()
+            && host
+                .split('.')
+                .any(|l| l.starts_with("xn--") || !l.is_ascii());
+        let tld = registrable
+            .as_deref()
+            .and_then(|r| r.rsplit('.').next())
+            .filter(|t| set.suspicious_tlds.contains(*t))
+            .map(str::to_string);
+        Self {
+            ip,
+            shortener,
+            lookalike,
+            punycode,
+            tld,
+        }
+    }
+}
+
+/// A host written as an IP address: IPv6 in brackets, dotted IPv4, or an
+/// IPv4 address as one decimal or hex number (`3232235777`, `0xC0A80001`).
+fn ip_host(host: &str) -> Option<String> {
+    if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return inner
+            .parse::<std::net::Ipv6Addr>()
+            .ok()
+            .map(|ip| ip.to_string());
+    }
+    if let Ok(ip) = host.parse::<Ipv4Addr>() {
+        return Some(ip.to_string());
+    }
+    let number = match host.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None if host.bytes().all(|b| b.is_ascii_digit()) => host.parse::<u32>().ok(),
+        None => None,
+    }?;
+    Some(Ipv4Addr::from(number).to_string())
+}
+
+/// Lower case; IDNA to Unicode so `xn--` and Unicode spellings agree.
+fn normalise_host(written: &str) -> String {
+    let lower = written.trim_end_matches('.').to_lowercase();
+    if lower.starts_with('[') || lower.is_ascii() && !lower.contains("xn--") {
+        return lower;
+    }
+    let (unicode, result) = idna::domain_to_unicode(&lower);
+    if result.is_ok() {
+        unicode
+    } else {
+        lower
+    }
+}
+
+/// URLs of the body (plain, and link targets as rendered) and the domains of
+/// the From and Reply-To addresses.
+fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
+    let mut found: Vec<Occurrence> = Vec::new();
+    for name in ["From", "Reply-To"] {
+        let Some(line) = doc.header(name) else {
+            continue;
+        };
+        let value = doc.slice(&line);
+        for (i, _) in value.match_indices('@') {
+            let rest = &value[i + 1..];
+            let len = rest
+                .find(|c: char| c.is_whitespace() || matches!(c, '>' | ',' | ';' | ')' | '"'))
+                .unwrap_or(rest.len());
+            let start = line.start + i + 1;
+            let host = trim_dots(doc.text, start..start + len);
+            if !host.is_empty() {
+                found.push(Occurrence {
+                    whole: host.clone(),
+                    host,
+                    is_url: false,
+                });
+            }
+        }
+    }
+    let body = doc.slice(&doc.body);
+    let mut finder = linkify::LinkFinder::new();
+    finder
+        .kinds(&[linkify::LinkKind::Url])
+        .url_must_have_scheme(false);
+    for link in finder.links(body).take(MAX_OCCURRENCES) {
+        let whole = doc.body.start + link.start()..doc.body.start + link.end();
+        if let Some(host) = host_range(doc.text, &whole) {
+            found.push(Occurrence {
+                whole,
+                host,
+                is_url: true,
+            });
+        }
+    }
+    // `scheme://` URLs linkify does not take (numeric hosts, IPv6 literals).
+    for (i, _) in body.match_indices("://").take(MAX_OCCURRENCES) {
+        let at = doc.body.start + i;
+        if found.iter().any(|o| o.is_url && o.whole.contains(&at)) {
+            continue;
+        }
+        if let Some(whole) = scheme_url(doc.text, &doc.body, at) {
+            if let Some(host) = host_range(doc.text, &whole) {
+                found.push(Occurrence {
+                    whole,
+                    host,
+                    is_url: true,
+                });
+            }
+        }
+    }
+    // Link targets linkify does not take as URLs (IP literals, odd schemes).
+    for link in rendered.links.iter().take(MAX_OCCURRENCES) {
+        for whole in target_spans(doc, &link.href) {
+            if found.iter().any(|o| o.whole == whole) {
+                continue;
+            }
+            if let Some(host) = host_range(doc.text, &whole) {
+                found.push(Occurrence {
+                    whole,
+                    host,
+                    is_url: true,
+                });
+            }
+        }
+    }
+    found.truncate(MAX_OCCURRENCES);
+    found
+}
+
+/// The URL around the `://` at byte `at`: an ASCII scheme before it, then
+/// everything up to whitespace or a delimiter, trailing punctuation dropped.
+fn scheme_url(text: &str, region: &Range<usize>, at: usize) -> Option<Range<usize>> {
+    let before = &text[region.start..at];
+    let scheme_len = before
+        .bytes()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        .count();
+    if scheme_len == 0 {
+        return None;
+    }
+    let rest = &text[at + 3..region.end];
+    let len = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '\'' | '`'))
+        .unwrap_or(rest.len());
+    let url = rest[..len].trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']']);
+    // Keep the closing bracket of an IPv6 host with nothing after it.
+    let url = if url.starts_with('[') && !url.contains(']') {
+        rest.get(..url.len() + 1)
+            .filter(|u| u.ends_with(']'))
+            .unwrap_or(url)
+    } else {
+        url
+    };
+    (!url.is_empty()).then(|| at - scheme_len..at + 3 + url.len())
+}
+
+fn trim_dots(text: &str, range: Range<usize>) -> Range<usize> {
+    let s = &text[range.clone()];
+    let trimmed = s.trim_end_matches('.');
+    range.start..range.start + trimmed.len()
+}
+
+/// The host part of the URL at `whole`: after the scheme and any user
+/// info, before the port, path, query or fragment.
+fn host_range(text: &str, whole: &Range<usize>) -> Option<Range<usize>> {
+    let url = text.get(whole.clone())?;
+    let after_scheme = match url.find("://") {
+        Some(i) => i + 3,
+        None => 0,
+    };
+    let authority_len = url[after_scheme..]
+        .find(['/', '?', '#', '\\'])
+        .unwrap_or(url.len() - after_scheme);
+    let authority = &url[after_scheme..after_scheme + authority_len];
+    let host_start = authority.rfind('@').map_or(0, |i| i + 1);
+    let host = &authority[host_start..];
+    let host_len = if host.starts_with('[') {
+        host.find(']').map_or(host.len(), |i| i + 1)
+    } else {
+        host.find(':').unwrap_or(host.len())
+    };
+    let start = whole.start + after_scheme + host_start;
+    let range = trim_dots(text, start..start + host_len);
+    (!range.is_empty()).then_some(range)
+}
+
+/// Where a link target appears rendered: inside `[link: …]`, else as
+/// written in the body.
+fn target_spans(doc: &Doc<'_>, href: &str) -> Vec<Range<usize>> {
+    let body = doc.slice(&doc.body);
+    let marked = format!("[link: {href}]");
+    let mut spans: Vec<Range<usize>> = body
+        .match_indices(&marked)
+        .map(|(i, _)| {
+            let start = doc.body.start + i + "[link: ".len();
+            start..start + href.len()
+        })
+        .collect();
+    if spans.is_empty() && !href.is_empty() {
+        spans.extend(body.match_indices(href).map(|(i, _)| {
+            let start = doc.body.start + i;
+            start..start + href.len()
+        }));
+    }
+    spans
+}
+
+/// `link_text_mismatch` and `aligned_links`; returns whether any link
+/// leaves the sender's organisation.
+fn links(
+    doc: &Doc<'_>,
+    rendered: &Rendered,
+    sender: &Sender,
+    set: &IndicatorSet,
+    out: &mut Collector<'_>,
+) -> bool {
+    let mut external = false;
+    let mut aligned = Vec::new();
+    for link in rendered.links.iter().take(MAX_OCCURRENCES) {
+        let target = link.href_registrable.as_deref();
+        let owned = target.is_some_and(|t| sender.owns(t, set));
+        external |= !owned;
+        if owned {
+            aligned.push(link);
+        }
+        if let Some(claim) = mismatch(link, set) {
+            let marked = format!(" [link: {}]", link.href);
+            let body = doc.slice(&doc.body);
+            let visible = link.visible_text.as_str();
+            for (i, _) in body.match_indices(&marked) {
+                // The visible text ends right before the marker.
+                let end = doc.body.start + i + marked.len();
+                let start = if !visible.is_empty() && body[..i].ends_with(visible) {
+                    doc.body.start + i - visible.len()
+                } else {
+                    doc.body.start + i + 1
+                };
+                let href_only = doc.body.start + i + 1..end;
+                out.push_first("link_text_mismatch", [start..end, href_only], || {
+                    claim.clone()
+                });
+            }
+        }
+    }
+    // Benign only when every link is aligned.
+    if !external && !aligned.is_empty() {
+        for link in aligned {
+            for span in target_spans(doc, &link.href) {
+                out.push("aligned_links", span, || {
+                    format!(
+                        "links to {}, the sender's own domain",
+                        link.href_registrable.as_deref().unwrap_or("")
+                    )
+                });
+            }
+        }
+    }
+    external
+}
+
+/// Why a link's visible text disagrees with its target, if it does.
+fn mismatch(link: &crate::email::Link, set: &IndicatorSet) -> Option<String> {
+    let target = link
+        .href_registrable
+        .clone()
+        .or_else(|| link.href_host.clone())?;
+    if let Some(text_host) = &link.text_host {
+        let shown = registrable_domain(text_host).unwrap_or_else(|| text_host.clone());
+        if shown != target {
+            return Some(format!("the link shows {shown} but goes to {target}"));
+        }
+        return None;
+    }
+    let b = set.brand_named_in(&link.visible_text)?;
+    let brand = &set.brands[b];
+    (!brand.domains.contains(&target)).then(|| {
+        format!(
+            "the link names {} but goes to {target}, not one of its domains",
+            brand.name
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ip_hosts_in_every_spelling() {
+        assert_eq!(ip_host("203.0.113.7").as_deref(), Some("203.0.113.7"));
+        assert_eq!(ip_host("3232235777").as_deref(), Some("192.168.1.1"));
+        assert_eq!(ip_host("0xc0a80101").as_deref(), Some("192.168.1.1"));
+        assert_eq!(ip_host("[2001:db8::1]").as_deref(), Some("2001:db8::1"));
+        assert_eq!(ip_host("bank.test"), None);
+        assert_eq!(ip_host("99999999999"), None);
+    }
+
+    #[test]
+    fn host_ranges_skip_scheme_user_info_and_port() {
+        let t = "x http://paypal.com@evil.top:8080/login y";
+        let whole = 2..t.len() - 2;
+        let h = host_range(t, &whole).unwrap();
+        assert_eq!(&t[h], "evil.top");
+        let t = "http://[2001:db8::1]/a";
+        let h = host_range(t, &(0..t.len())).unwrap();
+        assert_eq!(&t[h], "[2001:db8::1]");
+    }
+}

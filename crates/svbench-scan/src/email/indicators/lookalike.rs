@@ -1,0 +1,138 @@
+//! Lookalike domains: a label near a brand label (Damerau–Levenshtein), the
+//! same confusable skeleton (UTS-39, after digit/letter folding), or a brand
+//! label used as a subdomain or hyphenated token of someone else's domain.
+
+use super::compile::LookalikeIndex;
+use super::IndicatorSet;
+
+/// Ordered (from, to) rewrites applied before the skeleton (`0→o`, `rn→m`).
+#[derive(Debug)]
+pub(super) struct Folds(Vec<(String, String)>);
+
+impl Folds {
+    pub(super) fn new(pairs: &[(String, String)]) -> Result<Self, String> {
+        if pairs.iter().any(|(from, _)| from.is_empty()) {
+            return Err("lookalike.folds: an empty `from` string".into());
+        }
+        Ok(Self(
+            pairs
+                .iter()
+                .map(|(f, t)| (f.to_lowercase(), t.to_lowercase()))
+                .collect(),
+        ))
+    }
+}
+
+/// The folded UTS-39 skeleton of a label, lower case.
+pub(super) fn fold_skeleton(label: &str, folds: &Folds) -> String {
+    let mut s = label.to_lowercase();
+    for (from, to) in &folds.0 {
+        if s.contains(from.as_str()) {
+            s = s.replace(from.as_str(), to);
+        }
+    }
+    let skeleton: String = unicode_security::confusable_detection::skeleton(&s).collect();
+    // The skeleton maps some ASCII letters to others' prototypes; lower
+    // case again so both sides compare alike.
+    skeleton.to_lowercase()
+}
+
+/// Why a host looks like a brand's, or `None`. `host` is lower case and
+/// Unicode; `registrable` is its registrable domain, which is no brand's.
+pub(super) fn check(host: &str, registrable: &str, set: &IndicatorSet) -> Option<String> {
+    let index = &set.lookalike;
+    let label = registrable.split('.').next().unwrap_or(registrable);
+    let subdomains = host
+        .strip_suffix(registrable)
+        .unwrap_or("")
+        .trim_end_matches('.');
+    // A brand label as a subdomain or a hyphenated token of a foreign domain.
+    let tokens = subdomains
+        .split('.')
+        .filter(|l| !l.is_empty())
+        .chain(label.split('-').filter(|_| label.contains('-')));
+    for token in tokens {
+        if let Some(&b) = index.exact.get(token) {
+            return Some(format!(
+                "uses the {} label `{token}` on {registrable}",
+                set.brands[b].name
+            ));
+        }
+    }
+    // A near or confusable label: the registrable label (also without its
+    // hyphens, and each hyphenated token) and each subdomain label.
+    let dehyphenated = label.replace('-', "");
+    let candidates = std::iter::once(label)
+        .chain(Some(dehyphenated.as_str()).filter(|d| *d != label))
+        .chain(label.split('-').filter(|_| label.contains('-')))
+        .chain(subdomains.split('.').filter(|l| !l.is_empty()));
+    for candidate in candidates {
+        if let Some(reason) = near(candidate, index, set) {
+            return Some(format!("{reason} ({registrable})"));
+        }
+    }
+    None
+}
+
+/// `candidate` within the edit distance of a brand label, or with its
+/// skeleton.
+fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<String> {
+    let chars = candidate.chars().count();
+    if chars < index.min_label_chars {
+        return None;
+    }
+    if let Some(&b) = index.exact.get(candidate) {
+        return Some(format!("`{candidate}` is the {} label", set.brands[b].name));
+    }
+    if let Some(&b) = index.skeletons.get(&fold_skeleton(candidate, &index.folds)) {
+        return Some(format!(
+            "`{candidate}` is confusable with {}",
+            set.brands[b].name
+        ));
+    }
+    for (brand_label, brand_chars, b) in &index.labels {
+        if *brand_chars < index.min_label_chars {
+            continue;
+        }
+        let limit = if chars.min(*brand_chars) <= index.short_label_max_chars {
+            index.short_max_distance
+        } else {
+            index.max_distance
+        };
+        // Distance is at least the length difference: skip most labels cheaply.
+        if chars.abs_diff(*brand_chars) > limit {
+            continue;
+        }
+        let d = strsim::damerau_levenshtein(candidate, brand_label);
+        if d <= limit {
+            return Some(format!(
+                "`{candidate}` is {d} edit{} from {} (`{brand_label}`)",
+                if d == 1 { "" } else { "s" },
+                set.brands[*b].name
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folded_skeletons_match_digit_and_letter_tricks() {
+        let folds = Folds::new(&[
+            ("0".into(), "o".into()),
+            ("1".into(), "l".into()),
+            ("rn".into(), "m".into()),
+            ("vv".into(), "w".into()),
+        ])
+        .unwrap();
+        let sk = |s| fold_skeleton(s, &folds);
+        assert_eq!(sk("paypa1"), sk("paypal"));
+        assert_eq!(sk("rnicrosoft"), sk("microsoft"));
+        assert_eq!(sk("g00gle"), sk("google"));
+        assert_eq!(sk("аррӏе"), sk("apple"), "Cyrillic confusables");
+        assert_ne!(sk("maple"), sk("apple"));
+    }
+}

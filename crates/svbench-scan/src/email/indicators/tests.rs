@@ -1,0 +1,534 @@
+//! Positive and negative fixtures per category; every finding of every
+//! fixture is checked against the span invariants.
+
+use super::*;
+use crate::email::{parse_message, render, EmailLimits};
+
+/// Extracts from a raw message, asserting the span invariants on the way.
+fn run(raw: &str) -> Vec<Finding> {
+    let limits = EmailLimits::default();
+    let email = parse_message(raw.as_bytes(), &limits).expect("fixture parses");
+    let rendered = render(&email, &limits);
+    let findings = extract(&email, &rendered, IndicatorSet::builtin());
+    assert_invariants(&rendered.text, &findings);
+    findings
+}
+
+/// The spec's citability rules hold for every finding.
+pub(crate) fn assert_invariants(text: &str, findings: &[Finding]) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut seen = std::collections::HashSet::new();
+    for f in findings {
+        assert!(f.start < f.end && f.end <= chars.len(), "{f:?}");
+        let slice: String = chars[f.start..f.end].iter().collect();
+        assert_eq!(slice, f.text, "code-point slice equals text");
+        let n = f.end - f.start;
+        assert!((4..=200).contains(&n), "length {n}: {f:?}");
+        let alnum = |c: char| c.is_alphanumeric();
+        let start_ok = f.start == 0 || !alnum(chars[f.start - 1]) || !alnum(chars[f.start]);
+        let end_ok = f.end == chars.len() || !alnum(chars[f.end]) || !alnum(chars[f.end - 1]);
+        assert!(start_ok && end_ok, "word-bounded: {f:?}");
+        assert_eq!(Polarity::of(f.category), Some(f.polarity));
+        assert!(
+            seen.insert((f.category, f.start, f.end)),
+            "deduplicated: {f:?}"
+        );
+    }
+}
+
+fn texts<'a>(findings: &'a [Finding], category: &str) -> Vec<&'a str> {
+    findings
+        .iter()
+        .filter(|f| f.category == category)
+        .map(|f| f.text.as_str())
+        .collect()
+}
+
+fn has(findings: &[Finding], category: &str, text: &str) -> bool {
+    texts(findings, category).contains(&text)
+}
+
+fn none(findings: &[Finding], category: &str) -> bool {
+    texts(findings, category).is_empty()
+}
+
+/// A plain-text message.
+fn plain(from: &str, body: &str) -> String {
+    format!("From: {from}\r\nTo: dana@acme-corp.example\r\nSubject: Notice\r\n\r\n{body}")
+}
+
+/// An HTML message.
+fn html(from: &str, body: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: dana@acme-corp.example\r\nSubject: Notice\r\n\
+         Content-Type: text/html\r\n\r\n{body}"
+    )
+}
+
+#[test]
+fn builtin_data_compiles_with_hashes_and_weights() {
+    let set = IndicatorSet::builtin();
+    assert_eq!(set.indicators_sha256().len(), 64);
+    assert_eq!(set.brands_sha256().len(), 64);
+    assert_ne!(set.indicators_sha256(), set.brands_sha256());
+    assert_eq!(set.weight("lookalike_domain"), Some(2.5));
+    assert_eq!(set.weight("generic_greeting"), Some(0.25));
+    assert_eq!(set.weight("internal_sender"), Some(-1.0));
+    assert_eq!(set.weight("nope"), None);
+    assert_eq!(set.offset(), 1.5);
+    for c in PHISH_CATEGORIES.iter().chain(&BENIGN_CATEGORIES) {
+        assert!(set.weight(c).is_some(), "{c}");
+    }
+}
+
+#[test]
+fn unknown_keys_and_bad_values_are_errors() {
+    let good = include_str!("../../../../../datasets/e4/indicators.toml");
+    let brands = include_str!("../../../../../datasets/e4/brands.toml");
+    let typo = good.replace("[spans]\n", "[spans]\nmin_char = 3\n");
+    let err = IndicatorSet::from_toml(&typo, brands).unwrap_err();
+    assert!(err.to_string().contains("min_char"), "{err}");
+    let unknown_weight = good.replace("offset = 1.5", "offset = 1.5\n[policy.extra]");
+    assert!(IndicatorSet::from_toml(&unknown_weight, brands).is_err());
+    let bad_weight = good.replace("ip_url = 2.0", "ip_urls = 2.0");
+    let err = IndicatorSet::from_toml(&bad_weight, brands).unwrap_err();
+    assert!(err.to_string().contains("ip_urls"), "{err}");
+    let bad_regex = good.replace("'passport", "'(passport");
+    assert!(matches!(
+        IndicatorSet::from_toml(&bad_regex, brands),
+        Err(IndicatorError::Pattern {
+            list: "pii_request",
+            ..
+        })
+    ));
+    let bad_brand = brands.replacen("kind = \"bank\"", "kind = \"bank\"\ncolour = 1", 1);
+    assert!(IndicatorSet::from_toml(good, &bad_brand).is_err());
+    let set = IndicatorSet::from_toml(good, brands).unwrap();
+    assert_eq!(
+        set.indicators_sha256(),
+        IndicatorSet::builtin().indicators_sha256()
+    );
+}
+
+#[test]
+fn display_name_mismatch() {
+    let f = run(&plain(
+        "Northwind Bank <alerts@nw-secure.example>",
+        "Hello.",
+    ));
+    assert!(has(
+        &f,
+        "display_name_mismatch",
+        "Northwind Bank <alerts@nw-secure.example>"
+    ));
+    let f = run(&plain("paypal.com Support <help@mailer.example>", "Hello."));
+    assert!(!none(&f, "display_name_mismatch"));
+    // The brand's own domain, or no brand at all: no mismatch.
+    let f = run(&plain(
+        "Northwind Bank <alerts@northwindbank.example>",
+        "Hello.",
+    ));
+    assert!(none(&f, "display_name_mismatch"));
+    let f = run(&plain("Dana Ortiz <dana@other.example>", "Hello."));
+    assert!(none(&f, "display_name_mismatch"));
+}
+
+#[test]
+fn reply_to_mismatch() {
+    let raw = "From: Fabrikam <billing@fabrikam.example>\r\nReply-To: recovery.desk@freemail.example\r\n\r\nHi.";
+    let f = run(raw);
+    assert!(has(
+        &f,
+        "reply_to_mismatch",
+        "recovery.desk@freemail.example"
+    ));
+    let raw = "From: Fabrikam <billing@fabrikam.example>\r\nReply-To: ap@mail.fabrikam.example\r\n\r\nHi.";
+    assert!(none(&run(raw), "reply_to_mismatch"));
+}
+
+#[test]
+fn lookalike_domains() {
+    let cases = [
+        // distance 1 and 2
+        ("alerts@northwlnd-bank.top", "northwlnd-bank.top"),
+        ("alerts@nortwindbnk.example", "nortwindbnk.example"),
+        // confusable skeletons
+        ("service@paypa1.com", "paypa1.com"),
+        ("account@rnicrosoft.com", "rnicrosoft.com"),
+        // brand label as a hyphenated token
+        (
+            "alerts@northwind-bank-alerts.top",
+            "northwind-bank-alerts.top",
+        ),
+    ];
+    for (addr, domain) in cases {
+        let f = run(&plain(addr, "Hello."));
+        assert!(has(&f, "lookalike_domain", domain), "{addr}: {f:#?}");
+    }
+    // Brand label as a subdomain of a foreign domain, in a link.
+    let f = run(&plain(
+        "a@b.example",
+        "Go to https://paypal.secure-login.top/x now.",
+    ));
+    assert!(
+        has(&f, "lookalike_domain", "paypal.secure-login.top"),
+        "{f:#?}"
+    );
+    // Never the brand's own domains, nor unrelated ones.
+    for addr in [
+        "alerts@northwindbank.example",
+        "s@paypal.com",
+        "x@login.microsoft.com",
+        "friend@maple.example",
+        "ops@acme-corp.example",
+    ] {
+        assert!(
+            none(&run(&plain(addr, "Hello.")), "lookalike_domain"),
+            "{addr}"
+        );
+    }
+}
+
+#[test]
+fn punycode_domains() {
+    let f = run(&plain(
+        "a@b.example",
+        "Visit http://xn--80ak6aa92e.com/login today.",
+    ));
+    assert!(has(&f, "punycode_domain", "xn--80ak6aa92e.com"), "{f:#?}");
+    let f = run(&plain(
+        "a@b.example",
+        "Visit https://bank.example/login today.",
+    ));
+    assert!(none(&f, "punycode_domain"));
+}
+
+#[test]
+fn link_text_mismatch() {
+    let body =
+        "<p><a href=\"http://evil.example/login\">https://northwindbank.example/login</a></p>";
+    let f = run(&html("Northwind <a@northwindbank.example>", body));
+    assert!(
+        has(
+            &f,
+            "link_text_mismatch",
+            "https://northwindbank.example/login [link: http://evil.example/login]"
+        ),
+        "{f:#?}"
+    );
+    // A brand named in the link text, going elsewhere.
+    let body = "<p><a href=\"http://evil.example/x\">Sign in to PayPal</a></p>";
+    assert!(!none(
+        &run(&html("a@b.example", body)),
+        "link_text_mismatch"
+    ));
+    let body =
+        "<p><a href=\"https://www.northwindbank.example/login\">northwindbank.example</a></p>";
+    assert!(none(&run(&html("a@b.example", body)), "link_text_mismatch"));
+}
+
+#[test]
+fn ip_urls_in_every_spelling() {
+    for url in [
+        "http://203.0.113.7/northwind/login",
+        "http://3232235777/",
+        "http://0xC0A80101/",
+        "http://[2001:db8::1]/login",
+    ] {
+        let f = run(&plain("a@b.example", &format!("Open {url} today.")));
+        assert!(has(&f, "ip_url", url), "{url}: {f:#?}");
+    }
+    let body = "<p><a href=\"http://203.0.113.7/x\">Verify now</a></p>";
+    let f = run(&html("a@b.example", body));
+    assert!(has(&f, "ip_url", "http://203.0.113.7/x"), "{f:#?}");
+    assert!(none(
+        &run(&plain(
+            "a@b.example",
+            "Open https://bank.example/1.2.3.4 today."
+        )),
+        "ip_url"
+    ));
+}
+
+#[test]
+fn url_shorteners_except_the_brands_own() {
+    let f = run(&plain("a@b.example", "Track it: https://bit.ly/3xYz now."));
+    assert!(has(&f, "url_shortener", "https://bit.ly/3xYz"), "{f:#?}");
+    let f = run(&plain(
+        "Northwind Bank <news@northwindbank.example>",
+        "Read more: https://nwbk.example/abc now.",
+    ));
+    assert!(none(&f, "url_shortener"), "{f:#?}");
+    let f = run(&plain(
+        "Amazon <store@amazon.com>",
+        "Your order: https://amzn.to/abc now.",
+    ));
+    assert!(none(&f, "url_shortener"));
+    // Someone else's brand shortener is still a shortener.
+    let f = run(&plain(
+        "a@b.example",
+        "Your order: https://amzn.to/abc now.",
+    ));
+    assert!(!none(&f, "url_shortener"));
+}
+
+#[test]
+fn suspicious_tlds() {
+    let f = run(&plain("billing@invoices-portal.xyz", "Hi."));
+    assert!(has(&f, "suspicious_tld", "invoices-portal.xyz"));
+    assert!(none(
+        &run(&plain("billing@invoices.example", "Hi.")),
+        "suspicious_tld"
+    ));
+}
+
+#[test]
+fn clause_phrases() {
+    let body = "Dear customer,\nWe detected an unusual sign-in. Confirm your password within 24 hours or your account will be suspended.\nThanks";
+    let f = run(&plain("a@b.example", body));
+    let sentence = "Confirm your password within 24 hours or your account will be suspended.";
+    assert!(has(&f, "credential_request", sentence), "{f:#?}");
+    assert!(has(&f, "urgency_threat", sentence));
+    assert!(has(&f, "urgency_threat", "We detected an unusual sign-in."));
+    assert!(has(&f, "generic_greeting", "Dear customer"));
+
+    let f = run(&plain(
+        "a@b.example",
+        "Please reply with your Social Security Number and date of birth.",
+    ));
+    assert!(has(
+        &f,
+        "pii_request",
+        "Please reply with your Social Security Number and date of birth."
+    ));
+    let f = run(&plain(
+        "ceo@b.example",
+        "I need you to buy five Apple gift cards for a client today. Send me the codes.",
+    ));
+    assert!(!none(&f, "payment_request"), "{f:#?}");
+    let f = run(&plain(
+        "ap@b.example",
+        "Our bank details have changed; please update payment information.",
+    ));
+    assert!(!none(&f, "payment_request"));
+
+    // A long sentence is cut to the phrase.
+    let long = format!(
+        "{} verify your password {}.",
+        "word ".repeat(60),
+        "word ".repeat(60)
+    );
+    let f = run(&plain("a@b.example", &long));
+    assert!(
+        has(&f, "credential_request", "verify your password"),
+        "{f:#?}"
+    );
+
+    // Ordinary mail.
+    let f = run(&plain(
+        "Dana <dana@acme-corp.example>",
+        "Hi Sam,\nThe meeting notes are attached. See you on Tuesday.",
+    ));
+    for c in [
+        "credential_request",
+        "pii_request",
+        "payment_request",
+        "urgency_threat",
+        "generic_greeting",
+    ] {
+        assert!(none(&f, c), "{c}: {f:#?}");
+    }
+}
+
+#[test]
+fn risky_attachments() {
+    let with = |name: &str, ctype: &str, body: &str| {
+        format!(
+            "From: a@b.example\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n\
+             --b\r\nContent-Type: text/plain\r\n\r\n{body}\r\n\
+             --b\r\nContent-Type: {ctype}\r\nContent-Disposition: attachment; filename=\"{name}\"\r\n\r\nplaceholder\r\n--b--\r\n"
+        )
+    };
+    for name in [
+        "statement.pdf.html",
+        "invoice.pdf.exe",
+        "setup.iso",
+        "run.js",
+    ] {
+        let f = run(&with(name, "application/octet-stream", "See attached."));
+        assert!(has(&f, "risky_attachment", name), "{name}: {f:#?}");
+    }
+    let f = run(&with(
+        "files.zip",
+        "application/zip",
+        "The zip password is 1234.",
+    ));
+    assert!(has(&f, "risky_attachment", "files.zip"), "{f:#?}");
+    for name in ["statement.pdf", "files.zip", "photo.jpg"] {
+        let f = run(&with(name, "application/octet-stream", "See attached."));
+        assert!(none(&f, "risky_attachment"), "{name}");
+    }
+}
+
+#[test]
+fn freemail_corporate() {
+    let f = run(&plain(
+        "Jordan Lee, CEO <jordan.ceo@freemail.example>",
+        "Are you at your desk?",
+    ));
+    assert!(
+        has(&f, "freemail_corporate", "jordan.ceo@freemail.example"),
+        "{f:#?}"
+    );
+    let f = run(&plain(
+        "j.lee@mailbox.test",
+        "Are you at your desk?\n\nJordan Lee\nChief Executive Officer",
+    ));
+    assert!(!none(&f, "freemail_corporate"), "{f:#?}");
+    let f = run(&plain(
+        "Sam <sam@freemail.example>",
+        "Dinner on Friday?\nSam",
+    ));
+    assert!(none(&f, "freemail_corporate"));
+}
+
+#[test]
+fn benign_sender_and_links() {
+    let body = "<p>Your statement is ready: <a href=\"https://www.northwindbank.example/statements\">View statement</a></p>";
+    let raw = format!(
+        "From: Northwind Bank <alerts@northwindbank.example>\r\nTo: dana@acme-corp.example\r\n\
+         Authentication-Results: mx.acme-corp.example; dkim=pass header.d=northwindbank.example; spf=pass smtp.mailfrom=alerts@northwindbank.example\r\n\
+         Content-Type: text/html\r\n\r\n{body}"
+    );
+    let f = run(&raw);
+    assert!(
+        has(&f, "sender_brand_match", "northwindbank.example"),
+        "{f:#?}"
+    );
+    assert!(has(
+        &f,
+        "aligned_links",
+        "https://www.northwindbank.example/statements"
+    ));
+    assert!(has(
+        &f,
+        "auth_aligned_pass",
+        "dkim=pass header.d=northwindbank.example"
+    ));
+    assert!(f.iter().all(|x| x.polarity == Polarity::Benign), "{f:#?}");
+
+    // Failing or misaligned authentication, a foreign link: none of those.
+    let raw = raw
+        .replace(
+            "dkim=pass header.d=northwindbank.example",
+            "dkim=pass header.d=mailer.example",
+        )
+        .replace(
+            "https://www.northwindbank.example/statements",
+            "https://elsewhere.example/s",
+        );
+    let f = run(&raw);
+    assert!(
+        none(&f, "auth_aligned_pass") && none(&f, "aligned_links"),
+        "{f:#?}"
+    );
+    assert!(none(
+        &run(&plain("a@b.example", "Hi.")),
+        "sender_brand_match"
+    ));
+}
+
+#[test]
+fn internal_sender() {
+    let f = run(&plain(
+        "Priya <priya@acme-corp.example>",
+        "Notes are on https://wiki.acme-corp.example/notes today.",
+    ));
+    assert!(has(&f, "internal_sender", "acme-corp.example"), "{f:#?}");
+    let f = run(&plain(
+        "Priya <priya@acme-corp.example>",
+        "Notes are on https://files.example/notes today.",
+    ));
+    assert!(none(&f, "internal_sender"));
+}
+
+#[test]
+fn values_missing_from_a_truncated_rendering_yield_nothing() {
+    let limits = EmailLimits {
+        body_max_chars: 20,
+        ..EmailLimits::default()
+    };
+    let raw = plain(
+        "a@b.example",
+        "Hello there friend. Open http://203.0.113.7/login now.",
+    );
+    let email = parse_message(raw.as_bytes(), &limits).unwrap();
+    let rendered = render(&email, &limits);
+    let f = extract(&email, &rendered, IndicatorSet::builtin());
+    assert_invariants(&rendered.text, &f);
+    assert!(none(&f, "ip_url"), "{f:#?}");
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "From: ",
+        "To: ",
+        "Reply-To: ",
+        "Subject: ",
+        "Content-Type: text/html\r\n",
+        "\r\n",
+        "<a href=\"http://0x7f000001/\">",
+        "</a>",
+        "Northwind Bank ",
+        "<x@paypa1.com>",
+        "verify your password",
+        " within 24 hours. ",
+        "Dear customer,",
+        "https://bit.ly/a",
+        "ßü ",
+        "é",
+        "xn--80ak6aa92e.com",
+        "filename=\"a.pdf.exe\"",
+        ". ",
+        "\n",
+        "@",
+        "[link: ",
+        "]",
+        "http://[::1]/",
+        "gift cards",
+        "Return-Path: <a@evil.top>\r\n",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn random_emails_never_panic_and_spans_hold(
+            picks in proptest::collection::vec((0..PIECES.len(), any::<u8>()), 0..60)
+        ) {
+            let mut raw = String::new();
+            for (i, b) in picks {
+                raw.push_str(PIECES[i]);
+                if b % 7 == 0 { raw.push(char::from(b'a' + b % 26)); }
+            }
+            let limits = EmailLimits::default();
+            if let Ok(email) = parse_message(raw.as_bytes(), &limits) {
+                let rendered = render(&email, &limits);
+                let f = extract(&email, &rendered, IndicatorSet::builtin());
+                assert_invariants(&rendered.text, &f);
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2000)) {
+            let limits = EmailLimits::default();
+            if let Ok(email) = parse_message(&bytes, &limits) {
+                let rendered = render(&email, &limits);
+                let f = extract(&email, &rendered, IndicatorSet::builtin());
+                assert_invariants(&rendered.text, &f);
+            }
+        }
+    }
+}
