@@ -14,6 +14,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub mod generate;
+
 /// Canonical environment name.
 pub const NAME: &str = svbench_core::identity::PHISHING_DETECTION.name;
 /// Short id, used in file names and config ids.

@@ -1,0 +1,368 @@
+//! `sv-synth-e4`: the seeded template generator behind the project's own E4
+//! corpus (spec §3.1).
+//!
+//! Output is a pure function of (generator version, [`GenConfig`], seed).
+//! Each split is drawn from its own stream, as groups: a legitimate instance
+//! with its phishing counterparts (one `pair_id`), or one ambiguous item.
+//! Whole groups belong to one split; the ood split draws from two families
+//! and three brands the other splits never see.
+
+pub mod ambiguous;
+pub mod brands;
+pub mod card;
+pub mod ctx;
+pub mod draft;
+pub mod families;
+pub mod manifest;
+pub mod phrases;
+pub mod rng;
+pub mod row;
+pub mod scenario;
+pub mod slots;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use self::ambiguous::archetype_of;
+use self::families::Family;
+pub use self::manifest::{corpus_from_manifest, Manifest};
+use self::rng::{stream, GenRng};
+use self::row::{build_row, RowInfo};
+pub use self::row::{email_from_json, email_json};
+pub use self::scenario::{ambiguous_pair, AmbiguousSeeds, AmbiguousSide};
+use self::scenario::{brand_name, draw_slots, families_for};
+use crate::e4::Label;
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
+pub use crate::kit::generate::{to_jsonl, GenError};
+
+/// Generator name (`meta.generator.name`).
+pub const GENERATOR_NAME: &str = "sv-synth-e4";
+/// Generator version; bump whenever output bytes change.
+pub const GENERATOR_VERSION: &str = "1";
+/// Default seed (and the committed corpus's).
+pub const DEFAULT_SEED: u64 = 42;
+
+/// A dataset split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Split {
+    /// Training rows.
+    Train,
+    /// Development rows.
+    Dev,
+    /// Test rows.
+    Test,
+    /// Out-of-distribution rows.
+    Ood,
+}
+
+impl Split {
+    /// All splits in file order.
+    pub const ALL: [Split; 4] = [Split::Train, Split::Dev, Split::Test, Split::Ood];
+
+    /// `train`, `dev`, `test` or `ood`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Train => "train",
+            Split::Dev => "dev",
+            Split::Test => "test",
+            Split::Ood => "ood",
+        }
+    }
+}
+
+impl fmt::Display for Split {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Split {
+    type Err = GenError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        kit::parse_split(s, &Split::ALL, Split::as_str)
+    }
+}
+
+/// Rows per split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitSizes {
+    /// Training rows.
+    pub train: usize,
+    /// Development rows.
+    pub dev: usize,
+    /// Test rows.
+    pub test: usize,
+    /// Out-of-distribution rows.
+    pub ood: usize,
+}
+
+impl SplitSizes {
+    /// The size of one split.
+    pub fn get(&self, split: Split) -> usize {
+        match split {
+            Split::Train => self.train,
+            Split::Dev => self.dev,
+            Split::Test => self.test,
+            Split::Ood => self.ood,
+        }
+    }
+}
+
+/// Generator configuration (recorded in the manifest).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenConfig {
+    /// Share of ambiguous (gold `Abstain`) rows per split, in [0, 1]; the
+    /// rest is half phishing, half legitimate.
+    pub ambiguity: f64,
+    /// Rows per split.
+    pub sizes: SplitSizes,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        Self {
+            ambiguity: 0.20,
+            sizes: SplitSizes {
+                train: 1_200,
+                dev: 200,
+                test: 400,
+                ood: 200,
+            },
+        }
+    }
+}
+
+impl GenConfig {
+    /// Checks the configuration.
+    pub fn validate(&self) -> Result<(), GenError> {
+        kit::check_share("ambiguity", self.ambiguity)
+    }
+}
+
+/// All four splits of a generated corpus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corpus {
+    /// The configuration used.
+    pub config: GenConfig,
+    /// The seed used.
+    pub seed: u64,
+    /// Rows per split, in file order.
+    pub splits: Vec<(Split, Vec<Value>)>,
+}
+
+impl Corpus {
+    /// Rows of one split.
+    pub fn rows(&self, split: Split) -> &[Value] {
+        kit::split_rows_in(&self.splits, split)
+    }
+}
+
+/// The corpus at `config` for `seed` (the spec's `generate`).
+pub fn generate(config: &GenConfig, seed: u64) -> Corpus {
+    generate_corpus(config, seed)
+}
+
+/// The whole corpus at the configured sizes.
+pub fn generate_corpus(config: &GenConfig, seed: u64) -> Corpus {
+    let splits = Split::ALL
+        .into_iter()
+        .map(|s| (s, generate_split(config, seed, s, config.sizes.get(s))))
+        .collect();
+    Corpus {
+        config: *config,
+        seed,
+        splits,
+    }
+}
+
+/// The files of a corpus directory: four JSONL files, `manifest.json`, the
+/// data card `README.md`.
+pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
+    let manifest = Manifest::for_corpus(corpus);
+    let card = card::render_card(corpus, &manifest);
+    kit::corpus_files(&corpus.splits, &manifest, card)
+}
+
+/// What one group of a split is.
+#[derive(Debug, Clone, Copy)]
+enum Group {
+    /// A legitimate instance with `phish` counterparts (0–2).
+    Pair(&'static Family, usize),
+    /// One ambiguous item of a family's archetype.
+    Ambiguous(&'static Family),
+}
+
+/// A 53-bit seed (exact in every JSON reader).
+fn seed53(rng: &mut GenRng) -> u64 {
+    rng.next_u64() >> 11
+}
+
+/// `n` rows of `split`. With the configured size this is the split's file.
+pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> Vec<Value> {
+    let ood = split == Split::Ood;
+    let mut rng = stream(seed, &format!("v{GENERATOR_VERSION}/{split}"));
+    let groups = plan(config, n, ood, &mut rng);
+    let mut rows: Vec<(String, RowInfo, self::draft::Built)> = Vec::with_capacity(n);
+    for (g, group) in groups.iter().enumerate() {
+        let pair_id = format!("e4-{split}-{:04}", g + 1);
+        match *group {
+            Group::Pair(family, phish) => {
+                let slots = draw_slots(&mut rng, family, ood);
+                let base = RowInfo {
+                    label: Label::Legitimate,
+                    family: family.id,
+                    phishing_type: None,
+                    brand: brand_name(&slots),
+                    pair_id,
+                    hard: Vec::new(),
+                    soft: Vec::new(),
+                    ambiguity: None,
+                };
+                let legit = scenario::legit(family, &slots, seed53(&mut rng));
+                let info = RowInfo {
+                    soft: legit.soft.clone(),
+                    ..base.clone()
+                };
+                rows.push((String::new(), info, legit.built));
+                for _ in 0..phish {
+                    let p = scenario::phishing(family, &slots, seed53(&mut rng));
+                    let info = RowInfo {
+                        label: Label::Phishing,
+                        phishing_type: Some(family.phishing_type),
+                        hard: p.hard.clone(),
+                        ..base.clone()
+                    };
+                    rows.push((String::new(), info, p.built));
+                }
+            }
+            Group::Ambiguous(family) => {
+                let arch = archetype_of(family.id);
+                let seeds = AmbiguousSeeds {
+                    surface: seed53(&mut rng),
+                    legitimate: seed53(&mut rng),
+                    phishing: seed53(&mut rng),
+                };
+                let built = scenario::surface(arch, ood, seeds.surface);
+                let brand = {
+                    let mut r = stream(seeds.surface, "surface");
+                    brand_name(&draw_slots(&mut r, family, ood))
+                };
+                let hard = built
+                    .spans
+                    .iter()
+                    .filter(|s| s.polarity == crate::e4::Polarity::Phish)
+                    .map(|s| s.category)
+                    .collect();
+                let info = RowInfo {
+                    label: Label::Abstain,
+                    family: family.id,
+                    phishing_type: None,
+                    brand,
+                    pair_id,
+                    hard: Vec::new(),
+                    soft: hard,
+                    ambiguity: Some((arch.id, seeds)),
+                };
+                rows.push((String::new(), info, built));
+            }
+        }
+    }
+    rng.shuffle(&mut rows);
+    let offset: usize = Split::ALL
+        .iter()
+        .take_while(|s| **s != split)
+        .map(|s| config.sizes.get(*s))
+        .sum();
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, (_, info, built))| {
+            let id = format!("e4-gen-{:06}", offset + i + 1);
+            build_row(&id, split.as_str(), &built, &info, seed)
+        })
+        .collect()
+}
+
+/// Label counts for `n` rows: ambiguous ≈ `ambiguity`·n, the rest split
+/// evenly (one more ambiguous row when the rest is odd).
+pub fn label_counts(config: &GenConfig, n: usize) -> (usize, usize, usize) {
+    let mut amb = ((config.ambiguity * n as f64).round() as usize).min(n);
+    if (n - amb) % 2 == 1 {
+        amb += 1;
+    }
+    let half = (n - amb) / 2;
+    (half, half, amb)
+}
+
+/// The groups of a split: one in eight phishing rows sits in a group with a
+/// second counterpart, balanced by as many legitimate-only groups; families
+/// are dealt round-robin from a shuffled order so each appears evenly.
+fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group> {
+    let (phish, _legit, amb) = label_counts(config, n);
+    let mut families = families_for(ood);
+    rng.shuffle(&mut families);
+    let triples = phish / 8;
+    let pairs = phish - 2 * triples;
+    let mut groups = Vec::new();
+    let mut deal = {
+        let mut i = 0usize;
+        move || {
+            i += 1;
+            families[(i - 1) % families.len()]
+        }
+    };
+    for _ in 0..triples {
+        groups.push(Group::Pair(deal(), 2));
+    }
+    for _ in 0..pairs {
+        groups.push(Group::Pair(deal(), 1));
+    }
+    for _ in 0..triples {
+        groups.push(Group::Pair(deal(), 0));
+    }
+    for _ in 0..amb {
+        groups.push(Group::Ambiguous(deal()));
+    }
+    groups
+}
+
+/// `sv-synth-e4` as `svbench data gen` runs it.
+#[derive(Debug, Clone, Copy)]
+pub struct SvSynthE4;
+
+impl CorpusGenerator for SvSynthE4 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let config = GenConfig::default();
+        let n = n.unwrap_or(config.sizes.get(split));
+        Ok(generate_split(&config, seed, split, n))
+    }
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        Ok(generate_corpus(&GenConfig::default(), seed))
+    }
+
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Manifest(e.to_string()))
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        Ok(corpus_files(corpus))
+    }
+}
+
+/// E4's generator for the registry (`generators: &[&e4::generate::GENERATOR]`).
+pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE4>();
