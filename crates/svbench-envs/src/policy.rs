@@ -452,7 +452,8 @@ impl E2OraclePolicy {
     }
 }
 
-fn internal(message: String) -> SampleError {
+/// A sample error of kind `internal` (a builtin could not answer).
+pub(crate) fn internal(message: String) -> SampleError {
     SampleError {
         kind: "internal".into(),
         message,

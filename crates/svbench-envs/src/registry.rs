@@ -23,6 +23,7 @@ use svbench_core::ExampleSet;
 use crate::environment::{Budgets, EnvKind, Environment};
 pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
+pub use crate::kit::import::ImporterEntry;
 use crate::policy::{Policy, PolicyError};
 
 /// Sampling defaults of an environment: token limit per model call and
@@ -70,6 +71,8 @@ pub struct EnvEntry {
     pub default_policy: Option<&'static str>,
     /// Dataset generators (`svbench data gen`), the default first.
     pub generators: &'static [&'static GeneratorEntry],
+    /// Importers of other formats (`svbench data import`), if any.
+    pub importer: Option<&'static ImporterEntry>,
     /// The environment's own argument names (`--env-arg K=V`).
     pub arg_names: &'static [&'static str],
     /// The arguments among `arg_names` that name files on the machine that
@@ -186,7 +189,11 @@ impl EnvEntry {
 }
 
 /// Every environment this build runs, in catalogue order.
-pub static REGISTRY: [&EnvEntry; 2] = [&crate::e1::entry::ENTRY, &crate::e2::entry::ENTRY];
+pub static REGISTRY: [&EnvEntry; 3] = [
+    &crate::e1::entry::ENTRY,
+    &crate::e2::entry::ENTRY,
+    &crate::e4::entry::ENTRY,
+];
 
 /// Why a name does not resolve to a runnable environment.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

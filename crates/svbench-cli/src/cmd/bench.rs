@@ -22,7 +22,9 @@ use crate::exit;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// What to benchmark: e1 (scoring, report, rollouts), e2 (scoring an
-    /// answer with a patch; `--completions` answers, at most 100,000), scan
+    /// answer with a patch; `--completions` answers, at most 10,000), e4
+    /// (parse, render, indicators and score per email; `--completions`
+    /// emails, at most 200,000, and `--large-emails` 1 MB emails), scan
     /// (the config analyzers) or serve (a load test of `svbench serve` run
     /// as a second process).
     pub env: String,
@@ -39,6 +41,9 @@ pub struct BenchArgs {
     /// Completions to score in the scoring benchmark.
     #[arg(long, default_value_t = 2_000_000)]
     pub completions: usize,
+    /// e4: 1 MB emails to time (0 skips).
+    #[arg(long, default_value_t = 200)]
+    pub large_emails: usize,
     /// Result records in the report benchmark.
     #[arg(long, default_value_t = 100_000)]
     pub records: usize,
@@ -90,6 +95,13 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         // Each cold score builds its own row: 10,000 keeps the run short.
         return super::bench_e2::run(args.completions.min(10_000));
     }
+    if named(&svbench_envs::e4::entry::ENTRY) {
+        if args.completions == 0 {
+            return Err(exit::usage("--completions must be positive"));
+        }
+        // 20,000 typical emails and 200 large ones take seconds.
+        return super::bench_e4::run(args.completions.min(200_000), args.large_emails);
+    }
     if args.env == "serve" {
         return super::bench_serve::run(super::bench_serve::Limits {
             requests: args.requests,
@@ -108,7 +120,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
     if !named(&e1_entry::ENTRY) {
         return Err(exit::usage(format!(
-            "no benchmark for `{}` in this build (available: e1, e2, scan, serve)",
+            "no benchmark for `{}` in this build (available: e1, e2, e4, scan, serve)",
             args.env
         )));
     }

@@ -25,6 +25,10 @@ use crate::exit;
 pub enum DataCommand {
     /// Generate rows with an environment's seeded generator.
     Gen(GenArgs),
+    /// Import local files (CSV, JSONL, mail) as an environment's rows, with explicit mappings.
+    Import(super::data_import::ImportArgs),
+    /// Summarise a CSV or JSONL file and suggest `data import` flags (never applied).
+    Inspect(super::data_import::InspectArgs),
     /// Import Zeek conn.log / conn.log.labeled files as E1 rows.
     ImportZeek(ImportZeekArgs),
 }
@@ -105,6 +109,8 @@ pub struct ImportZeekArgs {
 pub fn run(args: DataCommand, _global: &GlobalArgs) -> anyhow::Result<u8> {
     match args {
         DataCommand::Gen(a) => gen(a),
+        DataCommand::Import(a) => super::data_import::import(a),
+        DataCommand::Inspect(a) => super::data_import::inspect(a),
         DataCommand::ImportZeek(a) => import_zeek(a),
     }
 }
@@ -233,7 +239,7 @@ fn write_corpus(dir: &Path, corpus: &GeneratedCorpus) -> anyhow::Result<()> {
 }
 
 /// Writes data to a file or stdout; a closed pipe is not an error.
-fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<u8> {
+pub(super) fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<u8> {
     match out {
         Some(p) => {
             std::fs::write(p, text.as_bytes())
@@ -260,7 +266,7 @@ fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
         .map_err(|e| exit::data(format!("cannot read {what} {}: {e}", path.display())))
 }
 
-fn parse_ratios(s: &str) -> anyhow::Result<[f64; 3]> {
+pub(super) fn parse_ratios(s: &str) -> anyhow::Result<[f64; 3]> {
     let parts: Vec<f64> = s
         .split(',')
         .map(|p| p.trim().parse::<f64>())

@@ -2,11 +2,13 @@
 
 pub mod bench;
 pub mod bench_e2;
+pub mod bench_e4;
 pub mod bench_rollouts;
 pub mod bench_scan;
 pub mod bench_serve;
 pub mod compare;
 pub mod data;
+pub mod data_import;
 pub mod envs;
 pub mod eval;
 pub mod eval_abort;

@@ -50,6 +50,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     ],
     default_policy: None,
     generators: &[&super::generate::GENERATOR],
+    importer: None,
     arg_names: &ARG_NAMES,
     path_arg_names: &PATH_ARG_NAMES,
     budgets: DEFAULT_BUDGETS,

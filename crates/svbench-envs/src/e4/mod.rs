@@ -4,17 +4,24 @@
 //! The email code (MIME parsing, rendering, the indicator extractor) lives in
 //! `svbench_scan::email`; this module holds what makes it an environment.
 
+pub mod args;
+pub mod dataset;
+pub mod entry;
+pub mod env;
+pub mod generate;
 pub mod grounding;
+pub mod import;
 pub mod normalize;
 pub mod parse;
+pub mod policy;
+pub mod prompt;
 pub mod reward;
+pub mod row;
 pub mod score;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-
-pub mod generate;
 
 /// Canonical environment name.
 pub const NAME: &str = svbench_core::identity::PHISHING_DETECTION.name;
@@ -115,7 +122,3 @@ impl GoldSource {
         }
     }
 }
-
-pub mod args;
-pub mod prompt;
-pub mod row;

@@ -62,9 +62,11 @@ fn structured(map: &Map<String, Value>) -> Result<Email, String> {
             "text" => email.text = Some(string(value, "email.text")?),
             "html" => email.html = Some(string(value, "email.html")?),
             "attachments" => email.attachments = attachments(value)?,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "unknown key `email.{other}` (expected raw, or headers, text, html, attachments)"
-            )),
+            ))
+            }
         }
     }
     Ok(email)
@@ -157,7 +159,7 @@ fn excerpt(s: &str, at: usize) -> String {
 
 /// The gold facts of a row's `meta`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GoldFacts {
+pub struct RowGold {
     /// Gold spans, checked against `question`.
     pub spans: Vec<GoldSpan>,
     /// Where they come from.
@@ -167,7 +169,7 @@ pub struct GoldFacts {
 /// Reads `meta.spans` and `meta.gold_source` and checks every span against
 /// `question` (code points). A row with neither has no gold evidence
 /// (`none`); spans without a `gold_source` are an error.
-pub fn gold_facts(meta: Option<&Value>, question: &str) -> Result<GoldFacts, String> {
+pub fn gold_facts(meta: Option<&Value>, question: &str) -> Result<RowGold, String> {
     let spans_value = meta.and_then(|m| m.get("spans"));
     let source_value = meta.and_then(|m| m.get("gold_source"));
     let gold_source =
@@ -207,7 +209,7 @@ pub fn gold_facts(meta: Option<&Value>, question: &str) -> Result<GoldFacts, Str
             }
         }
     }
-    Ok(GoldFacts { spans, gold_source })
+    Ok(RowGold { spans, gold_source })
 }
 
 /// Checks `meta.render_version` when present.

@@ -6,5 +6,6 @@
 pub mod args;
 pub mod dataset;
 pub mod generate;
+pub mod import;
 pub mod reward;
 pub mod rows;

@@ -21,6 +21,7 @@ mod e2_patch_exploits;
 mod e2_reward;
 mod e2_tools;
 mod e2_upstream_patch;
+mod e4_import;
 mod parse_nesting;
 
 /// A scored answer's `parsed` and compatibility fields as written to

@@ -1,0 +1,231 @@
+//! `svbench bench e4`: the whole path of one email — MIME parsing,
+//! rendering, the indicator extractor and scoring an answer — on one core.
+//! Prints figures; asserts nothing.
+//!
+//! Typical emails are the embedded corpus (every split), each written out
+//! as an RFC 5322 message (multipart/alternative when it has HTML, with its
+//! attachments as base64 parts) so that parsing is part of the cost. Large
+//! emails are generated: a 1 MB HTML body, or a short body with a 1 MB
+//! attachment.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use svbench_core::Completion;
+use svbench_envs::e4::args::E4Args;
+use svbench_envs::e4::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
+use svbench_envs::e4::env::E4Env;
+use svbench_envs::e4::row::email_of_row;
+use svbench_scan::email::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
+
+use crate::out::outln;
+
+/// One email's work, timed as a unit: parse, render, extract, score.
+struct Pipeline {
+    env: E4Env,
+    limits: EmailLimits,
+    set: &'static IndicatorSet,
+}
+
+impl Pipeline {
+    /// Returns the reward, so the work cannot be optimised away.
+    fn run(
+        &self,
+        raw: &[u8],
+        answer: &Completion,
+        gold: &Value,
+        meta: Option<&Value>,
+    ) -> anyhow::Result<f64> {
+        let email = parse_message(raw, &self.limits)?;
+        let rendered = render(&email, &self.limits);
+        let findings = extract(&email, &rendered, self.set);
+        std::hint::black_box(&findings);
+        // The answer is scored against the rendering just made; with no
+        // gold spans for generated large emails, the row's own otherwise.
+        let (score, _) = self
+            .env
+            .score_row(&rendered.text, gold, meta, answer)
+            .map_err(|e| anyhow::anyhow!(e))?;
+        Ok(score.reward.total)
+    }
+}
+
+/// An RFC 5322 message for a parsed email.
+fn to_raw(email: &Email) -> String {
+    let h = &email.headers;
+    let mut out = String::new();
+    for (name, value) in [
+        ("From", &h.from),
+        ("Reply-To", &h.reply_to),
+        ("Return-Path", &h.return_path),
+        ("To", &h.to),
+        ("Date", &h.date),
+        ("Subject", &h.subject),
+        ("Message-ID", &h.message_id),
+        ("Authentication-Results", &h.authentication_results),
+    ] {
+        if let Some(v) = value {
+            let _ = write!(out, "{name}: {v}\r\n");
+        }
+    }
+    out.push_str(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b-mixed\"\r\n\r\n",
+    );
+    out.push_str("--b-mixed\r\nContent-Type: multipart/alternative; boundary=\"b-alt\"\r\n\r\n");
+    if let Some(text) = &email.text {
+        let _ = write!(out, "--b-alt\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{text}\r\n");
+    }
+    if let Some(html) = &email.html {
+        let _ = write!(out, "--b-alt\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n{html}\r\n");
+    }
+    out.push_str("--b-alt--\r\n");
+    for a in &email.attachments {
+        let body = base64(&vec![b'x'; a.size.min(1 << 20) as usize]);
+        let _ = write!(
+            out,
+            "--b-mixed\r\nContent-Type: {}; name=\"{}\"\r\nContent-Disposition: attachment; filename=\"{}\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{body}\r\n",
+            a.mime_type, a.name, a.name
+        );
+    }
+    out.push_str("--b-mixed--\r\n");
+    out
+}
+
+/// Standard base64 in 76-character lines.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + bytes.len() / 57 * 2 + 4);
+    for (i, chunk) in bytes.chunks(3).enumerate() {
+        if i > 0 && i % 19 == 0 {
+            out.push_str("\r\n");
+        }
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * k)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A large email: a 1 MB HTML body of paragraphs and links, or a short
+/// body with a 1 MB attachment.
+fn large_email(i: usize) -> String {
+    let head = format!(
+        "From: Northwind Bank <alerts@northwlnd-bank.top>\r\nTo: dana.ortiz@acme-corp.example\r\nSubject: Statement {i}\r\nMIME-Version: 1.0\r\n"
+    );
+    if i % 2 == 0 {
+        let mut html = String::from("<html><body>");
+        let mut k = 0;
+        while html.len() < 1 << 20 {
+            let _ = write!(
+                html,
+                "<p>Dear customer, item {k}: please review your account activity. <a href=\"http://203.0.113.{}/login?i={k}\">Verify now</a></p>",
+                k % 250
+            );
+            k += 1;
+        }
+        html.push_str("</body></html>");
+        format!("{head}Content-Type: text/html; charset=utf-8\r\n\r\n{html}")
+    } else {
+        let body = base64(&vec![b'y'; 750_000]);
+        format!(
+            "{head}Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nConfirm your password within 24 hours.\r\n--b\r\nContent-Type: application/octet-stream; name=\"statement.pdf.exe\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{body}\r\n--b--\r\n"
+        )
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Runs the benchmark: `n` typical emails (the corpus, cycled) and `large`
+/// 1 MB emails.
+pub fn run(n: usize, large: usize) -> anyhow::Result<u8> {
+    let args = E4Args::default();
+    let limits = args.limits();
+    let pipeline = Pipeline {
+        env: E4Env::new("v1", None, args)?,
+        limits: limits.clone(),
+        set: IndicatorSet::builtin(),
+    };
+    let rows = load(
+        &DatasetSpec::Embedded,
+        &SplitRequest(Some("all".into())),
+        &SelectionRequest {
+            max_examples: None,
+            shuffle: false,
+            seed: 0,
+        },
+        &limits,
+    )?;
+    // Prepared before timing: messages, answers and row metadata.
+    let mut items = Vec::with_capacity(rows.examples.len());
+    for example in &rows.examples {
+        let info = example.info_value();
+        let email = email_of_row(&info["email"], &limits).map_err(|e| anyhow::anyhow!(e))?;
+        let raw = to_raw(&email);
+        let quote: Vec<&str> = info["meta"]["spans"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["text"].as_str())
+            .take(3)
+            .collect();
+        let answer = Completion::assistant_text(
+            json!({"label": example.answer, "confidence": 0.8, "evidence": quote}).to_string(),
+        );
+        items.push((raw, answer, example.answer.clone(), info["meta"].clone()));
+    }
+    let bytes: usize = items.iter().map(|i| i.0.len()).sum();
+    let mut checksum = 0.0;
+    for (raw, answer, gold, meta) in &items {
+        checksum += pipeline.run(raw.as_bytes(), answer, gold, Some(meta))?;
+    }
+    let mut latencies = Vec::with_capacity(n);
+    let start = Instant::now();
+    for i in 0..n {
+        let (raw, answer, gold, meta) = &items[i % items.len()];
+        let t = Instant::now();
+        checksum += pipeline.run(raw.as_bytes(), answer, gold, Some(meta))?;
+        latencies.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    latencies.sort_by(f64::total_cmp);
+    outln!(
+        "e4 typical emails: {n} emails ({} distinct corpus rows, mean {:.1} KB as MIME) in {secs:.3} s = {:.0} emails/s on one core; p50 {:.1} µs, p99 {:.1} µs (checksum {checksum:.1})",
+        items.len(),
+        bytes as f64 / items.len() as f64 / 1024.0,
+        n as f64 / secs,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+    )?;
+    if large > 0 {
+        let answer = Completion::assistant_text(
+            r#"{"label":"Phishing","confidence":0.9,"evidence":["northwlnd-bank.top","Verify now"]}"#,
+        );
+        let gold = json!("Phishing");
+        let emails: Vec<String> = (0..large.min(8)).map(large_email).collect();
+        let mut latencies = Vec::with_capacity(large);
+        for i in 0..large {
+            let raw = &emails[i % emails.len()];
+            let t = Instant::now();
+            checksum += pipeline.run(raw.as_bytes(), &answer, &gold, None)?;
+            latencies.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        latencies.sort_by(f64::total_cmp);
+        outln!(
+            "e4 1 MB emails: {large} emails (half a 1 MB HTML body, half a 1 MB attachment); p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms on one core (checksum {checksum:.1})",
+            percentile(&latencies, 0.5),
+            percentile(&latencies, 0.99),
+            latencies[latencies.len() - 1],
+        )?;
+    }
+    Ok(crate::exit::OK)
+}

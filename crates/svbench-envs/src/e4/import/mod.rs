@@ -1,0 +1,545 @@
+//! Importers for public email formats (spec §3.3): column-mapped CSV and
+//! JSONL, `.eml` directories, mailboxes and upstream E4 rows, to E4 rows.
+//!
+//! Nothing is guessed: the text column, the label column, every label value's
+//! mapping, the text kind and the gold-evidence source are explicit, and a
+//! missing or unmapped piece is an error that says what the file holds.
+
+mod messages;
+mod table;
+
+pub mod inspect;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+use svbench_core::canonical::sha256_hex;
+use svbench_scan::email::{render, Email, EmailLimits, RENDER_VERSION};
+
+use super::{GoldSource, GoldSpan, Label};
+
+/// Input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// A CSV file with mapped columns.
+    Csv,
+    /// A JSONL file of objects with mapped keys.
+    Jsonl,
+    /// Upstream E4 rows (`question`/`answer`/`metadata`).
+    UpstreamE4,
+    /// A directory of `.eml` files (or `.eml` files).
+    Eml,
+    /// Mailboxes.
+    Mbox,
+}
+
+impl ImportFormat {
+    /// Every format with its name, as `--format` takes it.
+    pub const ALL: [(&'static str, ImportFormat); 5] = [
+        ("csv", ImportFormat::Csv),
+        ("jsonl", ImportFormat::Jsonl),
+        ("upstream-e4", ImportFormat::UpstreamE4),
+        ("eml", ImportFormat::Eml),
+        ("mbox", ImportFormat::Mbox),
+    ];
+
+    /// Parses a `--format` value.
+    pub fn parse(name: &str) -> Result<Self, ImportError> {
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| {
+                ImportError::Usage(format!(
+                    "unknown E4 import format `{name}` (expected {})",
+                    Self::ALL.map(|(n, _)| n).join(", ")
+                ))
+            })
+    }
+}
+
+/// Whether a text cell holds a whole message or only its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    /// A whole RFC 5322 message.
+    Raw,
+    /// The body text only.
+    Body,
+}
+
+/// Where imported rows' gold evidence comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvidenceGold {
+    /// The indicator extractor's findings.
+    Extractor,
+    /// No gold spans: evidence is not scored on these rows.
+    None,
+}
+
+/// How rows are assigned to splits.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SplitChoice {
+    /// Every row in one split.
+    Fixed(String),
+    /// Seeded shares of train, dev, test, grouped by normalised subject.
+    Ratios([f64; 3]),
+}
+
+/// Everything an import needs; which fields apply depends on the format.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    /// Input format.
+    pub format: ImportFormat,
+    /// CSV/JSONL: the column with the email text.
+    pub text_col: Option<String>,
+    /// CSV/JSONL: the column with the label.
+    pub label_col: Option<String>,
+    /// CSV/JSONL: `value=Label,…` for every distinct label value.
+    pub label_map: Option<String>,
+    /// CSV/JSONL: whole message or body only.
+    pub text_kind: Option<TextKind>,
+    /// CSV/JSONL: optional subject column (body texts).
+    pub subject_col: Option<String>,
+    /// CSV/JSONL: optional sender column (body texts).
+    pub from_col: Option<String>,
+    /// CSV/JSONL: optional id column.
+    pub id_col: Option<String>,
+    /// Drop rows whose label value is not mapped (counted) instead of failing.
+    pub drop_unmapped: bool,
+    /// Drop rows with an empty text cell (counted) instead of failing.
+    pub drop_empty: bool,
+    /// eml/mbox: one label for every message.
+    pub label: Option<String>,
+    /// eml/mbox: CSV of `file_or_message_id,label`.
+    pub labels: Option<PathBuf>,
+    /// Gold evidence source (required).
+    pub evidence_gold: Option<EvidenceGold>,
+    /// Split assignment (required).
+    pub split: Option<SplitChoice>,
+    /// Seed of the split assignment.
+    pub seed: u64,
+    /// Rendering limits.
+    pub limits: EmailLimits,
+}
+
+impl ImportOptions {
+    /// Options for `format` with nothing else set.
+    pub fn new(format: ImportFormat) -> Self {
+        Self {
+            format,
+            text_col: None,
+            label_col: None,
+            label_map: None,
+            text_kind: None,
+            subject_col: None,
+            from_col: None,
+            id_col: None,
+            drop_unmapped: false,
+            drop_empty: false,
+            label: None,
+            labels: None,
+            evidence_gold: None,
+            split: None,
+            seed: 42,
+            limits: EmailLimits::default(),
+        }
+    }
+}
+
+/// Why an import failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// Flags missing, conflicting or malformed.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A row or message is malformed.
+    #[error("{path}:{line}: {message}")]
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (CSV: the record's first line; mbox: the message's number).
+        line: usize,
+        /// Why.
+        message: String,
+    },
+    /// The input as a whole does not fit the flags (a missing column,
+    /// unmapped label values).
+    #[error("{0}")]
+    Input(String),
+}
+
+/// One message read from the input, before rendering.
+#[derive(Debug, Clone)]
+pub(crate) struct Message {
+    /// Where it came from, for errors and provenance.
+    pub path: PathBuf,
+    /// 1-based line or message number.
+    pub line: usize,
+    /// Id from the input, if any.
+    pub id: Option<String>,
+    /// The parsed email.
+    pub email: Email,
+    /// The row's `email` field.
+    pub email_field: Value,
+    /// Gold label.
+    pub label: Label,
+    /// Extra `meta` keys (upstream evidence categories, …).
+    pub extra_meta: Map<String, Value>,
+}
+
+/// What an import produced.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOutcome {
+    /// E4 rows, in input order.
+    pub rows: Vec<Value>,
+    /// Label values dropped by `--drop-unmapped`, with counts.
+    pub dropped_unmapped: BTreeMap<String, usize>,
+    /// Rows dropped by `--drop-empty`.
+    pub dropped_empty: usize,
+    /// Rows dropped because their rendering repeats an earlier row's.
+    pub duplicates: usize,
+}
+
+/// Imports `inputs` to E4 rows.
+pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<ImportOutcome, ImportError> {
+    let evidence_gold = opts
+        .evidence_gold
+        .ok_or_else(|| ImportError::Usage("--evidence-gold extractor|none is required".into()))?;
+    let split = opts.split.clone().ok_or_else(|| {
+        ImportError::Usage(
+            "choose the split: --split NAME, or --split-ratios TRAIN,DEV,TEST with --seed".into(),
+        )
+    })?;
+    if inputs.is_empty() {
+        return Err(ImportError::Usage("no input files".into()));
+    }
+    let mut outcome = ImportOutcome::default();
+    let messages = match opts.format {
+        ImportFormat::Csv | ImportFormat::Jsonl => table::read(inputs, opts, &mut outcome)?,
+        ImportFormat::UpstreamE4 => messages::upstream(inputs, opts)?,
+        ImportFormat::Eml => messages::eml(inputs, opts)?,
+        ImportFormat::Mbox => messages::mbox(inputs, opts)?,
+    };
+    let importer = Importer {
+        opts,
+        evidence_gold,
+        split,
+    };
+    let mut seen = HashSet::new();
+    for m in messages {
+        let row = importer.row(m);
+        let question = row["question"].as_str().unwrap_or_default();
+        if !seen.insert(sha256_hex(question.as_bytes())) {
+            outcome.duplicates += 1;
+            continue;
+        }
+        outcome.rows.push(row);
+    }
+    Ok(outcome)
+}
+
+struct Importer<'a> {
+    opts: &'a ImportOptions,
+    evidence_gold: EvidenceGold,
+    split: SplitChoice,
+}
+
+impl Importer<'_> {
+    fn row(&self, m: Message) -> Value {
+        let rendered = render(&m.email, &self.opts.limits);
+        let question = rendered.text.clone();
+        let (spans, gold_source) = match self.evidence_gold {
+            EvidenceGold::None => (Vec::new(), GoldSource::None),
+            EvidenceGold::Extractor => {
+                (extractor_spans(&m.email, &rendered), GoldSource::Extractor)
+            }
+        };
+        let digest = sha256_hex(question.as_bytes());
+        let id =
+            m.id.clone()
+                .unwrap_or_else(|| format!("e4-imp-{}", &digest[..12]));
+        let split = match &self.split {
+            SplitChoice::Fixed(s) => s.clone(),
+            SplitChoice::Ratios(r) => {
+                ratio_split(r, self.opts.seed, &group_key(&m.email, &question))
+            }
+        };
+        let mut meta = Map::new();
+        meta.insert("split".into(), json!(split));
+        meta.insert("spans".into(), json!(spans));
+        meta.insert("gold_source".into(), json!(gold_source.as_str()));
+        meta.insert("render_version".into(), json!(RENDER_VERSION));
+        meta.insert(
+            "source".into(),
+            json!(format!("{}:{}", m.path.display(), m.line)),
+        );
+        meta.insert(
+            "importer".into(),
+            json!({"format": format_name(self.opts.format), "version": super::VERSION}),
+        );
+        meta.extend(m.extra_meta);
+        json!({
+            "id": id,
+            "question": question,
+            "answer": m.label.as_str(),
+            "email": m.email_field,
+            "meta": meta,
+        })
+    }
+}
+
+fn format_name(format: ImportFormat) -> &'static str {
+    ImportFormat::ALL
+        .iter()
+        .find(|(_, f)| *f == format)
+        .map_or("?", |(n, _)| n)
+}
+
+/// The extractor's findings as gold spans.
+pub fn extractor_spans(email: &Email, rendered: &svbench_scan::email::Rendered) -> Vec<GoldSpan> {
+    use svbench_scan::email::{extract, IndicatorSet, Polarity as P};
+    extract(email, rendered, IndicatorSet::builtin())
+        .into_iter()
+        .map(|f| GoldSpan {
+            start: f.start,
+            end: f.end,
+            text: f.text,
+            category: f.category.to_string(),
+            polarity: match f.polarity {
+                P::Phish => super::Polarity::Phish,
+                P::Benign => super::Polarity::Benign,
+            },
+        })
+        .collect()
+}
+
+/// Rows with the same normalised subject go to one split (near-duplicates
+/// of a campaign stay together); without a subject, the body's start.
+fn group_key(email: &Email, question: &str) -> String {
+    let subject = email.headers.subject.as_deref().unwrap_or_default();
+    let mut s = subject.trim().to_lowercase();
+    loop {
+        let stripped = ["re:", "fw:", "fwd:", "aw:", "tr:"]
+            .iter()
+            .find_map(|p| s.strip_prefix(p).map(|r| r.trim_start().to_string()));
+        match stripped {
+            Some(r) => s = r,
+            None => break,
+        }
+    }
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.is_empty() {
+        question.chars().take(200).collect()
+    } else {
+        s
+    }
+}
+
+/// train/dev/test from a seeded hash of the group key.
+fn ratio_split(ratios: &[f64; 3], seed: u64, key: &str) -> String {
+    let digest = sha256_hex(format!("{seed}\u{0}{key}").as_bytes());
+    let x = u64::from_str_radix(&digest[..16], 16).unwrap_or(0) as f64 / u64::MAX as f64;
+    let name = if x < ratios[0] {
+        "train"
+    } else if x < ratios[0] + ratios[1] {
+        "dev"
+    } else {
+        "test"
+    };
+    name.to_string()
+}
+
+/// Parses `value=Label,…`; every target must be a gold label.
+pub fn parse_label_map(text: &str) -> Result<BTreeMap<String, Label>, ImportError> {
+    let mut map = BTreeMap::new();
+    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (value, label) = pair.rsplit_once('=').ok_or_else(|| {
+            ImportError::Usage(format!("--label-map: `{pair}` is not VALUE=LABEL"))
+        })?;
+        let label = super::row::normalize_gold(&Value::String(label.to_string()))
+            .map_err(|e| ImportError::Usage(format!("--label-map: {e}")))?;
+        if map.insert(value.trim().to_string(), label).is_some() {
+            return Err(ImportError::Usage(format!(
+                "--label-map: `{}` is mapped twice",
+                value.trim()
+            )));
+        }
+    }
+    if map.is_empty() {
+        return Err(ImportError::Usage("--label-map is empty".into()));
+    }
+    Ok(map)
+}
+
+/// One label for eml/mbox inputs, from `--label`.
+fn single_label(text: &str) -> Result<Label, ImportError> {
+    super::row::normalize_gold(&Value::String(text.to_string()))
+        .map_err(|e| ImportError::Usage(format!("--label: {e}")))
+}
+
+/// E4's importers in the registry.
+pub static IMPORTER: crate::kit::import::ImporterEntry = crate::kit::import::ImporterEntry {
+    formats: &[
+        (
+            "csv",
+            "a CSV table with --text-col, --label-col, --label-map and --text-kind",
+        ),
+        ("jsonl", "a JSONL table with the same mapping flags as csv"),
+        (
+            "upstream-e4",
+            "upstream E4 rows (question, answer, metadata)",
+        ),
+        (
+            "eml",
+            "`.eml` files or directories of them, with --label or --labels",
+        ),
+        ("mbox", "mailboxes, with --label or --labels"),
+    ],
+    run: run_flags,
+    inspect: Some(inspect_report),
+};
+
+fn run_flags(
+    inputs: &[PathBuf],
+    flags: &crate::kit::import::ImportFlags,
+) -> Result<crate::kit::import::ImportReport, crate::kit::import::ImportFailure> {
+    use crate::kit::import::{ImportFailure, ImportReport};
+    let opts = options_from_flags(flags).map_err(|e| ImportFailure::Usage(e.to_string()))?;
+    let outcome = import(inputs, &opts).map_err(|e| match e {
+        ImportError::Usage(m) => ImportFailure::Usage(m),
+        other => ImportFailure::Data(other.to_string()),
+    })?;
+    let mut notes = Vec::new();
+    for (value, n) in &outcome.dropped_unmapped {
+        notes.push(format!(
+            "dropped {n} rows with unmapped label {value:?} (--drop-unmapped)"
+        ));
+    }
+    if outcome.dropped_empty > 0 {
+        notes.push(format!(
+            "dropped {} rows with an empty text cell (--drop-empty)",
+            outcome.dropped_empty
+        ));
+    }
+    if outcome.duplicates > 0 {
+        notes.push(format!(
+            "dropped {} rows whose rendered email repeats an earlier row",
+            outcome.duplicates
+        ));
+    }
+    notes.push(format!("imported {} rows", outcome.rows.len()));
+    Ok(ImportReport {
+        rows: outcome.rows,
+        notes,
+    })
+}
+
+fn inspect_report(path: &std::path::Path) -> Result<String, crate::kit::import::ImportFailure> {
+    inspect::inspect(path)
+        .map(|i| i.report(path))
+        .map_err(|e| crate::kit::import::ImportFailure::Data(e.to_string()))
+}
+
+/// Import options from command-line flags, refusing flags the format does
+/// not read.
+pub fn options_from_flags(
+    flags: &crate::kit::import::ImportFlags,
+) -> Result<ImportOptions, ImportError> {
+    let format = ImportFormat::parse(&flags.format)?;
+    let table = matches!(format, ImportFormat::Csv | ImportFormat::Jsonl);
+    let messages = matches!(format, ImportFormat::Eml | ImportFormat::Mbox);
+    let table_flags = [
+        ("--text-col", flags.text_col.is_some()),
+        ("--label-col", flags.label_col.is_some()),
+        ("--label-map", flags.label_map.is_some()),
+        ("--text-kind", flags.text_kind.is_some()),
+        ("--subject-col", flags.subject_col.is_some()),
+        ("--from-col", flags.from_col.is_some()),
+        ("--id-col", flags.id_col.is_some()),
+        ("--drop-unmapped", flags.drop_unmapped),
+        ("--drop-empty", flags.drop_empty),
+    ];
+    let message_flags = [
+        ("--label", flags.label.is_some()),
+        ("--labels", flags.labels.is_some()),
+    ];
+    for (name, given) in table_flags {
+        if given && !table {
+            return Err(ImportError::Usage(format!(
+                "{name} applies to --format csv and jsonl only"
+            )));
+        }
+    }
+    for (name, given) in message_flags {
+        if given && !messages {
+            return Err(ImportError::Usage(format!(
+                "{name} applies to --format eml and mbox only"
+            )));
+        }
+    }
+    let text_kind = match flags.text_kind.as_deref() {
+        None => None,
+        Some("raw") => Some(TextKind::Raw),
+        Some("body") => Some(TextKind::Body),
+        Some(other) => {
+            return Err(ImportError::Usage(format!(
+                "--text-kind `{other}`: expected raw or body"
+            )))
+        }
+    };
+    let evidence_gold = match flags.evidence_gold.as_deref() {
+        None => None,
+        Some("extractor") => Some(EvidenceGold::Extractor),
+        Some("none") => Some(EvidenceGold::None),
+        Some(other) => {
+            return Err(ImportError::Usage(format!(
+                "--evidence-gold `{other}`: expected extractor or none"
+            )))
+        }
+    };
+    let split = match (&flags.split, flags.split_ratios) {
+        (Some(_), Some(_)) => {
+            return Err(ImportError::Usage(
+                "give --split or --split-ratios, not both".into(),
+            ))
+        }
+        (Some(s), None) => {
+            if !super::dataset::SPLITS.contains(&s.as_str()) {
+                return Err(ImportError::Usage(format!(
+                    "--split `{s}`: expected one of {}",
+                    super::dataset::SPLITS.join(", ")
+                )));
+            }
+            Some(SplitChoice::Fixed(s.clone()))
+        }
+        (None, Some(r)) => Some(SplitChoice::Ratios(r)),
+        (None, None) => None,
+    };
+    Ok(ImportOptions {
+        format,
+        text_col: flags.text_col.clone(),
+        label_col: flags.label_col.clone(),
+        label_map: flags.label_map.clone(),
+        text_kind,
+        subject_col: flags.subject_col.clone(),
+        from_col: flags.from_col.clone(),
+        id_col: flags.id_col.clone(),
+        drop_unmapped: flags.drop_unmapped,
+        drop_empty: flags.drop_empty,
+        label: flags.label.clone(),
+        labels: flags.labels.clone(),
+        evidence_gold,
+        split,
+        seed: flags.seed,
+        limits: EmailLimits::default(),
+    })
+}

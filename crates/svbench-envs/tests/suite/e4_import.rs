@@ -1,0 +1,263 @@
+//! E4 importers: explicit mappings, errors that say what the file holds,
+//! and rows the E4 loader accepts.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use svbench_envs::e4::dataset::validate_row;
+use svbench_envs::e4::import::{
+    import, EvidenceGold, ImportError, ImportFormat, ImportOptions, SplitChoice, TextKind,
+};
+use svbench_scan::email::EmailLimits;
+
+/// A CSV laid out like the widely used public phishing corpus: an index
+/// column, `Email Text` and `Email Type` with `Phishing Email`/`Safe Email`.
+const CORPUS_CSV: &str = "\
+,Email Text,Email Type
+0,\"Dear customer, your account is suspended.
+Confirm your password within 24 hours at http://203.0.113.7/login\",Phishing Email
+1,\"Hi team, the meeting notes are attached. Thanks, Ana\",Safe Email
+2,\"URGENT: verify your identity now, reply with your SSN\",Phishing Email
+3,\"Lunch on Friday? Let me know.\",Safe Email
+";
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn csv_options() -> ImportOptions {
+    let mut o = ImportOptions::new(ImportFormat::Csv);
+    o.text_col = Some("Email Text".into());
+    o.label_col = Some("Email Type".into());
+    o.label_map = Some("Phishing Email=Phishing,Safe Email=Legitimate".into());
+    o.text_kind = Some(TextKind::Body);
+    o.evidence_gold = Some(EvidenceGold::Extractor);
+    o.split = Some(SplitChoice::Fixed("test".into()));
+    o
+}
+
+fn check_loads(rows: &[Value]) {
+    for row in rows {
+        validate_row(row, &EmailLimits::default()).unwrap_or_else(|e| panic!("{e}: {row}"));
+    }
+}
+
+#[test]
+fn a_public_corpus_csv_imports_with_its_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "emails.csv", CORPUS_CSV);
+    let out = import(&[csv], &csv_options()).unwrap();
+    assert_eq!(out.rows.len(), 4);
+    let labels: Vec<&str> = out
+        .rows
+        .iter()
+        .map(|r| r["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Phishing", "Legitimate", "Phishing", "Legitimate"]);
+    for r in &out.rows {
+        let q = r["question"].as_str().unwrap();
+        assert!(q.trim().len() > 10, "empty prompt: {q:?}");
+        assert_eq!(r["meta"]["gold_source"], "extractor");
+        assert_eq!(r["meta"]["split"], "test");
+    }
+    // The multi-line quoted field stayed one email.
+    assert!(out.rows[0]["question"]
+        .as_str()
+        .unwrap()
+        .contains("Confirm your password"));
+    // The extractor found the IP URL of the first email as a gold span.
+    let spans = out.rows[0]["meta"]["spans"].as_array().unwrap();
+    assert!(spans.iter().any(|s| s["category"] == "ip_url"), "{spans:?}");
+    check_loads(&out.rows);
+}
+
+#[test]
+fn without_mapping_flags_the_error_lists_columns_and_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "emails.csv", CORPUS_CSV);
+    let mut o = ImportOptions::new(ImportFormat::Csv);
+    o.evidence_gold = Some(EvidenceGold::None);
+    o.split = Some(SplitChoice::Fixed("test".into()));
+    let e = import(&[csv], &o).unwrap_err().to_string();
+    for needle in [
+        "Email Text",
+        "Email Type",
+        "--text-col",
+        "--label-col",
+        "--label-map",
+        "--text-kind",
+    ] {
+        assert!(e.contains(needle), "{needle} missing from: {e}");
+    }
+}
+
+#[test]
+fn unmapped_values_are_listed_with_counts_or_dropped_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{CORPUS_CSV}4,\"Win a prize now\",Spam\n5,\"Cheap pills\",Spam\n");
+    let csv = write(dir.path(), "emails.csv", &text);
+    let e = import(std::slice::from_ref(&csv), &csv_options())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"Spam\" (2 rows)"), "{e}");
+    let mut o = csv_options();
+    o.drop_unmapped = true;
+    let out = import(&[csv], &o).unwrap();
+    assert_eq!(out.rows.len(), 4);
+    assert_eq!(out.dropped_unmapped.get("Spam"), Some(&2));
+}
+
+#[test]
+fn an_empty_text_cell_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{CORPUS_CSV}4,\"\",Safe Email\n");
+    let csv = write(dir.path(), "emails.csv", &text);
+    let e = import(std::slice::from_ref(&csv), &csv_options()).unwrap_err();
+    match e {
+        ImportError::Row { line, .. } => assert_eq!(line, 8),
+        other => panic!("{other}"),
+    }
+    let mut o = csv_options();
+    o.drop_empty = true;
+    assert_eq!(import(&[csv], &o).unwrap().dropped_empty, 1);
+}
+
+#[test]
+fn a_missing_column_lists_the_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "emails.csv", CORPUS_CSV);
+    let mut o = csv_options();
+    o.text_col = Some("body".into());
+    let e = import(&[csv], &o).unwrap_err().to_string();
+    assert!(
+        e.contains("no column `body`") && e.contains("Email Type"),
+        "{e}"
+    );
+}
+
+#[test]
+fn evidence_gold_and_split_are_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "emails.csv", CORPUS_CSV);
+    let mut o = csv_options();
+    o.evidence_gold = None;
+    assert!(import(std::slice::from_ref(&csv), &o)
+        .unwrap_err()
+        .to_string()
+        .contains("--evidence-gold"));
+    let mut o = csv_options();
+    o.split = None;
+    assert!(import(&[csv], &o)
+        .unwrap_err()
+        .to_string()
+        .contains("--split"));
+}
+
+#[test]
+fn split_ratios_keep_a_subject_in_one_split_and_duplicates_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("subject,body,label\n");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "\"Re: invoice {}\",\"Please pay invoice {i}\",phish\n",
+            i % 10
+        ));
+    }
+    text.push_str("\"Re: invoice 1\",\"Please pay invoice 1\",phish\n");
+    let csv = write(dir.path(), "t.csv", &text);
+    let mut o = ImportOptions::new(ImportFormat::Csv);
+    o.text_col = Some("body".into());
+    o.label_col = Some("label".into());
+    o.subject_col = Some("subject".into());
+    o.label_map = Some("phish=Phishing".into());
+    o.text_kind = Some(TextKind::Body);
+    o.evidence_gold = Some(EvidenceGold::None);
+    o.split = Some(SplitChoice::Ratios([0.5, 0.25, 0.25]));
+    let out = import(&[csv], &o).unwrap();
+    assert_eq!(out.duplicates, 1);
+    let mut by_subject = std::collections::HashMap::new();
+    for r in &out.rows {
+        let subject = r["email"]["headers"]["Subject"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let split = r["meta"]["split"].as_str().unwrap().to_string();
+        assert_eq!(
+            by_subject.entry(subject).or_insert_with(|| split.clone()),
+            &split
+        );
+        assert_eq!(r["meta"]["spans"], serde_json::json!([]));
+    }
+    check_loads(&out.rows);
+}
+
+#[test]
+fn eml_and_mbox_inputs_convert_with_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let eml = "From: Bank <alerts@northwlnd-bank.top>\r\nTo: dana@acme-corp.example\r\nSubject: Verify\r\nMessage-ID: <m1@x.test>\r\n\r\nConfirm your password within 24 hours.\r\n";
+    let sub = dir.path().join("mail");
+    std::fs::create_dir(&sub).unwrap();
+    write(&sub, "a.eml", eml);
+    write(&sub, "notes.txt", "not an email");
+    let mut o = ImportOptions::new(ImportFormat::Eml);
+    o.label = Some("phishing".into());
+    o.evidence_gold = Some(EvidenceGold::Extractor);
+    o.split = Some(SplitChoice::Fixed("dev".into()));
+    let out = import(std::slice::from_ref(&sub), &o).unwrap();
+    assert_eq!(out.rows.len(), 1);
+    assert_eq!(out.rows[0]["answer"], "Phishing");
+    check_loads(&out.rows);
+
+    let mbox = format!(
+        "From a@x Mon Jan  1 00:00:00 2024\n{}\nFrom b@y Mon Jan  1 00:00:00 2024\nFrom: Ana <ana@acme-corp.example>\nTo: team@acme-corp.example\nSubject: Notes\nMessage-ID: <m2@x.test>\n\nThe notes are attached.\n",
+        eml.replace("\r\n", "\n")
+    );
+    let mbox = write(dir.path(), "box.mbox", &mbox);
+    let labels = write(
+        dir.path(),
+        "labels.csv",
+        "m1@x.test,Phishing\nm2@x.test,Legitimate\n",
+    );
+    let mut o = ImportOptions::new(ImportFormat::Mbox);
+    o.labels = Some(labels);
+    o.evidence_gold = Some(EvidenceGold::None);
+    o.split = Some(SplitChoice::Fixed("test".into()));
+    let out = import(std::slice::from_ref(&mbox), &o).unwrap();
+    let labels: Vec<&str> = out
+        .rows
+        .iter()
+        .map(|r| r["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["Phishing", "Legitimate"]);
+    check_loads(&out.rows);
+    // Unlabelled messages are an error, never a default.
+    let only_one = write(dir.path(), "one.csv", "m1@x.test,Phishing\n");
+    o.labels = Some(only_one);
+    let e = import(&[mbox], &o).unwrap_err().to_string();
+    assert!(e.contains("unlabelled message"), "{e}");
+}
+
+#[test]
+fn upstream_rows_reimport_to_their_question() {
+    let Some(path) =
+        svbench_core::upstream_data::path(env!("CARGO_MANIFEST_DIR"), "public_mini/e4.jsonl")
+    else {
+        return;
+    };
+    let mut o = ImportOptions::new(ImportFormat::UpstreamE4);
+    o.evidence_gold = Some(EvidenceGold::Extractor);
+    o.split = Some(SplitChoice::Fixed("test".into()));
+    let out = import(std::slice::from_ref(&path), &o).unwrap();
+    let original: Vec<Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.rows.len(), original.len());
+    for (row, orig) in out.rows.iter().zip(&original) {
+        assert_eq!(row["question"], orig["question"]);
+    }
+    check_loads(&out.rows);
+}
