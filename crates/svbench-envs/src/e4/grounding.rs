@@ -400,3 +400,6 @@ fn choose(
 fn overlap(a: (usize, usize), b: (usize, usize)) -> usize {
     a.1.min(b.1).saturating_sub(a.0.max(b.0))
 }
+
+#[cfg(test)]
+mod tests;

@@ -280,3 +280,6 @@ fn parse_upstream(text: &str) -> E4Parse {
         upstream: Some(fields),
     }
 }
+
+#[cfg(test)]
+mod tests;

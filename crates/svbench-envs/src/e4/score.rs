@@ -213,3 +213,6 @@ impl E4Score {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
