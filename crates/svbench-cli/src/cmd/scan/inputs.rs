@@ -13,6 +13,10 @@ use crate::exit;
 pub enum Input {
     /// A file on disk (read when scanned, so memory holds one file at a time).
     File { path: PathBuf, file_type: FileType },
+    /// An e-mail file (`.eml`, `.mbox`, or anything under `--type email`).
+    Email { path: PathBuf },
+    /// An e-mail read from standard input.
+    EmailBytes { name: String, bytes: Vec<u8> },
     /// Bytes already read (standard input).
     Bytes {
         name: String,
@@ -38,7 +42,11 @@ const SNIFF_BYTES: u64 = 1 << 20;
 pub fn collect_inputs(
     paths: &[PathBuf],
     forced: Option<FileType>,
+    email_forced: bool,
 ) -> anyhow::Result<(Vec<Input>, Vec<Skipped>)> {
+    // `.eml`/`.mbox` are e-mail unless another type is forced.
+    let email =
+        |path: &Path| email_forced || (forced.is_none() && super::email::is_email_path(path));
     let mut inputs = Vec::new();
     let mut skipped = Vec::new();
     for path in paths {
@@ -54,6 +62,10 @@ pub fn collect_inputs(
                     .cmp(b.as_os_str().as_encoded_bytes())
             });
             for file in files {
+                if email(&file) {
+                    inputs.push(Input::Email { path: file });
+                    continue;
+                }
                 match classify(&file, forced) {
                     Some(file_type) => inputs.push(Input::File {
                         path: file,
@@ -61,16 +73,20 @@ pub fn collect_inputs(
                     }),
                     None => skipped.push(Skipped {
                         path: file.display().to_string(),
-                        reason: "not a Kubernetes manifest or Terraform file",
+                        reason: "not a Kubernetes manifest, Terraform file or e-mail",
                     }),
                 }
             }
         } else {
             refuse_non_regular(path, &meta, "")?;
+            if email(path) {
+                inputs.push(Input::Email { path: path.clone() });
+                continue;
+            }
             let file_type = classify(path, forced).ok_or_else(|| {
                 exit::usage(format!(
                     "{}: not recognised as Kubernetes YAML (.yaml/.yml/.json with an apiVersion key) \
-                     or Terraform (.tf); pass --type k8s|tf to scan it anyway",
+                     Terraform (.tf) or e-mail (.eml/.mbox); pass --type k8s|tf|email to scan it anyway",
                     path.display()
                 ))
             })?;

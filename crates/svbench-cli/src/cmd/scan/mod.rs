@@ -1,10 +1,12 @@
 //! `svbench scan PATH...`: the in-process config analyzers from the command
-//! line (harness §1.2, spec E2 §1.1–1.2).
+//! line (harness §1.2, spec E2 §1.1–1.2), and the e-mail indicator
+//! extractor for `.eml`/`.mbox` files (spec E4 §3.2, module `email`).
 //!
 //! Exit codes follow kube-linter rather than the other commands: 0 no
 //! findings, 1 findings, 2 usage error, 3 some file could not be scanned;
 //! the highest applicable code wins.
 
+mod email;
 mod external;
 mod inputs;
 mod sarif;
@@ -41,10 +43,12 @@ pub struct ScanArgs {
     /// Files or directories (walked recursively in byte order of paths).
     #[arg(value_name = "PATH", required_unless_present_any = ["stdin", "list_checks"])]
     pub paths: Vec<PathBuf>,
-    /// File type: auto (per file: `.tf` → tf, YAML with `apiVersion:` → k8s), k8s or tf.
+    /// File type: auto (per file: `.tf` → tf, YAML with `apiVersion:` → k8s,
+    /// `.eml`/`.mbox` → email), k8s, tf or email (phishing indicators, one
+    /// entry per message; an mbox's messages are `PATH#N`).
     #[arg(long = "type", value_name = "TYPE", default_value = "auto", value_parser = file_types())]
     pub file_type: String,
-    /// Read one file from standard input (needs --type k8s|tf).
+    /// Read one file from standard input (needs --type k8s|tf|email).
     #[arg(long, conflicts_with = "paths")]
     pub stdin: bool,
     /// Namespaces to run: comma list of kube-linter, semgrep, opa, or `primary`
@@ -87,9 +91,9 @@ pub struct ScanArgs {
     pub list_checks: bool,
 }
 
-/// `--type` values: the analyzed types, plus the planned ones (`py`,
-/// `email`) hidden from `--help` so that naming one gets a clear "not in
-/// this build" instead of clap's "invalid value".
+/// `--type` values: the analyzed types, plus the planned one (`py`) hidden
+/// from `--help` so that naming it gets a clear "not in this build" instead
+/// of clap's "invalid value".
 fn file_types() -> clap::builder::PossibleValuesParser {
     use clap::builder::PossibleValue;
     clap::builder::PossibleValuesParser::new([
@@ -97,19 +101,27 @@ fn file_types() -> clap::builder::PossibleValuesParser {
         PossibleValue::new("k8s"),
         PossibleValue::new("tf"),
         PossibleValue::new("py").hide(true),
-        PossibleValue::new("email").hide(true),
+        PossibleValue::new("email"),
     ])
 }
 
 /// The JSON output of a scan.
 #[derive(Debug, Serialize)]
 struct ScanOutput<'a> {
-    files: Vec<FileOutput<'a>>,
+    files: Vec<FileEntry<'a>>,
     skipped: Vec<Skipped>,
     analyzers: BTreeMap<&'static str, AnalyzerInfo>,
     /// With `--backend crosscheck`: the external binaries compared against.
     #[serde(skip_serializing_if = "Option::is_none")]
     external_analyzers: Option<BTreeMap<&'static str, AnalyzerInfo>>,
+}
+
+/// A config file's entry or an e-mail message's (configs first).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum FileEntry<'a> {
+    Config(FileOutput<'a>),
+    Email(&'a email::EmailReport),
 }
 
 #[derive(Debug, Serialize)]
@@ -168,20 +180,17 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     if patch_text.is_some() && args.backend != "native" {
         return Err(exit::usage("--patch works with the native backend only"));
     }
+    let email_forced = args.file_type == "email";
     let forced = match args.file_type.as_str() {
-        "auto" => None,
+        "auto" | "email" => None,
         "k8s" => Some(FileType::K8s),
         "tf" => Some(FileType::Tf),
         other => {
-            let what = if other == "py" {
-                "Python code"
-            } else {
-                "e-mail"
-            };
             return Err(exit::with_hint(
                 exit::USAGE,
-                format!("--type {other}: {what} analyzers are planned but not in this build"),
-                "this build scans Kubernetes manifests (--type k8s) and Terraform (--type tf)",
+                format!("--type {other}: Python code analyzers are planned but not in this build"),
+                "this build scans Kubernetes manifests (--type k8s), Terraform (--type tf) \
+                 and e-mail (--type email)",
             ));
         }
     };
@@ -212,25 +221,55 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     }
 
     let (inputs, skipped) = if args.stdin {
-        let Some(file_type) = forced else {
-            return Err(exit::usage("--stdin needs --type k8s or --type tf"));
+        let cap = if email_forced {
+            email::read_cap()
+        } else {
+            read_cap()
         };
         let mut bytes = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(read_cap())
-            .read_to_end(&mut bytes)?;
-        (
-            vec![Input::Bytes {
-                name: "<stdin>".to_owned(),
+        let stdin_type = forced;
+        if stdin_type.is_none() && !email_forced {
+            return Err(exit::usage(
+                "--stdin needs --type k8s, --type tf or --type email",
+            ));
+        }
+        std::io::stdin().lock().take(cap).read_to_end(&mut bytes)?;
+        let name = "<stdin>".to_owned();
+        let input = match stdin_type {
+            Some(file_type) => Input::Bytes {
+                name,
                 bytes,
                 file_type,
-            }],
-            Vec::new(),
-        )
+            },
+            None => Input::EmailBytes { name, bytes },
+        };
+        (vec![input], Vec::new())
     } else {
-        collect_inputs(&args.paths, forced)?
+        collect_inputs(&args.paths, forced, email_forced)?
     };
+    // E-mail inputs take their own path; the config code below never sees them.
+    let (email_inputs, inputs): (Vec<Input>, Vec<Input>) = inputs
+        .into_iter()
+        .partition(|i| matches!(i, Input::Email { .. } | Input::EmailBytes { .. }));
+    if patch_text.is_some() && !email_inputs.is_empty() {
+        return Err(exit::usage(
+            "--patch applies to Kubernetes and Terraform files, not e-mail",
+        ));
+    }
+    let emails: Vec<email::EmailReport> = email_inputs
+        .into_iter()
+        .flat_map(|input| match input {
+            Input::Email { path } => {
+                let name = path.display().to_string();
+                match read_capped(&path, email::read_cap()) {
+                    Ok(bytes) => email::scan(&name, &bytes),
+                    Err(e) => vec![email::EmailReport::unreadable(name, e.to_string())],
+                }
+            }
+            Input::EmailBytes { name, bytes } => email::scan(&name, &bytes),
+            _ => Vec::new(),
+        })
+        .collect();
 
     if patch_text.is_some() && inputs.len() != 1 {
         return Err(exit::usage(format!(
@@ -313,7 +352,16 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let code = match post_patches.iter().flatten().next() {
         Some(post) => post.exit_code(),
         None => exit_code(&reports),
-    };
+    }
+    .max(email::exit_code(&emails));
+    let mut analyzers = analyzers;
+    if !emails.is_empty() {
+        analyzers.insert(email::ANALYZER, email::analyzer_info());
+        // Only the namespaces that ran on some file are listed for e-mail-only scans.
+        if reports.is_empty() {
+            analyzers.retain(|name, _| *name == email::ANALYZER);
+        }
+    }
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -324,11 +372,14 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                     .iter()
                     .zip(&crosschecks)
                     .zip(&post_patches)
-                    .map(|((report, crosscheck), post)| FileOutput {
-                        report: FileFindings::of(report, args.dedupe),
-                        post_patch: post.as_ref(),
-                        crosscheck: crosscheck.as_ref(),
+                    .map(|((report, crosscheck), post)| {
+                        FileEntry::Config(FileOutput {
+                            report: FileFindings::of(report, args.dedupe),
+                            post_patch: post.as_ref(),
+                            crosscheck: crosscheck.as_ref(),
+                        })
                     })
+                    .chain(emails.iter().map(FileEntry::Email))
                     .collect(),
                 skipped,
                 analyzers,
@@ -338,16 +389,26 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             writeln!(out)?;
         }
         "sarif" => {
-            sarif::write(&mut out, &reports, &analyzers)?;
+            let extra: Vec<serde_json::Value> = if emails.is_empty() {
+                Vec::new()
+            } else {
+                vec![email::sarif_run(&emails)]
+            };
+            sarif::write(&mut out, &reports, &analyzers, &extra)?;
             writeln!(out)?;
         }
         _ => {
-            let rendered = if args.dedupe {
-                text::render_deduped(&reports, &skipped)
-            } else {
-                text::render(&reports, &skipped)
-            };
-            out.write_all(rendered.as_bytes())?;
+            if !reports.is_empty() || emails.is_empty() {
+                let rendered = if args.dedupe {
+                    text::render_deduped(&reports, &skipped)
+                } else {
+                    text::render(&reports, &skipped)
+                };
+                out.write_all(rendered.as_bytes())?;
+            }
+            if !emails.is_empty() {
+                out.write_all(email::render_text(&emails).as_bytes())?;
+            }
             for post in post_patches.iter().flatten() {
                 out.write_all(text::render_post_patch(post).as_bytes())?;
             }
@@ -460,6 +521,17 @@ fn read_input(input: Input) -> Result<(String, Vec<u8>, FileType), FileReport> {
                 Err(e) => Err(FileReport::unreadable(&name, file_type, e.to_string())),
             }
         }
+        // Split off before the config path runs; never reached.
+        Input::Email { path } => Err(FileReport::unreadable(
+            &path.display().to_string(),
+            FileType::K8s,
+            "an e-mail file in the config scan".to_string(),
+        )),
+        Input::EmailBytes { name, .. } => Err(FileReport::unreadable(
+            &name,
+            FileType::K8s,
+            "an e-mail in the config scan".to_string(),
+        )),
     }
 }
 

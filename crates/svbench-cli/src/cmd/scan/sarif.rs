@@ -21,15 +21,25 @@ pub fn write(
     out: &mut dyn Write,
     reports: &[FileReport],
     analyzers: &BTreeMap<&'static str, AnalyzerInfo>,
+    extra_runs: &[serde_json::Value],
 ) -> std::io::Result<()> {
     let mut buf = std::io::BufWriter::with_capacity(1 << 16, out);
-    serde_json::to_writer_pretty(&mut buf, &Log { reports, analyzers })?;
+    serde_json::to_writer_pretty(
+        &mut buf,
+        &Log {
+            reports,
+            analyzers,
+            extra_runs,
+        },
+    )?;
     buf.flush()
 }
 
 struct Log<'a> {
     reports: &'a [FileReport],
     analyzers: &'a BTreeMap<&'static str, AnalyzerInfo>,
+    /// Runs of analyzers outside the config namespaces (the e-mail one).
+    extra_runs: &'a [serde_json::Value],
 }
 
 impl Serialize for Log<'_> {
@@ -48,8 +58,24 @@ impl Serialize for Log<'_> {
                 })
             })
             .collect();
-        m.serialize_entry("runs", &runs)?;
+        m.serialize_entry("runs", &Runs(&runs, self.extra_runs))?;
         m.end()
+    }
+}
+
+/// The config runs, then the extra ones, as one array.
+struct Runs<'a>(&'a [Run<'a>], &'a [serde_json::Value]);
+
+impl Serialize for Runs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len() + self.1.len()))?;
+        for run in self.0 {
+            seq.serialize_element(run)?;
+        }
+        for run in self.1 {
+            seq.serialize_element(run)?;
+        }
+        seq.end()
     }
 }
 
@@ -402,7 +428,7 @@ mod tests {
         assert!(reports.iter().map(|r| r.findings.len()).sum::<usize>() > 2);
         let analyzers = scanner.analyzers();
         let mut streamed = Vec::new();
-        write(&mut streamed, &reports, &analyzers).expect("write");
+        write(&mut streamed, &reports, &analyzers, &[]).expect("write");
         let tree = serde_json::to_vec_pretty(&render(&reports, &analyzers)).expect("json");
         assert_eq!(String::from_utf8(streamed), String::from_utf8(tree));
     }
