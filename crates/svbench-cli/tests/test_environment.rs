@@ -128,6 +128,7 @@ static ECHO: EnvEntry = EnvEntry {
     }],
     default_policy: Some("oracle"),
     generators: &[],
+    importer: None,
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {

@@ -120,7 +120,7 @@ fn large_email(i: usize) -> String {
     let head = format!(
         "From: Northwind Bank <alerts@northwlnd-bank.top>\r\nTo: dana.ortiz@acme-corp.example\r\nSubject: Statement {i}\r\nMIME-Version: 1.0\r\n"
     );
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         let mut html = String::from("<html><body>");
         let mut k = 0;
         while html.len() < 1 << 20 {

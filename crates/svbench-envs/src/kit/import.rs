@@ -65,14 +65,20 @@ pub enum ImportFailure {
     Data(String),
 }
 
+/// Converts input files with the given flags.
+pub type RunImport = fn(&[PathBuf], &ImportFlags) -> Result<ImportReport, ImportFailure>;
+
+/// Summarises a table and suggests import flags.
+pub type InspectTable = fn(&Path) -> Result<String, ImportFailure>;
+
 /// An environment's importers.
 #[derive(Debug, Clone, Copy)]
 pub struct ImporterEntry {
     /// `--format` values, with one line each on what they read.
     pub formats: &'static [(&'static str, &'static str)],
     /// Converts the inputs.
-    pub run: fn(&[PathBuf], &ImportFlags) -> Result<ImportReport, ImportFailure>,
+    pub run: RunImport,
     /// `data inspect`: a summary of a file with suggested flags, if the
     /// environment imports tables.
-    pub inspect: Option<fn(&Path) -> Result<String, ImportFailure>>,
+    pub inspect: Option<InspectTable>,
 }

@@ -10,6 +10,10 @@ use super::ImportError;
 
 /// Columns with at most this many distinct values are listed with counts.
 const LOW_CARDINALITY: usize = 20;
+/// A text column's cells are at least this long on average.
+const TEXT_MIN_MEAN_CHARS: f64 = 20.0;
+/// Listed values are cut here.
+const VALUE_MAX_CHARS: usize = 60;
 
 /// A column's summary.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,25 +121,43 @@ impl Inspection {
                 "  {:?}: {} non-empty, mean {:.0} chars",
                 c.name, c.non_empty, c.mean_chars
             );
-            if let Some(values) = &c.values {
-                for (v, n) in values {
-                    let _ = writeln!(out, "      {v:?}: {n}");
-                }
+            // Long cells are text, not categories: their values are not listed.
+            let listed = c
+                .values
+                .as_ref()
+                .filter(|_| c.mean_chars < TEXT_MIN_MEAN_CHARS);
+            for (v, n) in listed.into_iter().flatten() {
+                let shown: String = v.chars().take(VALUE_MAX_CHARS).collect();
+                let _ = writeln!(out, "      {shown:?}: {n}");
             }
         }
+        // The label column: few values, all readable as labels; columns
+        // whose values name the classes beat 0/1 columns (often an index).
+        let label = self
+            .columns
+            .iter()
+            .filter(|c| {
+                c.values.as_ref().is_some_and(|v| {
+                    (2..=6).contains(&v.len())
+                        && v.keys()
+                            .filter(|k| !k.is_empty())
+                            .all(|k| suggest_label(k).is_some())
+                })
+            })
+            .max_by_key(|c| {
+                c.values
+                    .iter()
+                    .flatten()
+                    .filter(|(k, _)| k.parse::<f64>().is_err())
+                    .count()
+            });
+        // The text column: the longest cells, at least a sentence long.
+        let label_name = label.map(|l| l.name.as_str());
         let text = self
             .columns
             .iter()
-            .filter(|c| c.values.is_none())
+            .filter(|c| c.mean_chars >= TEXT_MIN_MEAN_CHARS && Some(c.name.as_str()) != label_name)
             .max_by(|a, b| a.mean_chars.total_cmp(&b.mean_chars));
-        let label = self.columns.iter().find(|c| {
-            c.values.as_ref().is_some_and(|v| {
-                (2..=6).contains(&v.len())
-                    && v.keys()
-                        .filter(|k| !k.is_empty())
-                        .all(|k| suggest_label(k).is_some())
-            })
-        });
         let _ = writeln!(out, "\nSuggested mapping (check it; nothing is applied):");
         match (text, label) {
             (Some(t), Some(l)) => {

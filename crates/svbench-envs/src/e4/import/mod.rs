@@ -211,6 +211,18 @@ pub struct ImportOutcome {
 
 /// Imports `inputs` to E4 rows.
 pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<ImportOutcome, ImportError> {
+    if inputs.is_empty() {
+        return Err(ImportError::Usage("no input files".into()));
+    }
+    // Reading first: a table without its mapping flags is reported with
+    // the columns it has, which is what one needs to choose them.
+    let mut outcome = ImportOutcome::default();
+    let messages = match opts.format {
+        ImportFormat::Csv | ImportFormat::Jsonl => table::read(inputs, opts, &mut outcome)?,
+        ImportFormat::UpstreamE4 => messages::upstream(inputs, opts)?,
+        ImportFormat::Eml => messages::eml(inputs, opts)?,
+        ImportFormat::Mbox => messages::mbox(inputs, opts)?,
+    };
     let evidence_gold = opts
         .evidence_gold
         .ok_or_else(|| ImportError::Usage("--evidence-gold extractor|none is required".into()))?;
@@ -219,16 +231,6 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<ImportOutcome,
             "choose the split: --split NAME, or --split-ratios TRAIN,DEV,TEST with --seed".into(),
         )
     })?;
-    if inputs.is_empty() {
-        return Err(ImportError::Usage("no input files".into()));
-    }
-    let mut outcome = ImportOutcome::default();
-    let messages = match opts.format {
-        ImportFormat::Csv | ImportFormat::Jsonl => table::read(inputs, opts, &mut outcome)?,
-        ImportFormat::UpstreamE4 => messages::upstream(inputs, opts)?,
-        ImportFormat::Eml => messages::eml(inputs, opts)?,
-        ImportFormat::Mbox => messages::mbox(inputs, opts)?,
-    };
     let importer = Importer {
         opts,
         evidence_gold,

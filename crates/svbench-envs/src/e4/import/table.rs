@@ -46,7 +46,7 @@ pub(super) fn read(
     ) else {
         let columns = tables
             .first()
-            .map(|t| t.columns.join(", "))
+            .map(|t| quoted(&t.columns))
             .unwrap_or_default();
         return Err(ImportError::Usage(format!(
             "{REQUIRED} are required for --format {}: nothing is guessed. The file's columns: {columns}. \
@@ -66,7 +66,7 @@ pub(super) fn read(
                 return Err(ImportError::Input(format!(
                     "{}: no column `{column}` (columns: {})",
                     table.path.display(),
-                    table.columns.join(", ")
+                    quoted(&table.columns)
                 )));
             }
         }
@@ -161,6 +161,15 @@ pub(super) fn body_email(
     }
     field.insert("text".into(), json!(text));
     (email, Value::Object(field))
+}
+
+/// Column names quoted, so an empty or spaced name is visible.
+fn quoted(columns: &[String]) -> String {
+    columns
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn row_error(path: &Path, line: usize, message: String) -> ImportError {
