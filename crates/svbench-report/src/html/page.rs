@@ -360,6 +360,7 @@ fn summary_tables(out: &mut String, s: &Summary) {
             "Upstream-compatible metrics (upstream definitions: a clean item answered [] scores \
              F1 0 and Terraform's opa/ labels are dropped; read the headline)"
         }
+        SummaryMetrics::E4(_) => "Metrics (invalid answers counted; null where undefined)",
         SummaryMetrics::Generic(_) => "Metrics",
     };
     kv_table(out, caption, &metrics);
