@@ -47,6 +47,8 @@ pub struct SummaryValues {
     pub latencies: Vec<f64>,
     /// E1 samples of the same records (E1 runs only).
     pub e1_samples: Vec<crate::e1::E1Sample>,
+    /// E4 rows of the same records (E4 runs only).
+    pub e4_samples: Vec<crate::e4::E4Sample>,
 }
 
 /// Builds the summary of a run with at least one record; `None` otherwise.
@@ -435,6 +437,7 @@ pub fn build_summary(
         components,
         latencies: all_latencies,
         e1_samples: e1_input.samples,
+        e4_samples: e4_input.samples,
     };
     Some((summary, notes, values))
 }

@@ -231,3 +231,32 @@ fn report_check_recomputes_and_reads_back() {
     let check = check_run(&dir, &ReportOptions::default()).expect("check");
     assert!(check.passed(), "{:?}", check.differences);
 }
+
+#[test]
+fn report_md_and_plots_cover_e4() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &e4_metadata(), &metrics_vector());
+    let opts = ReportOptions {
+        timestamp: Some(TS.to_string()),
+        ..ReportOptions::default()
+    };
+    let built = build_report(&dir, &opts).expect("report");
+    let md = &built.report_md;
+    for section in [
+        "## Detection",
+        "## Confusion matrix",
+        "## Calibration and selective risk",
+        "## Abstention",
+        "## Cost",
+        "## Evidence",
+        "## By family",
+    ] {
+        assert!(md.contains(section), "{section} missing from report.md");
+    }
+    assert!(md.contains("| Phishing | 1 | 1 | 1 | 1 |"));
+    assert!(md.contains("| recall_strict | 0.2500 |"));
+    let names: Vec<&str> = built.plots.iter().map(|p| p.name.as_str()).collect();
+    for n in ["reliability", "risk_coverage", "by_family", "evidence"] {
+        assert!(names.contains(&n), "plot {n} missing: {names:?}");
+    }
+}
