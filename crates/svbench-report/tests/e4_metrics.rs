@@ -260,3 +260,32 @@ fn report_md_and_plots_cover_e4() {
         assert!(names.contains(&n), "plot {n} missing: {names:?}");
     }
 }
+
+#[test]
+fn compare_reads_e4_metrics() {
+    use svbench_core::metrics::BootstrapConfig;
+    use svbench_report::compare::{compare, CompareOptions, DEFAULT_VARY};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let a = write_run(tmp.path(), "a", &e4_metadata(), &metrics_vector());
+    let b = write_run(tmp.path(), "b", &e4_metadata(), &metrics_vector());
+    let opts = CompareOptions {
+        metrics: Vec::new(),
+        vary: DEFAULT_VARY.iter().map(|s| s.to_string()).collect(),
+        allow_unmatched: false,
+        bootstrap: BootstrapConfig {
+            resamples: 50,
+            seed: 0,
+        },
+        ci: 0.95,
+    };
+    let out = compare(&a, &b, &opts).expect("compare");
+    let names: Vec<&str> = out
+        .comparison
+        .metrics
+        .iter()
+        .map(|m| m.metric.as_str())
+        .collect();
+    for n in ["reward", "accuracy", "cost", "evidence_f1"] {
+        assert!(names.contains(&n), "{n} missing: {names:?}");
+    }
+}
