@@ -16,7 +16,9 @@ use crate::metrics::RiskCoveragePoint;
 use crate::record::{RunStatus, Usage};
 
 mod e2;
+mod e4;
 pub use e2::*;
+pub use e4::*;
 
 /// Value of `schema_version`.
 pub const SUMMARY_SCHEMA_VERSION: &str = "svbench-summary/1";
@@ -173,6 +175,9 @@ pub enum SummaryMetrics {
     E1(E1Metrics),
     /// E2 (`sv-env-config-verification`).
     E2(E2Metrics),
+    /// E4 (`sv-env-phishing-detection`); before `Generic`, whose two keys
+    /// it also carries, so it reads back as itself.
+    E4(Box<E4Metrics>),
     /// `{reward, components}` for environments without upstream metric blocks.
     Generic(GenericMetrics),
 }
@@ -192,6 +197,8 @@ pub struct GenericMetrics {
 pub enum UpstreamCompat {
     /// E1: invalid outputs dropped, as upstream's report does.
     E1(E1UpstreamMetrics),
+    /// E4: invalid outputs dropped.
+    E4(E4UpstreamMetrics),
 }
 
 /// E1 `metrics`: upstream's blocks, with invalid answers counted as errors rather than dropped.

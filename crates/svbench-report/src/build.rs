@@ -16,8 +16,9 @@ use svbench_core::ParseStatus;
 use crate::e1::ci::{to_ci95, E1Classes};
 use crate::e1::{self, E1Input};
 use crate::e2::E2Input;
+use crate::e4::E4Input;
 use crate::read::lean::NONE;
-use crate::read::{LeanRun, E1_NAME, E2_NAME};
+use crate::read::{LeanRun, E1_NAME, E2_NAME, E4_NAME};
 
 /// Facts about how the summary was computed that the Markdown report states.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,7 +29,7 @@ pub struct BuildNotes {
     pub profiles: BTreeMap<String, u64>,
     /// Scored records left out because another profile scored them.
     pub excluded_other_profile: u64,
-    /// Scored records without a usable gold label (E1).
+    /// Scored records without a usable gold label (E1, E4).
     pub unusable_gold: u64,
     /// Lines replaced by a later line with the same key.
     pub superseded: usize,
@@ -46,6 +47,8 @@ pub struct SummaryValues {
     pub latencies: Vec<f64>,
     /// E1 samples of the same records (E1 runs only).
     pub e1_samples: Vec<crate::e1::E1Sample>,
+    /// E4 rows of the same records (E4 runs only).
+    pub e4_samples: Vec<crate::e4::E4Sample>,
 }
 
 /// Builds the summary of a run with at least one record; `None` otherwise.
@@ -67,6 +70,7 @@ pub fn build_summary(
     let order = std::mem::take(&mut lr.order);
     let is_e1 = info.environment == E1_NAME;
     let is_e2 = info.environment == E2_NAME;
+    let is_e4 = info.environment == E4_NAME;
     let mut warnings = lr.warnings.clone();
     let mut notes = BuildNotes {
         superseded: lr.superseded,
@@ -188,6 +192,8 @@ pub fn build_summary(
     let mut e1_input = E1Input::default();
     let mut e2_input = E2Input::default();
     let mut e2_records = 0u64;
+    let mut e4_input = E4Input::default();
+    let mut e4_last_example = None;
     // Bootstrap units: contiguous runs of items of one example.
     let mut units = Units::default();
     for &p in &metric_records {
@@ -217,6 +223,17 @@ pub fn build_summary(
             }
             items.e2.push(e2_item);
         }
+        if is_e4 {
+            match lr.full(p).and_then(crate::e4::sample) {
+                Some(s) => {
+                    let example = lr.example(p);
+                    let same = example.is_some() && example == e4_last_example;
+                    e4_input.push(s, same);
+                    e4_last_example = example;
+                }
+                None => notes.unusable_gold += 1,
+            }
+        }
         units.push(lr.example(p));
     }
     drop(metric_records);
@@ -241,7 +258,12 @@ pub fn build_summary(
             notes.excluded_other_profile
         ));
     }
-    if notes.unusable_gold > 0 {
+    if notes.unusable_gold > 0 && is_e4 {
+        warnings.push(format!(
+            "{} scored record(s) have no Phishing/Legitimate/Abstain gold label and are not in the E4 metrics",
+            notes.unusable_gold
+        ));
+    } else if notes.unusable_gold > 0 {
         warnings.push(format!(
             "{} scored record(s) have no Malicious/Benign gold answer and are not in the E1 metrics",
             notes.unusable_gold
@@ -312,6 +334,24 @@ pub fn build_summary(
             None,
             None,
             Some((rep.severity_breakdown, rep.e2)),
+            headline,
+        )
+    } else if is_e4 {
+        let matrix = crate::e4::cost_matrix(profile.as_deref(), &info.reward_params);
+        let e4_ci = crate::e4::ci::ci95(&e4_input.samples, &e4_input.units, cfg);
+        let mut rep = crate::e4::e4_report_with_ci(&e4_input, matrix, e4_ci);
+        rep.metrics.reward = reward.mean;
+        rep.metrics.components = reward
+            .components
+            .iter()
+            .map(|(k, v)| (k.clone(), v.mean))
+            .collect();
+        let headline = crate::headline::e4(&rep.metrics);
+        (
+            SummaryMetrics::E4(Box::new(rep.metrics)),
+            Some(UpstreamCompat::E4(rep.upstream)),
+            None,
+            None,
             headline,
         )
     } else {
@@ -397,6 +437,7 @@ pub fn build_summary(
         components,
         latencies: all_latencies,
         e1_samples: e1_input.samples,
+        e4_samples: e4_input.samples,
     };
     Some((summary, notes, values))
 }

@@ -21,7 +21,7 @@ use crate::e1::compute::v1_decision;
 use crate::e1::{self, outcome::Prediction};
 use crate::e2::upstream::{fixture_type, normalise, predicted_entries, record_scores};
 use crate::error::ReportError;
-use crate::read::{load_run, LoadedRun, RecordView, E1_NAME, E2_NAME};
+use crate::read::{load_run, LoadedRun, RecordView, E1_NAME, E2_NAME, E4_NAME};
 
 /// Parity fields of upstream `bench/compare_rewards.py`, plus svbench's
 /// `sampling_params` and `seed`, plus the reward design.
@@ -325,6 +325,7 @@ fn metric_names(pairs: &[Pair<'_>], environment: &str) -> Vec<String> {
             "patch_applied",
             "clean_pass",
         ],
+        E4_NAME => &["accuracy", "cost", "evidence_f1"],
         _ => &[],
     };
     let mut out = Vec::new();
@@ -420,6 +421,8 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
     let matrix = e1::cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
     let is_e1 = info.environment == E1_NAME;
     let is_e2 = info.environment == E2_NAME;
+    let is_e4 = info.environment == E4_NAME;
+    let e4_matrix = crate::e4::cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
     // example id → (errored?, metric → (sum, count))
     let mut acc: BTreeMap<String, ExampleAcc> = BTreeMap::new();
     for r in &run.records.records {
@@ -455,6 +458,23 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
         }
         if is_e2 {
             e2_metrics(r, &mut add);
+        }
+        if is_e4 {
+            // Per example, the report's definitions: label equals gold,
+            // v1 cost (invalid charged cost_fn), evidence where scored.
+            if let Some(s) = crate::e4::sample(r) {
+                add(
+                    "accuracy".to_string(),
+                    f64::from(u8::from(s.call.correct(s.gold))),
+                );
+                add(
+                    "cost".to_string(),
+                    crate::e4::compute::v1_cost(&s, &e4_matrix),
+                );
+                if let Some(e) = &s.evidence {
+                    add("evidence_f1".to_string(), e.f1);
+                }
+            }
         }
     }
     let examples = acc

@@ -2,7 +2,7 @@
 //! in svbench's definitions. One name means one quantity everywhere; a
 //! value is `None` (null, `n/a`) where its denominator is zero.
 
-use svbench_core::summary::{E1Metrics, E1Summary, E2Summary, HeadlineMetric};
+use svbench_core::summary::{E1Metrics, E1Summary, E2Summary, E4Metrics, HeadlineMetric};
 
 /// E1's `accuracy`: the definition every output shares.
 pub const E1_ACCURACY: &str =
@@ -118,4 +118,49 @@ pub fn e2(e2: &E2Summary) -> Vec<HeadlineMetric> {
         "Among answers with a patch: share that applied, preserved the objects and re-scanned (v1 patch path).",
     ));
     out
+}
+
+/// E4's headline: mean reward, detection quality, strict recall and
+/// evidence F1, in E4's definitions.
+pub fn e4(m: &E4Metrics) -> Vec<HeadlineMetric> {
+    let ci = m.ci95.as_ref();
+    let a = &m.all;
+    vec![
+        metric(
+            "reward_mean",
+            m.reward,
+            ci.and_then(|c| c.reward_mean),
+            "Mean total reward over scored records.",
+        ),
+        metric(
+            "f1",
+            a.f1,
+            ci.and_then(|c| c.f1),
+            "F1 of Phishing calls on clear-cut emails: precision over Phishing calls, recall over phishing emails not abstained on (invalid answers count as misses).",
+        ),
+        metric(
+            "recall_strict",
+            a.recall_strict,
+            None,
+            "Phishing emails called Phishing / all phishing emails (abstentions and invalid answers count as misses).",
+        ),
+        metric(
+            "accuracy",
+            a.accuracy,
+            ci.and_then(|c| c.accuracy),
+            "Label equals gold over every scored email, Abstain being right on ambiguous ones; invalid answers count as wrong.",
+        ),
+        metric(
+            "evidence_f1",
+            a.evidence.all.f1,
+            ci.and_then(|c| c.evidence_f1),
+            "Mean evidence score (F1 of quoted evidence against the relevant indicator spans) over emails where evidence is scored.",
+        ),
+        metric(
+            "ece",
+            a.ece,
+            ci.and_then(|c| c.ece),
+            "Expected calibration error, 10 bins, over decided answers (invalid answers at confidence 1.0, wrong).",
+        ),
+    ]
 }

@@ -13,6 +13,7 @@ pub mod build;
 pub mod compare;
 pub mod e1;
 pub mod e2;
+pub mod e4;
 pub mod error;
 pub mod headline;
 pub mod html;

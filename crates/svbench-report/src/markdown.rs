@@ -3,6 +3,7 @@
 //! with a fixed number of decimals so identical inputs give identical bytes.
 
 mod e2;
+mod e4;
 
 use std::fmt::Write;
 
@@ -101,6 +102,13 @@ pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes, plots: &[Pl
             Some(x) => e2::sections(&mut s, summary, m, x),
             None => s.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
         },
+        (SummaryMetrics::E4(m), u, _) => {
+            let u = match u {
+                Some(UpstreamCompat::E4(u)) => Some(u),
+                _ => None,
+            };
+            e4::sections(&mut s, m, u);
+        }
         _ => {
             s.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
         }

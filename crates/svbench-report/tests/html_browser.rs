@@ -651,3 +651,69 @@ fn the_list_and_transcripts_stay_within_the_limits() {
     let details = embedded_details(&html);
     assert_eq!(details["details"].as_array().expect("details").len(), 12);
 }
+
+#[test]
+fn e4_email_is_escaped_and_evidence_highlighted() {
+    use common::e4::{e4_metadata, e4_record, item, span, Row};
+    let tmp = tempfile::tempdir().expect("tmp");
+    // Non-ASCII text before the spans: offsets are code points, not bytes.
+    let question = "Grüße – <script>alert(1)</script> verify at evil.example now";
+    let cp = |needle: &str| {
+        let b = question.find(needle).expect("needle");
+        question[..b].chars().count()
+    };
+    let (v, e) = (cp("verify"), cp("evil.example"));
+    let row = Row {
+        gold: "Phishing",
+        label: "Phishing",
+        conf: Some(0.9),
+        gold_source: "annotated",
+        applicable: true,
+        family: "f",
+        difficulty: None,
+        spans: vec![
+            span(v, v + 6, "verify", "credential_request", "phish"),
+            span(e, e + 12, "evil.example", "url", "phish"),
+        ],
+        items: vec![
+            item("valid", &[0], Some((v, v + 6))),
+            item("valid", &[], Some((cp("now"), cp("now") + 3))),
+            item("not_found", &[], None),
+        ],
+        f1: Some(0.4),
+        question,
+    };
+    let dir = write_run(tmp.path(), "e4", &e4_metadata(), &[e4_record(0, &row)]);
+    let html = render(&dir);
+    assert!(
+        !html.contains("<script>alert"),
+        "email markup leaked into the page"
+    );
+    assert!(html.contains("\\u003cscript>alert(1)"));
+    let details = embedded_details(&html);
+    let segs = details["details"][0]["email_evidence"]
+        .as_array()
+        .expect("segments");
+    let got: Vec<(&str, &str)> = segs
+        .iter()
+        .map(|s| {
+            (
+                s["text"].as_str().expect("text"),
+                s["class"].as_str().expect("class"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Grüße – <script>alert(1)</script> ", ""),
+            ("verify", "ev-m gold-r"),
+            (" at ", ""),
+            ("evil.example", "gold-x"),
+            (" ", ""),
+            ("now", "ev-u"),
+        ]
+    );
+    assert_eq!(outcome_of(&embedded_rows(&html), "e4-000"), "correct");
+    assert!(html.contains("gold span missed"));
+}

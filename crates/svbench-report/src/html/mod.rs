@@ -22,6 +22,7 @@
 //! `body[data-filter-ms]`, `#svb-list[data-visible-count]`,
 //! `#svb-detail[data-open-id]`.
 
+pub mod evidence;
 mod page;
 pub mod samples;
 
@@ -31,7 +32,7 @@ use svbench_core::summary::Summary;
 
 use crate::error::ReportError;
 use crate::plots::Plot;
-use crate::read::{canonical_environment, E1_NAME, E2_NAME};
+use crate::read::{canonical_environment, E1_NAME, E2_NAME, E4_NAME};
 
 pub use samples::{cap_texts, read_samples, Entry, Grading, Outcome, SampleIndex};
 
@@ -208,6 +209,7 @@ pub fn grading_for(environment: &str) -> Grading {
     match canonical_environment(environment).0.as_str() {
         E1_NAME => Grading::E1,
         E2_NAME => Grading::E2,
+        E4_NAME => Grading::E4,
         _ => Grading::Other,
     }
 }

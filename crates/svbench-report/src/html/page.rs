@@ -360,6 +360,7 @@ fn summary_tables(out: &mut String, s: &Summary) {
             "Upstream-compatible metrics (upstream definitions: a clean item answered [] scores \
              F1 0 and Terraform's opa/ labels are dropped; read the headline)"
         }
+        SummaryMetrics::E4(_) => "Metrics (invalid answers counted; null where undefined)",
         SummaryMetrics::Generic(_) => "Metrics",
     };
     kv_table(out, caption, &metrics);
@@ -542,6 +543,12 @@ fn legend(grading: Grading) -> &'static str {
              id sets of parsed.prediction and parsed.oracle are equal; a clean config answered \
              with no finding is correct); wrong — any other scored sample."
         }
+        Grading::E4 => {
+            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+             no_answer, or no usable label or gold label; correct — the parsed label equals the \
+             gold label (Abstain on an ambiguous email included); abstain — Abstain on a \
+             clear-cut email; wrong — any other label (label-only answers included)."
+        }
         Grading::Other => {
             "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
              no_answer; scored — every other sample (this environment has no correct/wrong rule; \
@@ -562,6 +569,7 @@ fn data_scripts(
     let grading = match inp.grading {
         Grading::E1 => "e1",
         Grading::E2 => "e2",
+        Grading::E4 => "e4",
         Grading::Other => "other",
     };
     let mut buf = String::new();

@@ -136,6 +136,24 @@
     pane.appendChild(t);
   }
 
+  // E4: the email with evidence over gold spans; text goes in via textContent only.
+  function emailEvidence(segs) {
+    section("email: quoted evidence over gold spans");
+    var legend = el("p", "ev-legend");
+    [["ev-m", "evidence matching a gold span"], ["ev-u", "evidence matching none"],
+     ["gold-r", "gold span recalled"], ["gold-x", "gold span missed"],
+     ["gold-o", "span not counted for this gold label"]].forEach(function (k) {
+      legend.appendChild(el("span", k[0], k[1]));
+      legend.appendChild(document.createTextNode(" "));
+    });
+    pane.appendChild(legend);
+    var p = el("pre", "email");
+    segs.forEach(function (s) {
+      if (s.class) p.appendChild(el("mark", s.class, s.text));
+      else p.appendChild(document.createTextNode(s.text));
+    });
+    pane.appendChild(p);
+  }
   function openRow(i) {
     state.open = i;
     pane.textContent = "";
@@ -160,6 +178,7 @@
     }
     section("gold answer");
     pre(str(d.answer));
+    if (d.email_evidence) emailEvidence(d.email_evidence);
     section("prompt");
     (d.prompt || []).forEach(function (k) { message(messages[k]); });
     if (d.prompt_raw !== undefined) pre(str(d.prompt_raw));

@@ -74,6 +74,9 @@ pub enum Grading {
     E1,
     /// E2: the scored findings equal the oracle's.
     E2,
+    /// E4: predicted label against the gold label, Abstain being right on
+    /// ambiguous emails.
+    E4,
     /// Other environments: no correct/wrong rule.
     Other,
 }
@@ -212,6 +215,8 @@ struct LineView<'a> {
     split: Option<&'a RawValue>,
     #[serde(default, borrow)]
     question: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    info: Option<&'a RawValue>,
     #[serde(default, borrow)]
     prompt: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -455,8 +460,29 @@ fn transcript_parts<'a>(v: &LineView<'a>) -> (Vec<Cow<'a, str>>, String, u32) {
         detail.push_str("\":");
         detail.push_str(&cap_texts(raw.get(), &mut cut));
     }
+    if let Some(segments) = email_evidence(v) {
+        if !first {
+            detail.push(',');
+        }
+        detail.push_str("\"email_evidence\":");
+        detail.push_str(&cap_texts(&segments, &mut cut));
+    }
     detail.push('}');
     (prompt, detail, cut)
+}
+
+/// E4: the email cut into highlighted segments (JSON), when the line is
+/// an E4 record with a string `question`.
+fn email_evidence(v: &LineView) -> Option<String> {
+    let parsed: ParsedRecord = typed(v.parsed)?;
+    let parsed = parsed.e4()?;
+    let question: String = typed(v.question)?;
+    let info: Value = typed(v.info).unwrap_or(Value::Null);
+    let spans = info
+        .pointer("/meta/spans")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    serde_json::to_string(&super::evidence::segments(&question, parsed, spans)).ok()
 }
 
 /// Raw JSON with every string longer than [`super::TEXT_CAP`] bytes cut
@@ -557,6 +583,24 @@ fn grade(v: &LineView, parsed: Option<&ParsedRecord>, grading: Grading) -> Outco
                 Outcome::Wrong
             }
         }
+        Grading::E4 => {
+            use crate::e4::{Call, Gold};
+            let view = RecordView {
+                answer: typed(v.answer).unwrap_or(Value::Null),
+                parsed: parsed.cloned(),
+                parse,
+                predicted_label: typed(v.predicted_label),
+                confidence: typed(v.confidence),
+                ..RecordView::default()
+            };
+            match crate::e4::sample(&view) {
+                None => Outcome::Invalid,
+                Some(s) if s.call == Call::Invalid => Outcome::Invalid,
+                Some(s) if s.call.correct(s.gold) => Outcome::Correct,
+                Some(s) if s.call == Call::Abstain && s.gold != Gold::Abstain => Outcome::Abstain,
+                Some(_) => Outcome::Wrong,
+            }
+        }
         Grading::Other => Outcome::Scored,
     }
 }
@@ -590,14 +634,18 @@ fn preview(
     completion: &str,
 ) -> String {
     let mut out = String::new();
-    if grading == Grading::E1 {
-        let parsed = parsed.and_then(ParsedRecord::e1);
-        let label = parsed
-            .map(|p| p.label.clone())
-            .unwrap_or_else(|| text(v.predicted_label));
-        let conf = parsed
-            .and_then(|p| p.confidence)
-            .or_else(|| typed(v.confidence));
+    if matches!(grading, Grading::E1 | Grading::E4) {
+        let read = match parsed {
+            Some(ParsedRecord::E1(p)) if grading == Grading::E1 => {
+                Some((p.label.clone(), p.confidence))
+            }
+            Some(ParsedRecord::E4(p)) if grading == Grading::E4 => {
+                Some((p.label.clone().unwrap_or_default(), p.confidence))
+            }
+            _ => None,
+        };
+        let (label, conf) = read.unwrap_or_else(|| (text(v.predicted_label), None));
+        let conf = conf.or_else(|| typed(v.confidence));
         if !label.is_empty() {
             out.push_str(&label);
             if let Some(c) = conf {

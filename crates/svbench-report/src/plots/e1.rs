@@ -3,7 +3,7 @@
 //! (`CalibrationAccumulator`, invalid outputs at confidence 1.0 and
 //! incorrect, abstentions left out), recomputed from the records.
 
-use svbench_core::metrics::{CalibrationAccumulator, ECE_BINS};
+use svbench_core::metrics::{CalibrationAccumulator, RiskCoveragePoint, ECE_BINS};
 use svbench_core::summary::{E1Metrics, E1Summary};
 
 use super::axes::{ticks, Frame, Range};
@@ -22,7 +22,11 @@ pub fn plots(samples: &[E1Sample], e1: &E1Summary, m: &E1Metrics) -> Vec<Plot> {
     for p in samples.iter().filter_map(point) {
         cal.add(p);
     }
-    vec![reliability(&cal), risk_coverage(e1), confusion(samples, m)]
+    vec![
+        reliability(&cal),
+        risk_coverage(&e1.extras.risk_coverage),
+        confusion(samples, m),
+    ]
 }
 
 fn plot(name: &str, title: &str, svg: String) -> Plot {
@@ -106,13 +110,12 @@ pub fn reliability(cal: &CalibrationAccumulator) -> Plot {
     plot("reliability", title, doc.finish())
 }
 
-/// The summary's risk–coverage curve (thinned to at most
-/// [`MAX_CURVE_POINTS`] evenly spaced points, ends kept).
-pub fn risk_coverage(e1: &E1Summary) -> Plot {
+/// A summary's risk–coverage curve (thinned to at most
+/// [`MAX_CURVE_POINTS`] evenly spaced points, ends kept); shared by every
+/// environment with one.
+pub fn risk_coverage(curve: &[RiskCoveragePoint]) -> Plot {
     let title = "Risk–coverage curve";
-    let pts: Vec<(f64, f64)> = e1
-        .extras
-        .risk_coverage
+    let pts: Vec<(f64, f64)> = curve
         .iter()
         .map(|p| (p.coverage, p.risk))
         .filter(|(c, r)| c.is_finite() && r.is_finite())
@@ -161,7 +164,7 @@ pub fn risk_coverage(e1: &E1Summary) -> Plot {
         &format!(
             "{} thresholds; AURC (standard) {}",
             pts.len(),
-            fixed(e1.extras.aurc_standard, 4)
+            fixed(svbench_core::metrics::aurc_from_curve(curve), 4)
         ),
         Anchor::End,
         11.0,
@@ -304,7 +307,7 @@ mod tests {
         let (cal, e1, m) = summary_of(samples);
         vec![
             reliability(&cal),
-            risk_coverage(&e1),
+            risk_coverage(&e1.extras.risk_coverage),
             confusion(samples, &m),
         ]
     }
@@ -372,6 +375,8 @@ mod tests {
             risk: 0.0,
             n_covered: 0,
         }];
-        assert!(risk_coverage(&e1).svg.contains("No risk"));
+        assert!(risk_coverage(&e1.extras.risk_coverage)
+            .svg
+            .contains("No risk"));
     }
 }

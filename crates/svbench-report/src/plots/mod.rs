@@ -15,6 +15,7 @@ pub mod bars;
 pub mod common;
 pub mod e1;
 pub mod e2;
+pub mod e4;
 pub mod histogram;
 pub mod svg;
 
@@ -42,6 +43,9 @@ pub fn render_plots(values: &SummaryValues, summary: &Summary) -> Vec<Plot> {
     }
     if let (Some(e2), SummaryMetrics::E2(m)) = (&summary.e2, &summary.metrics) {
         plots.extend(e2::plots(summary, e2, m));
+    }
+    if let SummaryMetrics::E4(m) = &summary.metrics {
+        plots.extend(e4::plots(&values.e4_samples, m));
     }
     plots.extend(common::plots(values, summary));
     plots

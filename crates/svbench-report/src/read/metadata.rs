@@ -16,6 +16,9 @@ pub const E1_NAME: &str = svbench_core::identity::NETWORK_LOGS.name;
 /// Canonical name of E2.
 pub const E2_NAME: &str = svbench_core::identity::CONFIG_VERIFICATION.name;
 
+/// Canonical name of E4.
+pub const E4_NAME: &str = svbench_core::identity::PHISHING_DETECTION.name;
+
 /// The run facts the report uses.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunInfo {

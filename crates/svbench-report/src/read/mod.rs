@@ -7,7 +7,7 @@ pub mod records;
 use std::path::{Path, PathBuf};
 
 pub use lean::{LeanRecords, Tags};
-pub use metadata::{canonical_environment, RunInfo, E1_NAME, E2_NAME};
+pub use metadata::{canonical_environment, RunInfo, E1_NAME, E2_NAME, E4_NAME};
 pub use records::{LoadedRecords, RecordView};
 
 use crate::error::ReportError;
@@ -37,8 +37,9 @@ pub fn load_lean(dir: &Path, strict: bool) -> Result<LeanRun, ReportError> {
     }
     let info = metadata::read_metadata(&dir.join("metadata.json"), dir, strict)?;
     let is_e1 = info.environment == E1_NAME;
-    let is_e2 = info.environment == E2_NAME;
-    let records = lean::read_lean(&dir.join("results.jsonl"), strict, is_e1, is_e2)?;
+    // E2 and E4 metrics read whole records (findings, evidence items).
+    let keep_full = info.environment == E2_NAME || info.environment == E4_NAME;
+    let records = lean::read_lean(&dir.join("results.jsonl"), strict, is_e1, keep_full)?;
     Ok(LoadedRun {
         dir: dir.to_path_buf(),
         info,

@@ -169,6 +169,10 @@ pub struct MetaView {
     /// `meta.scenario`.
     #[serde(default)]
     pub scenario: Option<Value>,
+    /// `meta.spans` (E4's gold spans), kept as written: other environments
+    /// may use the key differently.
+    #[serde(default)]
+    pub spans: Option<Value>,
 }
 
 impl MetaView {

@@ -1,6 +1,8 @@
 //! Builds run directories by hand for report tests.
 #![allow(dead_code)]
 
+pub mod e4;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
