@@ -22,6 +22,7 @@ mod e2_reward;
 mod e2_tools;
 mod e2_upstream_patch;
 mod e4_acceptance;
+mod e4_generate;
 mod e4_import;
 mod parse_nesting;
 

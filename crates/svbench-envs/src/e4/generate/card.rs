@@ -65,9 +65,7 @@ fn provenance(w: &mut String, corpus: &Corpus, manifest: &Manifest) {
     let _ = writeln!(
         w,
         "\nRegenerate exactly (a test does this and compares every byte):\n\n\
-         ```\nsvbench data gen e4 --manifest datasets/e4/manifest.json --out datasets/e4\n```\n\n\
-         Before the CLI is wired, the ignored test writes the same files:\n\
-         `cargo test -p svbench-envs --test e4_generate -- --ignored write_committed_corpus`.\n"
+         ```\nsvbench data gen e4 --manifest datasets/e4/manifest.json --out datasets/e4\n```\n"
     );
 }
 
