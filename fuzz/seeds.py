@@ -25,6 +25,7 @@ E1_TEST = rows("datasets/e1/test.jsonl")
 E1_OOD = rows("datasets/e1/ood.jsonl")
 E2_TEST = rows("datasets/e2/test.jsonl")
 E2_DEV = rows("datasets/e2/dev.jsonl")
+E4_TEST = rows("datasets/e4/test.jsonl")
 
 
 def lang(row):
@@ -350,6 +351,22 @@ def main():
     write("e2_score", "json-messages", f"v1 {r['id']} json\n" + json.dumps([{"role": "assistant", "content": e2_answer(r)}]))
     write("e2_score", "json-patch", f"v1 {r['id']}\n" + json.dumps({"violations": [], "patch": json.dumps(JSON_PATCHES["replace"]), "confidence": 0.1}))
     write("e2_score", "prose", f"upstream {r['id']}\nThe manifest looks fine to me.")
+
+    # E4: answers to embedded emails (gold quotes, exploits, upstream quirks).
+    for r in E4_TEST[:3] + [x for x in E4_TEST if x["answer"] == "Phishing"][:2]:
+        quotes = [sp["text"] for sp in r["meta"]["spans"]][:3]
+        answer = json.dumps({"label": r["answer"], "confidence": 0.8, "evidence": quotes})
+        write("e4_score", r["id"] + "-v1", f"v1 {r['id']}\n" + answer)
+        write("e4_score", r["id"] + "-upstream", f"upstream {r['id']}\n" + answer)
+    r = E4_TEST[0]
+    write("e4_score", "spray", f"v1 {r['id']}\n" + json.dumps({"label": "Phishing", "confidence": 0.9, "evidence": r["question"].split("\n")[:12]}))
+    write("e4_score", "dict-evidence", f"upstream {r['id']}\n" + '{"label":" PHISHING ","confidence":"0.7","evidence":{"urgent":1}}')
+
+    # E4 emails: raw messages in the shapes the parser meets.
+    write("email", "plain", "From: Bank <alerts@northwlnd-bank.top>\r\nReply-To: desk@freemail.example\r\nTo: dana@acme-corp.example\r\nSubject: =?utf-8?q?Verify_now?=\r\n\r\nDear customer, confirm your password within 24 hours: http://203.0.113.7/login\r\n")
+    write("email", "alternative", "From: Shop <news@shop.test>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nPlain\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>Sale <a href=\"http://bit.ly/x\">paypal.com</a></p><div style=\"display:none\">hidden</div>\r\n--b--\r\n")
+    write("email", "attachment", "From: a@b.test\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\nSee the zip, password 1234.\r\n--m\r\nContent-Type: application/octet-stream; name=\"invoice.pdf.exe\"\r\nContent-Transfer-Encoding: base64\r\n\r\nTVqQAAMAAAAEAAAA\r\n--m--\r\n")
+    write("email", "mbox", "From a@x Mon Jan  1 00:00:00 2024\nFrom: a@x.test\nSubject: one\n\nbody one\n\nFrom b@y Mon Jan  1 00:00:00 2024\nFrom: b@y.test\n\nbody two\n")
 
     # Dataset rows: small files cut from the datasets, and malformed variants.
     def jsonl(rs):

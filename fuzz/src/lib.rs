@@ -8,6 +8,8 @@
 pub mod api_body;
 pub mod dataset_rows;
 pub mod e2_score;
+pub mod e4_score;
+pub mod email;
 pub mod extract;
 pub mod hcl;
 pub mod json_patch;
