@@ -9,7 +9,7 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use super::config::{BrandsFile, IndicatorsFile};
-use super::lookalike::{fold_skeleton, Folds};
+use super::lookalike::{fold_skeleton, CharCounts, Folds};
 use super::{Polarity, BENIGN_CATEGORIES, GENERIC_GREETING, PHISH_CATEGORIES};
 
 const INDICATORS_TOML: &str = include_str!("../../../../../datasets/e4/indicators.toml");
@@ -68,8 +68,8 @@ pub(super) struct LookalikeIndex {
     pub short_label_max_chars: usize,
     pub short_max_distance: usize,
     pub folds: Folds,
-    /// (label, its length in chars, brand index).
-    pub labels: Vec<(String, usize, usize)>,
+    /// (label, its length in chars, brand index, its character counts).
+    pub labels: Vec<(String, usize, usize, CharCounts)>,
     /// Folded skeleton of each brand label → brand index.
     pub skeletons: HashMap<String, usize>,
     /// Exact brand labels → brand index.
@@ -179,7 +179,7 @@ impl IndicatorSet {
                 let chars = label.chars().count();
                 exact.entry(label.clone()).or_insert(i);
                 skeletons.entry(fold_skeleton(label, &folds)).or_insert(i);
-                labels.push((label.clone(), chars, i));
+                labels.push((label.clone(), chars, i, CharCounts::new(label)));
             }
         }
         let brand_names = AhoCorasickBuilder::new()

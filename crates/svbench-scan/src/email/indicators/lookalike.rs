@@ -23,6 +23,35 @@ impl Folds {
     }
 }
 
+/// How many times each character occurs in a label (non-ASCII characters
+/// share buckets with ASCII ones, which only weakens the bound below).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct CharCounts([u8; 128]);
+
+impl CharCounts {
+    pub(super) fn new(label: &str) -> Self {
+        let mut counts = [0u8; 128];
+        for c in label.chars() {
+            let slot = &mut counts[c as usize % 128];
+            *slot = slot.saturating_add(1);
+        }
+        Self(counts)
+    }
+
+    /// A lower bound on the Damerau–Levenshtein distance between the two
+    /// labels: an insertion or deletion changes the counts by 1, a
+    /// substitution by 2, a transposition by 0.
+    fn min_edits(&self, other: &CharCounts) -> usize {
+        let l1: usize = self
+            .0
+            .iter()
+            .zip(&other.0)
+            .map(|(a, b)| usize::from(a.abs_diff(*b)))
+            .sum();
+        l1.div_ceil(2)
+    }
+}
+
 /// The folded UTS-39 skeleton of a label, lower case.
 pub(super) fn fold_skeleton(label: &str, folds: &Folds) -> String {
     let mut s = label.to_lowercase();
@@ -90,7 +119,8 @@ fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<S
             set.brands[b].name
         ));
     }
-    for (brand_label, brand_chars, b) in &index.labels {
+    let counts = CharCounts::new(candidate);
+    for (brand_label, brand_chars, b, brand_counts) in &index.labels {
         if *brand_chars < index.min_label_chars {
             continue;
         }
@@ -100,7 +130,7 @@ fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<S
             index.max_distance
         };
         // Distance is at least the length difference: skip most labels cheaply.
-        if chars.abs_diff(*brand_chars) > limit {
+        if chars.abs_diff(*brand_chars) > limit || counts.min_edits(brand_counts) > limit {
             continue;
         }
         let d = strsim::damerau_levenshtein(candidate, brand_label);
@@ -134,5 +164,33 @@ mod tests {
         assert_eq!(sk("g00gle"), sk("google"));
         assert_eq!(sk("аррӏе"), sk("apple"), "Cyrillic confusables");
         assert_ne!(sk("maple"), sk("apple"));
+    }
+
+    #[test]
+    fn the_count_bound_never_exceeds_the_distance() {
+        let words = [
+            "paypal",
+            "paypa1",
+            "pyapal",
+            "northwind",
+            "nortwhind",
+            "northwlnd",
+            "contoso",
+            "cnotoso",
+            "microsoft",
+            "rnicrosoft",
+            "apple",
+            "аррӏе",
+            "",
+            "a",
+            "ab",
+            "ba",
+        ];
+        for a in words {
+            for b in words {
+                let bound = CharCounts::new(a).min_edits(&CharCounts::new(b));
+                assert!(bound <= strsim::damerau_levenshtein(a, b), "{a} {b}");
+            }
+        }
     }
 }
