@@ -317,8 +317,7 @@ pub fn build_summary(
             headline,
         )
     } else if is_e2 {
-        let label = (info.baseline_type.as_deref() == Some("oracle"))
-            .then(|| svbench_core::ORACLE_LABEL.to_string());
+        let label = crate::headline::policy_label(info.baseline_type.as_deref());
         let e2_ci = (e2_records > 0).then_some((ci.micro_f1, ci.f1_weighted, ci.patch_success));
         let mut rep = e2_input.finish(e2_ci, label);
         // Errored samples enter as empty predictions: F1 0 each.
