@@ -219,8 +219,7 @@ pub struct EntryCommon {
     pub run_finished_at: Option<String>,
     /// Metric → 95 % bootstrap interval `[low, high]` (E1 `accuracy`, `f1`;
     /// E2 `micro_f1`, `f1_weighted`, `patch_success`; E4 `f1`, `accuracy`,
-    /// `evidence_f1`); a metric without a
-    /// defined interval is absent.
+    /// `evidence_f1`); a metric without a defined interval is absent.
     pub ci95: BTreeMap<String, [f64; 2]>,
 }
 
