@@ -225,12 +225,12 @@ fn e4_board_refuses_other_runs_and_other_boards() {
         &common::metadata("v1"),
         &common::sample_records(),
     );
-    let err = scoreboard::entries(BoardEnv::E4, &[e1.clone()]).expect_err("an E1 run");
+    let err = scoreboard::entries(BoardEnv::E4, std::slice::from_ref(&e1)).expect_err("an E1 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
         "{err}"
     );
-    let err = scoreboard::entries(BoardEnv::E1, &[ind.clone()]).expect_err("an E4 run");
+    let err = scoreboard::entries(BoardEnv::E1, std::slice::from_ref(&ind)).expect_err("an E4 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
         "{err}"

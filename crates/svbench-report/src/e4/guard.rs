@@ -159,8 +159,10 @@ mod tests {
 
     #[test]
     fn non_finite_values_become_null_or_zero_with_a_warning() {
-        let mut m = E4Metrics::default();
-        m.reward = Some(f64::INFINITY);
+        let mut m = E4Metrics {
+            reward: Some(f64::INFINITY),
+            ..E4Metrics::default()
+        };
         m.all.brier = Some(f64::NAN);
         m.all.f1 = Some(0.5);
         m.all.cost.total_cost = f64::INFINITY;
