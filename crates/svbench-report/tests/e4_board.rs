@@ -155,6 +155,21 @@ fn entries_carry_e4_headline_values_and_label_the_oracle() {
         close(v, 1.0, what);
     }
     close(o.fpr, 0.0, "fpr");
+
+    // report.md says so too, as it does for an E2 oracle.
+    let opts = svbench_report::ReportOptions {
+        timestamp: Some(common::TS.to_string()),
+        no_plots: true,
+        ..svbench_report::ReportOptions::default()
+    };
+    let md = |dir: &Path| {
+        svbench_report::build_report(dir, &opts)
+            .expect("report")
+            .report_md
+    };
+    assert!(md(&tmp.path().join("oracle"))
+        .contains("> **oracle (upper bound)**: this run answers with the oracle itself."));
+    assert!(!md(&tmp.path().join("indicators")).contains("upper bound"));
     close(o.expected_cost_v1, 0.0, "expected_cost_v1");
 }
 
