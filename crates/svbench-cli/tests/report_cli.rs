@@ -685,3 +685,86 @@ fn scoreboard_defaults_under_outputs() {
         .is_file());
     assert!(!tmp.path().join("bench").exists());
 }
+
+/// `scoreboard --env` names E4 by any of its spellings: two real E4 runs
+/// (the indicators policy and the oracle) become an E4 board on which the
+/// oracle is marked as an upper bound; a board-less environment is refused
+/// with the list of boards.
+#[test]
+fn scoreboard_takes_e4_runs_and_marks_the_oracle() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let in_tmp = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .args(args)
+            .current_dir(tmp.path())
+            .env("NO_COLOR", "1")
+            .env_remove("SVBENCH_CONFIG")
+            .output()
+            .expect("run svbench")
+    };
+    for policy in ["builtin:indicators", "builtin:oracle"] {
+        let out = in_tmp(&["eval", "e4", "--model", policy, "-n", "6", "--no-progress"]);
+        assert!(
+            out.status.success(),
+            "{policy}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = in_tmp(&[
+        "scoreboard",
+        "--env",
+        "phishing-detection",
+        "--discover",
+        "outputs/evals",
+        "--out-dir",
+        "boards",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let board: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(tmp.path().join("boards/e4_scoreboard.json")).expect("board"),
+    )
+    .expect("json");
+    assert_eq!(board.len(), 2, "{board:?}");
+    let by_model = |m: &str| {
+        board
+            .iter()
+            .find(|e| e["model"] == m)
+            .unwrap_or_else(|| panic!("no entry of {m}: {board:?}"))
+    };
+    let oracle = by_model("builtin:oracle");
+    assert_eq!(oracle["policy_label"], "oracle (upper bound)");
+    assert_eq!(oracle["accuracy"], 1.0);
+    assert_eq!(by_model("builtin:indicators")["policy_label"], Value::Null);
+    let md = std::fs::read_to_string(tmp.path().join("boards/e4_scoreboard.md")).expect("md");
+    assert!(
+        md.contains("builtin:oracle — **oracle (upper bound)**"),
+        "{md}"
+    );
+    let out = in_tmp(&[
+        "scoreboard",
+        "--env",
+        "e4",
+        "--discover",
+        "outputs/evals",
+        "--out-dir",
+        "boards",
+        "--check",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = in_tmp(&["scoreboard", "--env", "e3", "outputs/evals"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("scoreboards exist for e1, e2 and e4"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -93,6 +93,8 @@ pub fn build_summary(
     // Counted per interned id, named once at the end.
     let mut by_error: BTreeMap<u32, u64> = BTreeMap::new();
     let mut by_profile: BTreeMap<u32, u64> = BTreeMap::new();
+    // E4: errored records of phishing emails, misses of the strict recall.
+    let mut e4_errored_phishing = 0u64;
     for &p in &order {
         counts.truncated += u64::from(lr.truncated(p));
         if let Some(l) = lr.latency_ms(p) {
@@ -102,6 +104,10 @@ pub fn build_summary(
         if tags.error != NONE {
             counts.errored += 1;
             *by_error.entry(tags.error).or_default() += 1;
+            if is_e4 {
+                let gold = lr.full(p).and_then(crate::e4::sample).map(|s| s.gold);
+                e4_errored_phishing += u64::from(gold == Some(crate::e4::Gold::Phishing));
+            }
             continue;
         }
         counts.scored += 1;
@@ -317,8 +323,7 @@ pub fn build_summary(
             headline,
         )
     } else if is_e2 {
-        let label = (info.baseline_type.as_deref() == Some("oracle"))
-            .then(|| svbench_core::ORACLE_LABEL.to_string());
+        let label = crate::headline::policy_label(info.baseline_type.as_deref());
         let e2_ci = (e2_records > 0).then_some((ci.micro_f1, ci.f1_weighted, ci.patch_success));
         let mut rep = e2_input.finish(e2_ci, label);
         // Errored samples enter as empty predictions: F1 0 each.
@@ -340,12 +345,24 @@ pub fn build_summary(
         let matrix = crate::e4::cost_matrix(profile.as_deref(), &info.reward_params);
         let e4_ci = crate::e4::ci::ci95(&e4_input.samples, &e4_input.units, cfg);
         let mut rep = crate::e4::e4_report_with_ci(&e4_input, matrix, e4_ci);
-        rep.metrics.reward = reward.mean;
-        rep.metrics.components = reward
-            .components
+        // Unfiltered means, so that an overflow is named in the warnings.
+        rep.metrics.reward = mean(&rewards);
+        rep.metrics.components = components
             .iter()
-            .map(|(k, v)| (k.clone(), v.mean))
+            .map(|(k, v)| (k.clone(), mean(v)))
             .collect();
+        // Errored emails enter as empty answers: a phishing one is a miss.
+        let gold_phishing = &rep.metrics.all.confusion.phishing;
+        let all_phishing = gold_phishing.phishing
+            + gold_phishing.legitimate
+            + gold_phishing.abstain
+            + gold_phishing.invalid;
+        validity.strict.insert(
+            "recall_strict".to_string(),
+            rate(gold_phishing.phishing, all_phishing + e4_errored_phishing),
+        );
+        crate::e4::guard::guard_metrics(&mut rep.metrics, &mut warnings);
+        crate::e4::guard::guard_upstream(&mut rep.upstream, &mut warnings);
         let headline = crate::headline::e4(&rep.metrics);
         (
             SummaryMetrics::E4(Box::new(rep.metrics)),
@@ -673,7 +690,7 @@ fn reward_stats(
 
 /// Upstream-named numbers must be numbers: a non-finite value (only possible
 /// from absurd recorded confidences) becomes 0.0 with a warning.
-fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
+pub(crate) fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
     if !v.is_finite() {
         warnings.push(format!(
             "{name} was not a finite number and is written as 0.0"

@@ -14,6 +14,22 @@ pub const E1_ACCURACY_NON_ABSTAINED: &str =
 pub const E2_MICRO_F1: &str =
     "Pooled F1 over findings, 2·TP / (2·TP + FP + FN), summed over every scored record on the ids the v1 reward compares.";
 
+/// E4's `f1`.
+pub const E4_F1: &str =
+    "F1 of Phishing calls on clear-cut emails: precision over Phishing calls, recall over phishing emails not abstained on (invalid answers count as misses).";
+/// E4's `recall_strict`.
+pub const E4_RECALL_STRICT: &str =
+    "Phishing emails called Phishing / all phishing emails (abstentions and invalid answers count as misses).";
+/// E4's `evidence_f1`.
+pub const E4_EVIDENCE_F1: &str =
+    "Mean evidence score (F1 of quoted evidence against the relevant indicator spans) over emails where evidence is scored.";
+
+/// How reports name a run's policy when it is not a baseline: the oracle
+/// builtins (`baseline_type` `oracle`) are upper bounds.
+pub fn policy_label(baseline_type: Option<&str>) -> Option<String> {
+    (baseline_type == Some("oracle")).then(|| svbench_core::ORACLE_LABEL.to_string())
+}
+
 fn metric(
     name: &str,
     value: Option<f64>,
@@ -136,13 +152,13 @@ pub fn e4(m: &E4Metrics) -> Vec<HeadlineMetric> {
             "f1",
             a.f1,
             ci.and_then(|c| c.f1),
-            "F1 of Phishing calls on clear-cut emails: precision over Phishing calls, recall over phishing emails not abstained on (invalid answers count as misses).",
+            E4_F1,
         ),
         metric(
             "recall_strict",
             a.recall_strict,
             None,
-            "Phishing emails called Phishing / all phishing emails (abstentions and invalid answers count as misses).",
+            E4_RECALL_STRICT,
         ),
         metric(
             "accuracy",
@@ -154,7 +170,7 @@ pub fn e4(m: &E4Metrics) -> Vec<HeadlineMetric> {
             "evidence_f1",
             a.evidence.all.f1,
             ci.and_then(|c| c.evidence_f1),
-            "Mean evidence score (F1 of quoted evidence against the relevant indicator spans) over emails where evidence is scored.",
+            E4_EVIDENCE_F1,
         ),
         metric(
             "ece",

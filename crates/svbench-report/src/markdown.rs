@@ -236,7 +236,14 @@ fn headline_section(s: &mut String, sm: &Summary) {
         return;
     }
     s.push_str("## Headline\n\n");
-    if let Some(label) = sm.e2.as_ref().and_then(|e| e.policy_label.as_ref()) {
+    // E2 records the label in its summary; E4 reads it from the metadata.
+    let label = match &sm.metrics {
+        SummaryMetrics::E4(_) => {
+            crate::headline::policy_label(sm.metadata.baseline_type.as_deref())
+        }
+        _ => sm.e2.as_ref().and_then(|e| e.policy_label.clone()),
+    };
+    if let Some(label) = label {
         let _ = writeln!(
             s,
             "> **{label}**: this run answers with the oracle itself. It bounds what a perfect answer scores; it is not a baseline.\n"

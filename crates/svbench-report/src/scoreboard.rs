@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use svbench_core::scoreboard::{
-    E1Entry, E2Entry, E2EntryUpstream, EntryCommon, Scoreboard, ScoreboardEntry,
+    E1Entry, E2Entry, E2EntryUpstream, E4Entry, EntryCommon, Scoreboard, ScoreboardEntry,
 };
 use svbench_core::summary::{Summary, SummaryMetrics};
 
@@ -24,26 +24,49 @@ pub enum BoardEnv {
     E1,
     /// `e2_scoreboard.json`.
     E2,
+    /// `e4_scoreboard.json`.
+    E4,
 }
 
 impl BoardEnv {
+    /// Every environment with a board, in benchmark order.
+    pub const ALL: [BoardEnv; 3] = [BoardEnv::E1, BoardEnv::E2, BoardEnv::E4];
+
     /// The environment this board covers.
     fn identity(self) -> &'static EnvIdentity {
         match self {
             BoardEnv::E1 => &identity::NETWORK_LOGS,
             BoardEnv::E2 => &identity::CONFIG_VERIFICATION,
+            BoardEnv::E4 => &identity::PHISHING_DETECTION,
         }
     }
 
     /// From a canonical name, short id or alias of an environment with a board.
     pub fn parse(name: &str) -> Option<BoardEnv> {
         let id = identity::lookup_loose(name)?;
-        [BoardEnv::E1, BoardEnv::E2]
-            .into_iter()
-            .find(|b| b.identity() == id)
+        BoardEnv::ALL.into_iter().find(|b| b.identity() == id)
     }
 
-    /// The short id (`e1`, `e2`).
+    /// The short ids of every board, for messages: `e1, e2 and e4`.
+    pub fn listed() -> String {
+        let shorts: Vec<&str> = BoardEnv::ALL.iter().map(|b| b.short()).collect();
+        match shorts.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => shorts.concat(),
+        }
+    }
+
+    /// Whether `entry` is of this board's environment.
+    fn holds(self, entry: &ScoreboardEntry) -> bool {
+        matches!(
+            (self, entry),
+            (BoardEnv::E1, ScoreboardEntry::E1(_))
+                | (BoardEnv::E2, ScoreboardEntry::E2(_))
+                | (BoardEnv::E4, ScoreboardEntry::E4(_))
+        )
+    }
+
+    /// The short id (`e1`, `e2`, `e4`).
     pub fn short(self) -> &'static str {
         self.identity().short
     }
@@ -203,8 +226,31 @@ pub fn entry_of(summary: &Summary) -> Option<ScoreboardEntry> {
                 common: common(ci95),
             }))
         }
-        // E4 has no scoreboard file yet; `compare` reads its headline.
-        SummaryMetrics::E4(_) | SummaryMetrics::Generic(_) => None,
+        SummaryMetrics::E4(m) => {
+            ci95.retain(|k, _| k == "f1" || k == "accuracy" || k == "evidence_f1");
+            let a = &m.all;
+            Some(ScoreboardEntry::E4(E4Entry {
+                baseline,
+                model: summary.model.clone(),
+                dataset,
+                n: summary.n_examples,
+                policy_label: crate::headline::policy_label(
+                    summary.metadata.baseline_type.as_deref(),
+                ),
+                f1: value("f1"),
+                precision: a.precision,
+                recall_strict: value("recall_strict"),
+                fpr: a.fpr,
+                accuracy: value("accuracy"),
+                evidence_f1: value("evidence_f1"),
+                ece: value("ece"),
+                abstain_rate: a.abstention.abstain_rate,
+                expected_cost_v1: a.cost.expected_cost_v1,
+                run_id: summary.run_id.clone(),
+                common: common(ci95),
+            }))
+        }
+        SummaryMetrics::Generic(_) => None,
     }
 }
 
@@ -252,23 +298,31 @@ pub fn entries(env: BoardEnv, runs: &[PathBuf]) -> Result<Vec<ScoreboardEntry>, 
     Ok(out)
 }
 
-/// Reads an existing scoreboard (`None` when the file does not exist).
-pub fn read_board(path: &Path) -> Result<Option<Scoreboard>, ScoreboardError> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| ScoreboardError::BadFile {
-                    path: path.to_path_buf(),
-                    message: e.to_string(),
-                })
+/// Reads an existing scoreboard of `env` (`None` when the file does not
+/// exist); an entry of another environment makes it a bad file.
+pub fn read_board(env: BoardEnv, path: &Path) -> Result<Option<Scoreboard>, ScoreboardError> {
+    let bad = |message: String| ScoreboardError::BadFile {
+        path: path.to_path_buf(),
+        message,
+    };
+    let board: Scoreboard = match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(ScoreboardError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ScoreboardError::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
+    };
+    if let Some(e) = board.iter().find(|e| !env.holds(e)) {
+        return Err(bad(format!(
+            "the entry of run `{}` is not an {} entry",
+            e.run_id(),
+            env.short()
+        )));
     }
+    Ok(Some(board))
 }
 
 /// Merges `fresh` into `existing`: entries of other runs are kept, an entry
@@ -369,7 +423,7 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                 .iter()
                 .filter_map(|e| match e {
                     ScoreboardEntry::E2(x) => Some(x.micro_f1_by_lang.keys()),
-                    ScoreboardEntry::E1(_) => None,
+                    ScoreboardEntry::E1(_) | ScoreboardEntry::E4(_) => None,
                 })
                 .flatten()
                 .collect();
@@ -414,8 +468,62 @@ pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
                 crate::headline::E2_MICRO_F1
             );
         }
+        BoardEnv::E4 => e4_rows(&mut s, board),
     }
     s
+}
+
+/// The E4 table: an oracle run's baseline cell says it is an upper bound.
+fn e4_rows(s: &mut String, board: &Scoreboard) {
+    s.push_str("| baseline | model | dataset | n | f1 | f1 95 % CI | precision | recall_strict | fpr | accuracy | accuracy 95 % CI | evidence_f1 | evidence_f1 95 % CI | ece | abstain_rate | expected_cost_v1 | mean reward (range) | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|---:|---:|---|\n");
+    let mut oracle = false;
+    for e in board {
+        let ScoreboardEntry::E4(x) = e else { continue };
+        let baseline = match &x.policy_label {
+            Some(label) => {
+                oracle = true;
+                format!("{} — **{}**", table_cell(&x.baseline), table_cell(label))
+            }
+            None => table_cell(&x.baseline),
+        };
+        let _ = writeln!(
+            s,
+            "| {baseline} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+            table_cell(&x.model),
+            table_cell(&x.dataset),
+            x.n,
+            opt(x.f1),
+            ci(&x.common, "f1"),
+            opt(x.precision),
+            opt(x.recall_strict),
+            opt(x.fpr),
+            opt(x.accuracy),
+            ci(&x.common, "accuracy"),
+            opt(x.evidence_f1),
+            ci(&x.common, "evidence_f1"),
+            opt(x.ece),
+            opt(x.abstain_rate),
+            opt(x.expected_cost_v1),
+            reward(&x.common),
+            opt(x.common.parse_failure_rate),
+            opt(x.common.error_rate),
+            table_cell(&x.run_id)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n`f1`: {} `recall_strict`: {} `evidence_f1`: {} `expected_cost_v1`: mean v1 triage cost per email, an invalid answer charged as a missed phishing email (lower is better). `n/a`: undefined (zero denominator).",
+        crate::headline::E4_F1,
+        crate::headline::E4_RECALL_STRICT,
+        crate::headline::E4_EVIDENCE_F1
+    );
+    if oracle {
+        let _ = writeln!(
+            s,
+            "\n**{}**: the run answers with the gold label and the gold evidence. It bounds what a perfect answer scores; it is not a baseline.",
+            svbench_core::ORACLE_LABEL
+        );
+    }
 }
 
 /// What [`update`] wrote.
@@ -438,7 +546,7 @@ pub fn update(
 ) -> Result<UpdateOutcome, ScoreboardError> {
     let fresh = entries(env, runs)?;
     let json_path = env.json_path(out_dir);
-    let existing = read_board(&json_path)?.unwrap_or_default();
+    let existing = read_board(env, &json_path)?.unwrap_or_default();
     let board = merge(existing, fresh);
     std::fs::create_dir_all(out_dir).map_err(|source| ScoreboardError::Io {
         path: out_dir.to_path_buf(),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::e4::{e4_metadata, metrics_vector};
+use common::e4::{e4_errored, e4_metadata, metrics_vector};
 use common::{write_run, TS};
 use svbench_core::summary::{E4MetricSet, E4Metrics, Summary, SummaryMetrics, UpstreamCompat};
 use svbench_report::{build_report, check_run, report_run, ReportOptions};
@@ -14,8 +14,12 @@ fn close(got: Option<f64>, want: f64, what: &str) {
 }
 
 fn summary() -> Summary {
+    summary_of(&metrics_vector())
+}
+
+fn summary_of(records: &[serde_json::Value]) -> Summary {
     let tmp = tempfile::tempdir().expect("tmp");
-    let dir = write_run(tmp.path(), "run", &e4_metadata(), &metrics_vector());
+    let dir = write_run(tmp.path(), "run", &e4_metadata(), records);
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
         no_plots: true,
@@ -288,4 +292,93 @@ fn compare_reads_e4_metrics() {
     for n in ["reward", "accuracy", "cost", "evidence_f1"] {
         assert!(names.contains(&n), "{n} missing: {names:?}");
     }
+}
+
+/// `validity.recall_strict`: the strict recall with errored phishing
+/// emails counted as misses; equal to `metrics.recall_strict` without
+/// errors, and an errored legitimate email changes nothing.
+#[test]
+fn validity_recall_strict_counts_errored_phishing_emails_as_misses() {
+    let s = summary();
+    close(s.validity.strict["recall_strict"], 0.25, "no errors");
+    assert_eq!(s.validity.strict.len(), 1, "{:?}", s.validity.strict);
+
+    let mut records = metrics_vector();
+    records.push(e4_errored(11, "Phishing"));
+    records.push(e4_errored(12, "Legitimate"));
+    let s = summary_of(&records);
+    assert_eq!(s.counts.errored, 2);
+    // TP 1 over four scored phishing emails and one errored.
+    close(s.validity.strict["recall_strict"], 0.2, "with errors");
+    close(e4(&s).all.recall_strict, 0.25, "metrics.recall_strict");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &e4_metadata(), &records);
+    let opts = ReportOptions {
+        timestamp: Some(TS.to_string()),
+        no_plots: true,
+        ..ReportOptions::default()
+    };
+    let md = build_report(&dir, &opts).expect("report").report_md;
+    assert!(
+        md.contains("| recall_strict (errored samples counted as failures) | 0.2000 |"),
+        "{md}"
+    );
+}
+
+/// Absurd recorded values (confidences of 1e308, rewards and evidence
+/// scores whose sums overflow) never reach the summary as non-finite
+/// numbers: they are null (0.0 in `upstream_compat`) with warnings, and
+/// `report --check` still agrees with itself.
+#[test]
+fn absurd_recorded_values_become_null_with_warnings() {
+    let mut records = metrics_vector();
+    for r in records.iter_mut().take(5) {
+        r["parsed"]["confidence"] = serde_json::json!(1e308);
+        r["confidence"] = serde_json::json!(1e308);
+        r["reward"] = serde_json::json!(1e308);
+        r["rewards"]["evidence"] = serde_json::json!(1e308);
+        r["parsed"]["evidence"]["f1"] = serde_json::json!(1e308);
+    }
+    let s = summary_of(&records);
+    let m = e4(&s);
+    assert_eq!(m.all.brier, None, "brier");
+    assert_eq!(m.reward, None, "mean reward");
+    assert_eq!(m.components["evidence"], None, "evidence component mean");
+    assert_eq!(m.all.evidence.all.f1, None, "evidence f1");
+    assert!(m.all.accuracy.is_some(), "counts stay defined");
+    match &s.upstream_compat {
+        Some(UpstreamCompat::E4(u)) => assert_eq!(u.brier, 0.0),
+        other => panic!("not E4 upstream_compat: {other:?}"),
+    }
+    for name in [
+        "metrics.reward was not a finite number and is written as null",
+        "metrics.brier was not a finite number and is written as null",
+        "metrics.evidence.f1 was not a finite number and is written as null",
+        "upstream_compat.brier was not a finite number and is written as 0.0",
+    ] {
+        assert!(
+            s.warnings.iter().any(|w| w == name),
+            "missing warning `{name}`: {:?}",
+            s.warnings
+        );
+    }
+    // Debug prints a non-finite f64 as `inf`, `-inf` or `NaN`.
+    let shown = format!(
+        "{:?} {:?} {:?} {:?}",
+        s.metrics, s.upstream_compat, s.validity, s.headline
+    );
+    for bad in ["inf,", "inf)", "inf ", "NaN"] {
+        assert!(!shown.contains(bad), "`{bad}` in the summary: {shown}");
+    }
+
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = write_run(tmp.path(), "run", &e4_metadata(), &records);
+    let opts = ReportOptions {
+        timestamp: Some(TS.to_string()),
+        no_plots: true,
+        ..ReportOptions::default()
+    };
+    report_run(&dir, &opts).expect("report");
+    let check = check_run(&dir, &ReportOptions::default()).expect("check");
+    assert!(check.passed(), "{:?}", check.differences);
 }

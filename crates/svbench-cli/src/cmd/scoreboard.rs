@@ -1,4 +1,4 @@
-//! `svbench scoreboard --env e1|e2 RUN_DIR...`: one entry per run, merged
+//! `svbench scoreboard --env e1|e2|e4 RUN_DIR...`: one entry per run, merged
 //! into `<env>_scoreboard.json` and `.md` (harness §5.1).
 
 use crate::out::outln;
@@ -13,7 +13,7 @@ use crate::exit;
 /// Arguments of `svbench scoreboard`.
 #[derive(Debug, Args)]
 pub struct ScoreboardArgs {
-    /// Environment of the scoreboard: e1 or e2 (aliases accepted).
+    /// Environment of the scoreboard: e1, e2 or e4 (aliases accepted).
     #[arg(long, value_name = "ENV")]
     pub env: String,
     /// Run directories (each holding metadata.json and results.jsonl).
@@ -35,8 +35,9 @@ pub struct ScoreboardArgs {
 pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let env = BoardEnv::parse(&args.env).ok_or_else(|| {
         exit::usage(format!(
-            "--env {}: scoreboards exist for e1 and e2",
-            args.env
+            "--env {}: scoreboards exist for {}",
+            args.env,
+            BoardEnv::listed()
         ))
     })?;
     let mut runs = args.run_dirs.clone();

@@ -3,6 +3,7 @@
 pub mod ci;
 pub mod compute;
 pub mod evidence;
+pub mod guard;
 pub mod sample;
 
 use std::collections::BTreeMap;

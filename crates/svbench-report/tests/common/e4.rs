@@ -262,3 +262,35 @@ pub fn metrics_vector() -> Vec<Value> {
         )
         .collect()
 }
+
+/// An errored E4 record of an email whose gold label is `gold`: no answer,
+/// no parse, no reward (as the runner writes a failed sample).
+pub fn e4_errored(index: usize, gold: &str) -> Value {
+    let mut v = e4_record(
+        index,
+        &Row {
+            gold,
+            label: "",
+            conf: None,
+            gold_source: "annotated",
+            applicable: true,
+            family: "f_err",
+            difficulty: None,
+            spans: vec![],
+            items: vec![],
+            f1: None,
+            question: "an email",
+        },
+    );
+    let m = v.as_object_mut().expect("object");
+    for k in ["parse", "parsed", "reward", "completion", "confidence"] {
+        m.insert(k.into(), Value::Null);
+    }
+    m.insert("rewards".into(), json!({}));
+    m.insert("predicted_label".into(), json!(""));
+    m.insert(
+        "error".into(),
+        json!({"kind": "timeout", "message": "boom", "http_status": null, "attempts": 3, "retryable": true}),
+    );
+    v
+}
