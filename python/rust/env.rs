@@ -140,9 +140,10 @@ impl PyEnv {
     ) -> Result<Found, ApiError> {
         if let Some(id) = &example_id {
             // With an inline reference to fall back on, an id that is not
-            // found (or splits that fail to load) is not an error. E2 scores
-            // against `question` and `info` (its rows have no answer), so for
-            // it a question is a whole reference.
+            // found (or splits that fail to load) is not an error. Where the
+            // registry says scoring reads the question, a question is a
+            // reference of its own (E2's rows have no answer); an environment
+            // that also needs an answer (E4) refuses a missing one when it scores.
             let scores_by_question = self.configured.entry.inline_question.is_some();
             let inline =
                 answer.is_some() || (question.is_some() && (!need_answer || scores_by_question));
@@ -153,8 +154,9 @@ impl PyEnv {
                 Ok(None) | Err(_) => {}
             }
         }
-        // E2 scores against `info` and `question` (its rows have no answer);
-        // tool calls need only the workspace.
+        // Without an answer, scoring reads `info` and `question` only (an
+        // environment that needs an answer says so); tool calls need only
+        // the workspace.
         let answer = answer.or((!need_answer || question.is_some()).then_some(Value::Null));
         let req = ScoreRequest {
             answer,
@@ -390,7 +392,8 @@ impl PyEnv {
 
     /// Scores a completion (a string or a list of message dicts) against an
     /// example by id (loaded, or in an embedded split) or an inline reference (`answer`,
-    /// `info`, and for E2 `question`, the configuration under audit).
+    /// `info`, and `question` where the environment scores against it: E2's
+    /// configuration under audit, E4's rendered email).
     #[pyo3(signature = (completion, example_id=None, answer=None, info=None, question=None))]
     fn score<'py>(
         &self,

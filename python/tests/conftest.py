@@ -18,6 +18,7 @@ settings.load_profile("svbench")
 
 E1 = "sv-env-network-logs"
 E2 = "sv-env-config-verification"
+E4 = "sv-env-phishing-detection"
 
 #: svbench's reward profiles, every one a parity test covers.
 PROFILES = ["v1", "upstream"]
@@ -31,6 +32,32 @@ E1_TEXTS = [
     '{"label": "Benign", "confidence": 0.1}',
     '{"label": "malicious", "confidence": 1.5}',
 ]
+
+
+def e4_oracle_text(answer: str, info: dict) -> str:
+    """E4's oracle-style answer to a row: the gold label, confidence 1.0 and
+    the texts of the gold spans relevant to it (phish spans for Phishing,
+    benign ones for Legitimate, all of them for Abstain)."""
+    polarity = {"Phishing": "phish", "Legitimate": "benign"}.get(answer)
+    spans = info["meta"]["spans"]
+    evidence = [s["text"] for s in spans if polarity is None or s["polarity"] == polarity]
+    return json.dumps({"label": answer, "confidence": 1.0, "evidence": evidence})
+
+
+def e4_texts(answer: str, info: dict) -> list[str]:
+    """E4 replies to a row, one of each kind: the oracle's; a fenced wrong
+    label quoting the email; a quote that is not in the email; prose; an
+    abstention without evidence; a label without confidence."""
+    other = "Legitimate" if answer == "Phishing" else "Phishing"
+    quote = info["meta"]["spans"][0]["text"]
+    return [
+        e4_oracle_text(answer, info),
+        "```json\n" + json.dumps({"label": other, "confidence": 0.7, "evidence": [quote]}) + "\n```",
+        json.dumps({"label": answer, "confidence": 0.6, "evidence": ["wire the funds to this account"]}),
+        "This one looks like phishing to me.",
+        json.dumps({"label": "Abstain", "confidence": 0.5, "evidence": []}),
+        json.dumps({"label": answer}),
+    ]
 
 
 def same(a: float, b: float) -> bool:

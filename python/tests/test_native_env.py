@@ -9,13 +9,14 @@ import json
 import pytest
 
 import svbench
-from conftest import E1, E2
+from conftest import E1, E2, E4, e4_oracle_text
 
 E1_COMPLETION = '{"label": "Malicious", "confidence": 0.8}'
 E2_COMPLETION = '{"findings": [], "patch": ""}'
+E4_COMPLETION = '{"label": "Phishing", "confidence": 0.7, "evidence": ["Subject"]}'
 
 
-@pytest.mark.parametrize(("name", "completion"), [(E1, E1_COMPLETION), (E2, E2_COMPLETION)])
+@pytest.mark.parametrize(("name", "completion"), [(E1, E1_COMPLETION), (E2, E2_COMPLETION), (E4, E4_COMPLETION)])
 def test_score_by_id_without_load(name, completion):
     reference = svbench.Env(name)
     assert len(reference.splits) > 1
@@ -106,3 +107,63 @@ def test_completion_forms():
     for bad in (5, None, [5], ["text"]):
         with pytest.raises(TypeError, match="completion"):
             scorer.score(bad, info=info)
+
+
+def test_registry_environments_are_listed():
+    """Python lists what the native registry has, E4 included, under every
+    spelling, with no table of its own."""
+    from svbench._native import ENVIRONMENT_NAMES
+
+    assert E4 in svbench.ENVIRONMENTS and {E1, E2} <= set(svbench.ENVIRONMENTS)
+    for spelling in (E4, "e4", "phishing-detection"):
+        assert ENVIRONMENT_NAMES[spelling] == E4
+        assert svbench.open_env(spelling).name == E4
+    env = svbench.Env("e4")
+    assert (env.kind, env.max_turns, env.tool_budget, env.tools()) == ("single_turn", 1, 0, [])
+    assert "evidence_max_items" in env.arg_names
+    with pytest.raises(svbench.UnknownArgumentError, match="evidence_max_items"):
+        svbench.open_env(E4, include_tools=False)
+
+
+def _first_row(rows: list[dict], label: str) -> dict:
+    return next(r for r in rows if r["answer"] == label)
+
+
+@pytest.mark.parametrize(("label", "expected"), [("Phishing", 1.70), ("Abstain", 1.6375)])
+def test_e4_oracle_answers_score_the_maximum(label, expected):
+    env = svbench.Env("e4")
+    row = _first_row(env.load("test")["rows"], label)
+    assert row["info"]["meta"]["gold_source"] == "annotated" and "email" in row["info"]
+    # The rendered email is the question, inside the user message eval sends.
+    assert row["prompt"][-1]["content"] == f"<email>\n{row['question']}\n</email>"
+    oracle = e4_oracle_text(label, row["info"])
+    got = env.score(oracle, example_id=row["example_id"])
+    assert got["reward"] == pytest.approx(expected, abs=1e-12)
+    assert got["parse"]["status"] == "valid" and got["parsed"]["label"] == label
+    weighted = sum(got["rewards"][n] * w for n, w in env.weights())
+    assert weighted == pytest.approx(got["reward"], abs=1e-12)
+    garbage = env.score("no idea, sorry", example_id=row["example_id"])
+    assert garbage["reward"] == 0.0 and garbage["parse"]["status"] == "invalid"
+    # The evidence quoted comes from the email: a reply without it earns less.
+    bare = env.score(json.dumps({"label": label, "confidence": 1.0, "evidence": []}), example_id=row["example_id"])
+    assert bare["reward"] < got["reward"]
+
+
+def test_e4_inline_reference_needs_the_email():
+    """Inline, E4 scores against the row's answer, info and question (the
+    rendered email the evidence is grounded in), exactly as by id."""
+    env = svbench.Env(E4)
+    row = _first_row(env.load("dev")["rows"], "Phishing")
+    oracle = e4_oracle_text("Phishing", row["info"])
+    fresh = svbench.Env(E4)
+    by_id = fresh.score(oracle, example_id=row["example_id"])
+    inline = fresh.score(oracle, answer=row["answer"], info=row["info"], question=row["question"])
+    assert inline["rewards"] == by_id["rewards"] and inline["reward"] == by_id["reward"]
+    assert inline["example_id"] is None
+    with pytest.raises(svbench.ScoringError, match="`question`"):
+        fresh.score(oracle, answer=row["answer"], info=row["info"])
+    # The user message wraps the email: its offsets are not the gold spans'.
+    with pytest.raises(svbench.ScoringError, match="meta.spans"):
+        fresh.score(oracle, answer=row["answer"], info=row["info"], question=row["prompt"][-1]["content"])
+    with pytest.raises(svbench.ScoringError, match="gold label"):
+        fresh.score(oracle, answer="Spam", info=row["info"], question=row["question"])

@@ -18,7 +18,7 @@ if v1_installed():
 import verifiers as vf
 
 import svbench
-from conftest import E1, E1_TEXTS, E2, PROFILES, run_replay, same
+from conftest import E1, E1_TEXTS, E2, E4, PROFILES, e4_texts, run_replay, same
 from svbench import trl, verl
 from svbench.verifiers_env import rollout_tools, run_kubelinter, run_semgrep
 
@@ -102,6 +102,60 @@ def test_e1_parity(profile, svbench_bin, tmp_path):
         assert v["parse_status"] == rec["parse"]["status"]
         assert_same_score({"reward": v["score"], "rewards": {k: v[k] for k in rec["rewards"]}}, rec, "verl")
     assert {"valid", "invalid"} <= statuses or len(statuses) >= 2, statuses
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_e4_parity(profile, svbench_bin, tmp_path):
+    """E4 replies of every kind (grounded, fenced, ungrounded quote, prose,
+    abstention, no confidence) scored by `eval`'s replay, the native env by
+    id and inline (answer, info, question), the rubric, TRL and verl."""
+    vf_env = vf.load_environment(E4, split="test", eval_split=None, reward_profile=profile)
+    ds = vf_env.get_dataset()
+    # The first rows hold every gold label, so each branch of the cost matrix is hit.
+    rows = [ds[i] for i in range(5)]
+    assert {r["answer"] for r in rows} == {"Phishing", "Legitimate", "Abstain"}
+    native = svbench.open_env(E4, reward_profile=profile)
+    rubric = vf_env.rubric.rubrics[0]
+    funcs, weights = trl.reward_funcs(E4, profile=profile)
+    assert weights == [w for _, w in native.weights()]
+    statuses = set()
+    # Two replays of the rows, each row a different kind of reply: every kind is scored.
+    for shift in (0, 5):
+        records = []
+        for i, r in enumerate(rows):
+            texts = e4_texts(r["answer"], json.loads(r["info"]))
+            text = texts[(i + shift) % len(texts)]
+            completion = text if i % 2 == 0 else [{"role": "assistant", "content": text}]
+            records.append({"index": i, "example_id": r["sv_example_id"], "completion": completion})
+        out = tmp_path / f"shift-{shift}"
+        out.mkdir()
+        cli = run_replay(svbench_bin, out, "e4", records, profile)
+        for r, record in zip(rows, records):
+            rec = cli[r["sv_example_id"]]
+            statuses.add(rec["parse"]["status"])
+            completion = record["completion"]
+            text = completion if isinstance(completion, str) else completion[0]["content"]
+            info = json.loads(r["info"])
+            inline_info = {k: v for k, v in info.items() if k != "sv_example_id"}
+            assert_same_score(native.score(completion, example_id=r["sv_example_id"]), rec, "native id")
+            inline = native.score(completion, answer=r["answer"], info=inline_info, question=r["question"])
+            assert_same_score(inline, rec, "native inline")
+            values = {
+                f.__name__: f(completion=completion, answer=r["answer"], info=info, prompt=r["prompt"])
+                for f in rubric.funcs
+            }
+            total = sum(values[f.__name__] * w for f, w in zip(rubric.funcs, rubric.weights))
+            assert_same_score({"reward": total, "rewards": values}, rec, "rubric")
+            cols = {"answer": [r["answer"]], "info": [r["info"]], "question": [r["question"]]}
+            for form in (text, [{"role": "assistant", "content": text}]):
+                got = {f.__name__: f(prompts=[r["prompt"]], completions=[form], **cols)[0] for f in funcs}
+                tot = sum(got[n] * w for n, w in native.weights())
+                assert_same_score({"reward": tot, "rewards": got}, rec, f"trl {type(form).__name__}")
+            extra = {"info": r["info"], "question": r["question"], "reward_profile": profile}
+            v = verl.compute_score(E4, text, r["answer"], extra)
+            assert v["parse_status"] == rec["parse"]["status"]
+            assert_same_score({"reward": v["score"], "rewards": {n: v[n] for n in rec["rewards"]}}, rec, "verl")
+    assert {"valid", "invalid"} <= statuses, statuses
 
 
 def e2_completions(rows: list[dict]) -> list[tuple[list | str, list | str]]:

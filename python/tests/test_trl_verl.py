@@ -12,9 +12,9 @@ import pytest
 
 import svbench
 import trl_reference
-from conftest import E1, E2
+from conftest import E1, E2, E4, e4_oracle_text, e4_texts
 from svbench import advantages as adv
-from svbench import trl, verl
+from svbench import trl, verl, verl_tool
 from svbench._common import Scorer
 
 
@@ -87,13 +87,23 @@ def e2_completions(row: dict) -> list[str]:
     ] + ["no findings, looks fine to me"]
 
 
+def completions_of(env: str, row: dict) -> list[str]:
+    """G completions of a dataset row: E4's oracle, a wrong label, an
+    ungrounded quote and prose."""
+    if env == E1:
+        return E1_COMPLETIONS
+    if env == E2:
+        return e2_completions(row)
+    return e4_texts(row["answer"], json.loads(row["info"]))[:G]
+
+
 def trl_batch(env: str, groups: int) -> tuple[list, list, dict]:
     """prompts, completions and columns as GRPOTrainer builds them: each
     prompt repeated once per generation (G of them)."""
     ds = trl.dataset(env, "dev")
     rows = [ds[i] for i in range(groups)]
     prompts = [r["prompt"] for r in rows for _ in range(G)]
-    texts = [t for r in rows for t in (E1_COMPLETIONS if env == E1 else e2_completions(r))]
+    texts = [t for r in rows for t in completions_of(env, r)]
     completions = [[{"role": "assistant", "content": t}] for t in texts]
     columns = {k: [r[k] for r in rows for _ in range(G)] for k in rows[0] if k != "prompt"}
     return prompts, completions, columns
@@ -112,7 +122,7 @@ def trl_rewards_per_func(funcs: list, prompts: list, completions: list, columns:
     return np.array(out, dtype=float).T
 
 
-@pytest.mark.parametrize("env,profile", [(E1, "v1"), (E1, "upstream"), (E2, "v1")])
+@pytest.mark.parametrize("env,profile", [(E1, "v1"), (E1, "upstream"), (E2, "v1"), (E4, "v1"), (E4, "upstream")])
 def test_trl_both_aggregations_match_svbench(env, profile):
     """The reward functions in a GRPOTrainer-shaped batch: TRL's default
     sum reproduces svbench's total, and svbench.advantages reproduces
@@ -174,6 +184,22 @@ def test_trl_missing_reference_raises():
         f(prompts=["x"], completions=['{"label": "Benign", "confidence": 0.5}'])
 
 
+def test_trl_e4_scores_against_the_question_column_not_the_prompt():
+    """E4 grounds evidence in the row's email: the `question` column, or the
+    row by `sv_example_id`. Without either, scoring fails rather than read
+    the prompt, whose user message wraps the email."""
+    ds = trl.dataset(E4, "test")
+    row = next(ds[i] for i in range(len(ds)) if ds[i]["answer"] == "Phishing")
+    completion = [{"role": "assistant", "content": e4_oracle_text(row["answer"], json.loads(row["info"]))}]
+    f = trl.reward_func(E4)
+    base = {"prompts": [row["prompt"]], "completions": [completion], "answer": [row["answer"]], "info": [row["info"]]}
+    by_question = f(**base, question=[row["question"]])
+    by_id = f(**base, sv_example_id=[row["sv_example_id"]])
+    assert by_question == by_id and by_id[0] == pytest.approx(1.70, abs=1e-12)
+    with pytest.raises(svbench.ScoringError, match="`question`"):
+        f(**base)
+
+
 def test_trl_unknown_argument():
     with pytest.raises(svbench.UnknownArgumentError):
         trl.reward_funcs(E2, include_toolz=True)
@@ -212,3 +238,25 @@ def test_verl_write_parquet(tmp_path):
     assert "reward_config_auditing" not in out and "detection" in out
     info = json.loads(row["extra_info"]["info"])
     assert "info" in info
+
+
+def test_verl_e4_rows_score_like_the_native_env():
+    """verl's rows and compute_score need nothing E4-specific: the row's
+    question and info travel in extra_info, and E4 offers no tools."""
+    rows = verl.rows(E4, "test", max_examples=6)
+    env = svbench.open_env(E4)
+    for r in rows:
+        info = json.loads(r["extra_info"]["info"])
+        assert r["prompt"][-1]["content"] == f"<email>\n{r['extra_info']['question']}\n</email>"
+        text = e4_oracle_text(r["reward_model"]["ground_truth"], info)
+        out = verl.compute_score(r["data_source"], text, r["reward_model"]["ground_truth"], r["extra_info"])
+        full = env.score(text, example_id=r["extra_info"]["example_id"])
+        assert out["score"] == full["reward"] and out["parse_status"] == "valid"
+        # Inline (no example id), from the question and info alone.
+        inline_extra = {k: v for k, v in r["extra_info"].items() if k != "example_id"}
+        inline = verl.compute_score(r["data_source"], text, r["reward_model"]["ground_truth"], inline_extra)
+        assert inline == out
+    with pytest.raises(ValueError, match="no tools"):
+        verl.rows(E4, "test", max_examples=1, verl_tools=True)
+    with pytest.raises(ValueError, match="no tools"):
+        verl_tool.tool_config("e4", base_url="http://127.0.0.1:1")

@@ -22,7 +22,7 @@ if v1_installed():
 import verifiers as vf
 
 import svbench
-from conftest import E1, E2
+from conftest import E1, E2, E4, e4_oracle_text
 from fake_openai import FakeOpenAI
 
 FORBIDDEN = {"prompts", "completions", "answers", "states", "tasks", "infos"}
@@ -65,6 +65,7 @@ def test_shipped_modules_resolve_and_are_registered():
     names = {ep.name: ep.value for ep in importlib.metadata.entry_points(group="verifiers.environments")}
     assert names["sv-env-network-logs"] == "sv_env_network_logs:load_environment"
     assert names["sv-env-config-verification"] == "sv_env_config_verification:load_environment"
+    assert names["sv-env-phishing-detection"] == "sv_env_phishing_detection:load_environment"
     env = vf.load_environment("sv-env-network-logs")
     assert isinstance(env, vf.SingleTurnEnv)
     import sv_env_network_logs
@@ -74,9 +75,11 @@ def test_shipped_modules_resolve_and_are_registered():
     env2 = vf.load_environment("sv-env-config-verification")
     assert isinstance(env2, vf.ToolEnv)
     assert [t.name for t in env2.tool_defs] == ["run_kubelinter", "run_semgrep", "run_opa"]
+    env4 = vf.load_environment("sv-env-phishing-detection")
+    assert isinstance(env4, vf.SingleTurnEnv) and not isinstance(env4, vf.ToolEnv)
 
 
-@pytest.mark.parametrize("env_id", [E1, E2])
+@pytest.mark.parametrize("env_id", [E1, E2, E4])
 @pytest.mark.parametrize("profile", ["v1", "upstream"])
 def test_rubric_matches_rust_components(env_id, profile, svbench_bin, tmp_path):
     env = vf.load_environment(env_id, reward_profile=profile)
@@ -123,6 +126,11 @@ def test_unknown_argument_raises():
     assert "bogus" in str(e.value)
     with pytest.raises(svbench.UnknownArgumentError):
         sv_env_config_verification.load_environment(include_toolz=False)
+    import sv_env_phishing_detection
+
+    with pytest.raises(svbench.UnknownArgumentError, match="include_tools"):
+        sv_env_phishing_detection.load_environment(include_tools=False)  # E2's, not E4's
+    assert sv_env_phishing_detection.load_environment(evidence_max_items=3, max_examples=2).get_dataset().num_rows == 2
     with pytest.raises(svbench.UnknownArgumentError):
         svbench.open_env(E1, include_tools=False)  # E1 has no arguments of its own
     # verifiers wraps loader errors; the cause is ours.
@@ -175,6 +183,10 @@ def test_parser():
     env2 = vf.load_environment(E2, reward_profile="upstream")
     assert env2.parser.get_format_reward_func().__name__ == "format_reward"
     assert env2.parser.parse_answer('{"violations": [], "patch": null}') == "[]"
+    env4 = vf.load_environment(E4)
+    reply = '```json\n{"label": "phishing", "confidence": 0.8, "evidence": []}\n```'
+    assert env4.parser.parse_answer(reply) == "Phishing"
+    assert env4.parser.parse_answer("it is phishing, I think") is None
 
 
 def _script(tool_calls_per_turn: int = 1):
@@ -231,6 +243,39 @@ def test_e1_rollout_through_verifiers():
     # Each request carried one of eval's prompts unchanged.
     prompts = [r["prompt"] for r in native.load("test")["rows"][:3]]
     assert all(req["messages"] in prompts for req in server.requests)
+
+
+def _e4_script(body: dict) -> dict:
+    """Answers an E4 prompt: Phishing, quoting the email's From line."""
+    user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    sender = next(line for line in user.splitlines() if line.startswith("From: "))
+    answer = {"label": "Phishing", "confidence": 0.8, "evidence": [sender.removeprefix("From: ")]}
+    return {"role": "assistant", "content": json.dumps(answer)}
+
+
+def test_e4_rollout_through_verifiers():
+    env = vf.load_environment(E4, eval_split="test")
+    native = svbench.open_env(E4)
+    rows = native.load("test")["rows"][:5]  # every gold label
+    with FakeOpenAI(_e4_script) as server:
+        outputs = _evaluate(env, server, 5)
+    assert len(outputs) == 5 and len(server.requests) == 5
+    assert all(req["messages"] in [r["prompt"] for r in rows] for req in server.requests)
+    rewards = set()
+    for o in outputs:
+        assert o["error"] is None, o["error"]
+        expected = native.score(_dicts(o["completion"]), example_id=o["info"]["sv_example_id"])
+        assert expected["parse"]["status"] == "valid"
+        assert o["reward"] == expected["reward"]
+        for name, value in expected["rewards"].items():
+            assert o["metrics"][name] == value
+        rewards.add(o["reward"])
+    # The gold labels differ across these rows, and so do the rewards.
+    assert len(rewards) > 1
+    # The oracle's answer to one of them scores the maximum.
+    row = next(r for r in rows if r["answer"] == "Phishing")
+    best = native.score(e4_oracle_text(row["answer"], row["info"]), example_id=row["example_id"])
+    assert best["reward"] == pytest.approx(1.70, abs=1e-12) and best["reward"] > max(rewards)
 
 
 def test_e2_rollout_executes_tools():

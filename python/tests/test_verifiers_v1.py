@@ -40,7 +40,7 @@ from verifiers.v1.utils.loaders import (
 )
 
 import svbench
-from conftest import E1, E1_TEXTS, E2, PROFILES, run_replay, same
+from conftest import E1, E1_TEXTS, E2, E4, PROFILES, e4_texts, run_replay, same
 from fake_openai import FakeOpenAI
 from svbench.verifiers_v1 import completion_of
 from svbench.verifiers_v1_tools import SvTools, SvToolsetConfig
@@ -79,7 +79,7 @@ def assert_same_rewards(got: dict[str, float], rec: dict, where: str) -> None:
         assert same(got[name], value), (where, name, got[name], value)
 
 
-@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("env", [E1, E2, E4])
 def test_loader_finds_exactly_one_taskset(env):
     module = import_taskset(env)
     cls = taskset_class(env)
@@ -97,7 +97,7 @@ def test_classic_entry_point_says_which_api_is_installed():
         sv_env_network_logs.load_environment()
 
 
-@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("env", [E1, E2, E4])
 def test_config_rejects_unknown_fields(env):
     with pytest.raises(ValidationError, match="bogus"):
         taskset_config_type(env).model_validate({"id": env, "bogus": 1})
@@ -120,7 +120,7 @@ def test_task_config_is_derived_not_set_by_hand():
         taskset_config_type(E1).model_validate({"id": E1, "task": {"reward_profile": "upstream"}})
 
 
-@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("env", [E1, E2, E4])
 def test_rows_carry_the_prompt_eval_sends(env):
     native = svbench.open_env(env)
     rows = native.load("dev", max_examples=5)["rows"]
@@ -134,7 +134,7 @@ def test_rows_carry_the_prompt_eval_sends(env):
         assert task.data.question == row["question"]
 
 
-@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("env", [E1, E2, E4])
 @pytest.mark.parametrize("profile", PROFILES)
 def test_one_weighted_reward_method_per_component(env, profile):
     task = load(env, split="test", max_examples=1, reward_profile=profile)[0]
@@ -162,6 +162,27 @@ def test_e1_scored_traces_match_replay(profile, svbench_bin, tmp_path):
         rec = cli[task.key]
         assert_same_rewards(scored(task, trace), rec, "v1 trace")
         assert same(trace.reward, rec["reward"]), (trace.reward, rec["reward"])
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_e4_scored_traces_match_replay(profile, svbench_bin, tmp_path):
+    """E4 replies of every kind, one per row (the first rows hold every gold
+    label), scored by the tasks' reward methods as `eval` replays them."""
+    tasks = load(E4, split="test", max_examples=6, reward_profile=profile, evidence_max_items=10)
+    assert tasks[0].config.env_args == {"evidence_max_items": 10}
+    assert {t.data.answer for t in tasks} == {"Phishing", "Legitimate", "Abstain"}
+    replies = [e4_texts(t.data.answer, t.data.info)[i] for i, t in enumerate(tasks)]
+    records = [{"index": i, "example_id": t.key, "completion": text} for i, (t, text) in enumerate(zip(tasks, replies))]
+    cli = run_replay(svbench_bin, tmp_path, "e4", records, profile)
+    statuses = set()
+    for task, text in zip(tasks, replies):
+        trace = trace_of(task, [vf.AssistantMessage(content=text)])
+        rec = cli[task.key]
+        statuses.add(rec["parse"]["status"])
+        assert_same_rewards(scored(task, trace), rec, "v1 trace")
+        assert same(trace.reward, rec["reward"]), (trace.reward, rec["reward"])
+        assert trace.info["svbench_score"]["parse"] == rec["parse"]
+    assert {"valid", "invalid"} <= statuses, statuses
 
 
 def test_trace_without_a_reply_is_an_error_not_a_zero():
@@ -210,6 +231,14 @@ def e1_script(body: dict) -> dict:
     """Answers each E1 prompt with one of E1_REPLIES, chosen by the flow text."""
     user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     return {"role": "assistant", "content": E1_REPLIES[sum(map(ord, user)) % len(E1_REPLIES)]}
+
+
+def e4_script(body: dict) -> dict:
+    """Answers each E4 prompt Phishing, quoting the email's From line."""
+    user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    sender = next(line for line in user.splitlines() if line.startswith("From: "))
+    answer = {"label": "Phishing", "confidence": 0.8, "evidence": [sender.removeprefix("From: ")]}
+    return {"role": "assistant", "content": json.dumps(answer)}
 
 
 def e2_script(body: dict) -> dict:
@@ -272,6 +301,15 @@ def test_vf_eval_e1_rollouts_match_replay(svbench_bin, tmp_path):
     records = check_against_replay("e1", traces, svbench_bin, tmp_path)
     assert all(len(r["completion_messages"]) == 1 for r in records)
     assert {t["stop_condition"] for t in traces} == {"single_turn"}
+
+
+def test_vf_eval_e4_rollouts_match_replay(svbench_bin, tmp_path):
+    traces = vf_eval(E4, e4_script, 5, tmp_path / "vf")  # every gold label
+    records = check_against_replay("e4", traces, svbench_bin, tmp_path)
+    assert all(len(r["completion_messages"]) == 1 for r in records)
+    assert {t["stop_condition"] for t in traces} == {"single_turn"}
+    rewards = {json.dumps(t["rewards"], sort_keys=True) for t in traces}
+    assert len(rewards) > 1, "the gold labels differ, so do the rewards"
 
 
 def test_vf_eval_e2_rollouts_with_tools_match_replay(svbench_bin, tmp_path):

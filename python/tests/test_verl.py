@@ -22,20 +22,21 @@ import pydantic
 import pytest
 
 import svbench
-from conftest import E1, E2
+from conftest import E1, E2, E4
 from svbench import verl, verl_tool
 from svbench.verl_tool import Episodes, EpisodeTool, ServeClient, ServeError
 
 COMPLETIONS = {
     E1: '{"label": "Benign", "confidence": 0.8}',
     E2: '{"violations": [], "patch": "", "confidence": 0.9}',
+    E4: '{"label": "Phishing", "confidence": 0.7, "evidence": ["Subject"]}',
 }
 
 
 # --- compute_score and GDPO ------------------------------------------------
 
 
-@pytest.mark.parametrize("env", [E1, E2])
+@pytest.mark.parametrize("env", [E1, E2, E4])
 @pytest.mark.parametrize("profile", ["v1", "upstream"])
 def test_compute_score_components_are_gdpo_keys(env, profile):
     rows = verl.rows(env, "dev", max_examples=3, reward_profile=profile)

@@ -30,8 +30,9 @@ pub struct ScoreRequest {
     /// Row metadata that goes with `answer`.
     #[serde(default)]
     pub info: Option<Value>,
-    /// The question (E2: the configuration under audit) that goes with
-    /// `answer`; E2 needs it, E1 ignores it.
+    /// The row's question that goes with `answer`: environments that score
+    /// against it need it (E2: the configuration under audit; E4: the
+    /// rendered email its evidence is grounded in); E1 ignores it.
     #[serde(default)]
     pub question: Option<String>,
     /// A string or a list of messages.
@@ -88,7 +89,8 @@ pub struct ScoreResponse {
 /// An example built from an inline reference (`answer`, `info`, `question`).
 ///
 /// # Errors
-/// `bad_request` when `answer` is missing, or E2's `question` is.
+/// `bad_request` when `answer` is missing, or the `question` an
+/// environment scores against is (the registry's `inline_question`).
 pub fn inline_example(id: EnvId, req: &ScoreRequest) -> Result<Example, ApiError> {
     let answer = req.answer.clone().ok_or_else(|| {
         ApiError::bad_request("give either `example_id` or `answer` (with `info`) to score against")

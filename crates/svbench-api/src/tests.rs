@@ -359,7 +359,7 @@ fn e2_budget_exhaustion_is_a_tool_result() {
 }
 
 #[test]
-fn catalogue_lists_both_environments() {
+fn catalogue_lists_every_environment() {
     let service = Service::new();
     for id in crate::envs::all() {
         let info = service.env_info(id).unwrap();
@@ -403,4 +403,82 @@ fn score_within_a_passed_deadline_is_a_timeout() {
     assert!(err.message.contains("time budget"), "{}", err.message);
     // Without a deadline the same request scores.
     assert!(service.score("e2", &req).is_ok());
+}
+
+/// E4's oracle-style answer to a row: the gold label, confidence 1.0 and the
+/// texts of the gold spans relevant to that label (phish spans for
+/// Phishing, benign ones for Legitimate, all of them for Abstain).
+fn e4_oracle_answer(example: &svbench_core::Example) -> String {
+    let gold = example.answer.as_str().expect("a gold label");
+    let wanted = match gold {
+        "Phishing" => Some("phish"),
+        "Legitimate" => Some("benign"),
+        _ => None,
+    };
+    let info = example.info_value();
+    let evidence: Vec<&str> = info["meta"]["spans"]
+        .as_array()
+        .expect("gold spans")
+        .iter()
+        .filter(|s| wanted.is_none_or(|p| s["polarity"] == p))
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    json!({"label": gold, "confidence": 1.0, "evidence": evidence}).to_string()
+}
+
+#[test]
+fn e4_inline_reference_needs_the_email_and_scores_like_the_example() {
+    let service = Service::new();
+    let configured = service
+        .configured(EnvId::resolve("e4").unwrap(), &EnvConfig::default())
+        .unwrap();
+    let split = service.split(&configured, "test").unwrap();
+    for (gold, expected) in [("Phishing", 1.70), ("Abstain", 1.6375)] {
+        let example = split
+            .examples
+            .iter()
+            .find(|e| e.answer == gold)
+            .expect("a row of each label");
+        let answer = json!(e4_oracle_answer(example));
+        let by_id = service
+            .score("e4", &request(&example.id, answer.clone()))
+            .unwrap();
+        assert!((by_id.reward - expected).abs() < 1e-12, "{gold}: {by_id:?}");
+        let inline = ScoreRequest {
+            answer: Some(example.answer.clone()),
+            info: Some(example.info_value()),
+            question: Some(example.question.clone()),
+            completion: answer.clone(),
+            ..ScoreRequest::default()
+        };
+        let got = service.score("phishing-detection", &inline).unwrap();
+        assert_eq!(got.reward.to_bits(), by_id.reward.to_bits());
+        assert_eq!(got.rewards, by_id.rewards);
+        assert_eq!(got.example_id, None);
+
+        // Without the email the evidence has nothing to be grounded in.
+        let err = service
+            .score(
+                "e4",
+                &ScoreRequest {
+                    question: None,
+                    ..inline.clone()
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadRequest);
+        assert!(err.message.contains("`question`"), "{}", err.message);
+        // Another text than the row's email does not match its gold spans.
+        let err = service
+            .score(
+                "e4",
+                &ScoreRequest {
+                    question: Some(format!("<email>\n{}\n</email>", example.question)),
+                    ..inline
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::BadRequest, "{}", err.message);
+        assert!(err.message.contains("meta.spans"), "{}", err.message);
+    }
 }

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from os import PathLike
 from typing import Any
 
-from svbench._messages import last_user_text, to_completion
+from svbench._messages import to_completion
 from svbench._native import ENVIRONMENT_NAMES, Env, ScoringError, UnknownArgumentError
 
 #: The ``eval`` flags every environment accepts as keyword arguments (1.1).
@@ -168,9 +168,10 @@ class Scorer:
                 info = json.loads(info)
             except json.JSONDecodeError:
                 info = None
+        # The row's own question (E2's configuration, E4's rendered email),
+        # never the prompt's user message: that wraps the question, so
+        # evidence offsets and analyzers would read the wrong text.
         question = kwargs.get("question")
-        if question is None and "prompt" in kwargs:
-            question = last_user_text(kwargs["prompt"])
         digest = hashlib.blake2b(
             json.dumps(payload, sort_keys=True, separators=(",", ":")).encode(), digest_size=16
         ).digest()
@@ -201,8 +202,8 @@ class Scorer:
         return result
 
     def parse(self, completion: Any) -> Any:
-        """The normalised answer: E1's label, E2's predicted findings as a
-        list; None when the answer does not parse."""
+        """The normalised answer: the label (E1, E4), E2's predicted
+        findings as a list; None when the answer does not parse."""
         if self.parse_ref is None:
             raise ScoringError("no rows are loaded to parse answers against")
         parsed = self.score(completion, info={"sv_example_id": self.parse_ref})["parsed"]

@@ -91,13 +91,3 @@ def to_completion(completion: Any) -> str | list[dict]:
         if not isinstance(m, dict) and _field(m, "role") is None:
             raise TypeError(f"completion message {i} is a {type(m).__name__}, not a message with a `role`")
     return [to_message(m) for m in completion]
-
-
-def last_user_text(prompt: Any) -> str | None:
-    """The text of the last user message of a prompt (or the prompt string)."""
-    if isinstance(prompt, str):
-        return prompt
-    for message in reversed(list(prompt or [])):
-        if _field(message, "role") == "user":
-            return _text(_field(message, "content"))
-    return None

@@ -69,11 +69,11 @@ def _batch(scorer: Scorer, prompts: list, completions: list, kwargs: dict) -> li
                 "`sv_example_id` column (svbench.trl.dataset provides both)"
             )
         extra = {"sv_example_id": sv_id} if sv_id is not None else {}
+        # Environments that score against the question (E2, E4) read the
+        # dataset's `question` column; the prompt only wraps it.
         question = _column(kwargs, "question", i)
         if question is not None:
             extra["question"] = question
-        elif prompts is not None and i < len(prompts):
-            extra["prompt"] = prompts[i]
         out.append(scorer.score(completion, answer, info, **extra))
     return out
 

@@ -1,7 +1,8 @@
 """verifiers environments built from svbench's Rust core.
 
 ``load_environment(name, **kwargs)`` returns a classic-API verifiers
-environment (``vf.SingleTurnEnv`` for E1, a ``vf.ToolEnv`` subclass for E2)
+environment (``vf.SingleTurnEnv`` for single-turn ones such as E1 and E4, a
+``vf.ToolEnv`` subclass for E2)
 whose rubric has one plain function per reward component, named and weighted
 as in Rust, so verifiers' weighted sum equals svbench's total.
 """
@@ -75,6 +76,18 @@ def run_opa(paths: list[str]) -> str:
 
 
 E2_TOOLS: tuple[Callable[[list[str]], str], ...] = (run_kubelinter, run_semgrep, run_opa)
+
+
+def tool_functions(env: Env) -> list[Callable[..., str]]:
+    """The Python functions of the tools the configured environment offers,
+    in the registry's order. A tool without one is an error, never another
+    environment's tools in its place."""
+    known = {f.__name__: f for f in E2_TOOLS}
+    names = [t["function"]["name"] for t in env.tools()]
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise NotImplementedError(f"{env.name}: no classic verifiers tool function for {', '.join(missing)}")
+    return [known[n] for n in names]
 
 
 def component_func(scorer: Scorer, name: str) -> Callable[..., float]:
@@ -162,7 +175,7 @@ def load_environment(name: str, **kwargs: Any) -> Any:
             rubric=rubric,
         )
     if env.kind == "tool":
-        tools = list(E2_TOOLS) if env.tools() else []
+        tools = tool_functions(env)
         cls = tool_env_class(vf)
         return cls(
             sv_env=env,

@@ -1,14 +1,16 @@
-//! `/score` gives what `svbench_api::Service::score` gives, to the bit, and
-//! an E2 episode runs its tools and ends with a reward.
+//! `/score` gives what `svbench_api::Service::score` gives, to the bit, an
+//! E2 episode runs its tools and ends with a reward, and E4 is scored over a
+//! loopback socket by example id and inline.
 
 use serde_json::{json, Value};
+use svbench_api::envs::{EnvConfig, EnvId};
 use svbench_api::score::ScoreRequest;
 use svbench_api::Service;
 
-use crate::common::{Http, TestApp};
+use crate::common::{expect_error, Http, TestApp, TestServer};
 
 /// Scores over HTTP and in-process; asserts identical totals and components.
-async fn assert_parity(s: &TestApp, service: &Service, env: &str, body: Value) -> Value {
+async fn assert_parity(s: &impl Http, service: &Service, env: &str, body: Value) -> Value {
     let http: Value = {
         let r = s.post(&format!("/v1/envs/{env}/score"), &body).await;
         assert_eq!(r.status(), 200, "{body}");
@@ -148,4 +150,94 @@ async fn e2_episode_runs_tools_then_scores() {
     assert_eq!(step2["turn"], 2);
     assert!(step2["reward"]["reward"].is_number(), "{step2}");
     assert_eq!(step2["reward"]["example_id"], reset["example_id"]);
+}
+
+/// E4's oracle-style answer to a row: the gold label, confidence 1.0 and the
+/// texts of the gold spans relevant to it (phish spans for Phishing, all of
+/// them for Abstain).
+fn e4_oracle_answer(answer: &str, info: &Value) -> String {
+    let evidence: Vec<&str> = info["meta"]["spans"]
+        .as_array()
+        .expect("gold spans")
+        .iter()
+        .filter(|s| match answer {
+            "Phishing" => s["polarity"] == "phish",
+            "Legitimate" => s["polarity"] == "benign",
+            _ => true,
+        })
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    json!({"label": answer, "confidence": 1.0, "evidence": evidence}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn e4_scores_by_id_and_inline_over_loopback() {
+    let s = TestServer::default().await;
+    let service = Service::new();
+    let configured = service
+        .configured(EnvId::resolve("e4").unwrap(), &EnvConfig::default())
+        .unwrap();
+    let split = service.split(&configured, "test").unwrap();
+    for (gold, expected) in [("Phishing", 1.70), ("Abstain", 1.6375)] {
+        let example = split
+            .examples
+            .iter()
+            .find(|e| e.answer == gold)
+            .expect("a row of each label");
+        let info = example.info_value();
+        // The row the server lists is the one scored in process.
+        let listed: Value = s
+            .get(&format!(
+                "/v1/envs/e4/splits/test/rows/{}?include_answer=true",
+                example.index
+            ))
+            .await
+            .json();
+        assert_eq!(listed["example_id"], example.id.as_str());
+        assert_eq!(listed["info"], info);
+        let user = listed["prompt"][1]["content"].as_str().unwrap();
+        assert!(user.contains(&example.question), "{user}");
+
+        let completion = e4_oracle_answer(gold, &info);
+        let by_id = assert_parity(
+            &s,
+            &service,
+            "e4",
+            json!({"example_id": example.id, "completion": completion}),
+        )
+        .await;
+        let reward = by_id["reward"].as_f64().unwrap();
+        assert!((reward - expected).abs() < 1e-12, "{gold}: {by_id}");
+        let inline = json!({"answer": gold, "info": info, "question": example.question,
+                            "completion": completion});
+        let scored = assert_parity(&s, &service, "phishing-detection", inline.clone()).await;
+        assert_eq!(scored["reward"], by_id["reward"]);
+        assert_eq!(scored["rewards"], by_id["rewards"]);
+        assert_eq!(scored["example_id"], Value::Null);
+
+        let garbage = assert_parity(
+            &s,
+            &service,
+            "e4",
+            json!({"example_id": example.id, "completion": "no idea, sorry"}),
+        )
+        .await;
+        assert_eq!(garbage["reward"], 0.0, "{garbage}");
+        assert_eq!(garbage["parse"]["status"], "invalid");
+
+        let mut without_email = inline;
+        without_email.as_object_mut().unwrap().remove("question");
+        let body = expect_error(
+            s.post("/v1/envs/e4/score", &without_email).await,
+            400,
+            "bad_request",
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("`question`"),
+            "{body}"
+        );
+    }
 }
