@@ -95,6 +95,15 @@ fn text(out: &mut String, info: &EnvInfo) {
         let _ = writeln!(out, "    {name}: {summary}");
     }
     let _ = writeln!(out, "  generators: {}", info.generators.join(", "));
+    let importer = svbench_envs::registry::find(&info.name)
+        .ok()
+        .and_then(|entry| entry.importer);
+    if let Some(importer) = importer {
+        let _ = writeln!(out, "  imports (svbench data import --format FORMAT):");
+        for (format, what) in importer.formats {
+            let _ = writeln!(out, "    {format}: {what}");
+        }
+    }
     if let Some(props) = info
         .args_schema
         .get("properties")
