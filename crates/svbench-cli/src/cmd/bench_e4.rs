@@ -79,18 +79,8 @@ impl Pipeline {
 
 /// An RFC 5322 message for a parsed email.
 fn to_raw(email: &Email) -> String {
-    let h = &email.headers;
     let mut out = String::new();
-    for (name, value) in [
-        ("From", &h.from),
-        ("Reply-To", &h.reply_to),
-        ("Return-Path", &h.return_path),
-        ("To", &h.to),
-        ("Date", &h.date),
-        ("Subject", &h.subject),
-        ("Message-ID", &h.message_id),
-        ("Authentication-Results", &h.authentication_results),
-    ] {
+    for (name, value) in email.headers.fields() {
         if let Some(v) = value {
             let _ = write!(out, "{name}: {v}\r\n");
         }

@@ -22,8 +22,6 @@ pub mod row;
 pub mod shape;
 
 use std::collections::HashSet;
-use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -55,74 +53,10 @@ pub const DEFAULT_SEED: u64 = 42;
 /// in-distribution families).
 const OOD_ONLY_SHARE: f64 = 0.65;
 
-/// A dataset split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Split {
-    /// Training rows.
-    Train,
-    /// Development rows.
-    Dev,
-    /// Test rows (the default evaluation split).
-    Test,
-    /// Out-of-distribution rows.
-    Ood,
-}
+pub use crate::kit::generate::split::{Split, SplitSizes};
 
-impl Split {
-    /// All splits in file order.
-    pub const ALL: [Split; 4] = [Split::Train, Split::Dev, Split::Test, Split::Ood];
-    /// The order in which splits are generated.
-    pub const GENERATION_ORDER: [Split; 4] = [Split::Ood, Split::Test, Split::Dev, Split::Train];
-
-    /// `train`, `dev`, `test` or `ood`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Split::Train => "train",
-            Split::Dev => "dev",
-            Split::Test => "test",
-            Split::Ood => "ood",
-        }
-    }
-}
-
-impl fmt::Display for Split {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Split {
-    type Err = GenError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        kit::parse_split(s, &Split::ALL, Split::as_str)
-    }
-}
-
-/// Rows per split.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SplitSizes {
-    /// Training rows.
-    pub train: usize,
-    /// Development rows.
-    pub dev: usize,
-    /// Test rows.
-    pub test: usize,
-    /// Out-of-distribution rows.
-    pub ood: usize,
-}
-
-impl SplitSizes {
-    /// The size of one split.
-    pub fn get(&self, split: Split) -> usize {
-        match split {
-            Split::Train => self.train,
-            Split::Dev => self.dev,
-            Split::Test => self.test,
-            Split::Ood => self.ood,
-        }
-    }
-}
+/// The order in which splits are generated (rarer families first).
+pub const GENERATION_ORDER: [Split; 4] = [Split::Ood, Split::Test, Split::Dev, Split::Train];
 
 /// Generator configuration (recorded in the manifest).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -237,7 +171,7 @@ pub fn generate_split_each(
     mut sink: impl FnMut(Value),
 ) {
     let mut taken = HashSet::new();
-    for earlier in Split::GENERATION_ORDER {
+    for earlier in GENERATION_ORDER {
         if earlier == split {
             break;
         }
@@ -256,7 +190,7 @@ pub fn generate_split_each(
 /// The whole corpus at the configured sizes.
 pub fn generate_corpus(config: &GenConfig, seed: u64) -> Corpus {
     let mut taken = HashSet::new();
-    let mut made: Vec<(Split, Vec<Value>)> = Split::GENERATION_ORDER
+    let mut made: Vec<(Split, Vec<Value>)> = GENERATION_ORDER
         .into_iter()
         .map(|s| {
             (

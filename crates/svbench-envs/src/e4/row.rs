@@ -6,18 +6,6 @@ use svbench_scan::email::{parse_message, render, Attachment, Email, EmailLimits,
 
 use super::{GoldSource, GoldSpan, Label};
 
-/// Header names a structured email may carry (case-insensitive).
-const HEADER_NAMES: [&str; 8] = [
-    "From",
-    "Reply-To",
-    "Return-Path",
-    "To",
-    "Date",
-    "Subject",
-    "Message-ID",
-    "Authentication-Results",
-];
-
 /// Reads the gold label strictly (trimmed, case-insensitive, canonical case
 /// out). Anything but one of the three label strings is an error: there is
 /// never a default label.
@@ -86,21 +74,11 @@ fn headers(value: &Value) -> Result<Headers, String> {
     let mut h = Headers::default();
     for (name, value) in map {
         let value = Some(string(value, &format!("email.headers.{name}"))?);
-        let Some(known) = HEADER_NAMES.iter().find(|n| n.eq_ignore_ascii_case(name)) else {
+        let Some(slot) = h.slot_mut(name) else {
             return Err(format!(
                 "header `{name}` is not one E4 reads (known: {})",
-                HEADER_NAMES.join(", ")
+                Headers::NAMES.join(", ")
             ));
-        };
-        let slot = match *known {
-            "From" => &mut h.from,
-            "Reply-To" => &mut h.reply_to,
-            "Return-Path" => &mut h.return_path,
-            "To" => &mut h.to,
-            "Date" => &mut h.date,
-            "Subject" => &mut h.subject,
-            "Message-ID" => &mut h.message_id,
-            _ => &mut h.authentication_results,
         };
         if slot.is_some() {
             return Err(format!("header `{name}` is given twice"));

@@ -43,6 +43,53 @@ pub struct Headers {
     pub authentication_results: Option<String>,
 }
 
+impl Headers {
+    /// The header names kept, as messages spell them.
+    pub const NAMES: [&'static str; 8] = [
+        "From",
+        "Reply-To",
+        "Return-Path",
+        "To",
+        "Date",
+        "Subject",
+        "Message-ID",
+        "Authentication-Results",
+    ];
+
+    /// Each kept header with its value, in [`Headers::NAMES`] order.
+    #[must_use]
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 8] {
+        let [from, reply_to, return_path, to, date, subject, message_id, auth] = Self::NAMES;
+        [
+            (from, self.from.as_deref()),
+            (reply_to, self.reply_to.as_deref()),
+            (return_path, self.return_path.as_deref()),
+            (to, self.to.as_deref()),
+            (date, self.date.as_deref()),
+            (subject, self.subject.as_deref()),
+            (message_id, self.message_id.as_deref()),
+            (auth, self.authentication_results.as_deref()),
+        ]
+    }
+
+    /// The slot of a kept header, by name (ASCII case-insensitive).
+    pub fn slot_mut(&mut self, name: &str) -> Option<&mut Option<String>> {
+        let i = Self::NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))?;
+        Some(match i {
+            0 => &mut self.from,
+            1 => &mut self.reply_to,
+            2 => &mut self.return_path,
+            3 => &mut self.to,
+            4 => &mut self.date,
+            5 => &mut self.subject,
+            6 => &mut self.message_id,
+            _ => &mut self.authentication_results,
+        })
+    }
+}
+
 /// An attachment, listed rather than inlined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attachment {

@@ -13,18 +13,8 @@ use crate::e4::Label;
 /// The row's structured `email` field for a parsed message (legacy
 /// charsets are decoded already, so the field is valid JSON text).
 pub(crate) fn structured_field(email: &Email) -> Value {
-    let h = &email.headers;
     let mut headers = Map::new();
-    for (name, value) in [
-        ("From", &h.from),
-        ("Reply-To", &h.reply_to),
-        ("Return-Path", &h.return_path),
-        ("To", &h.to),
-        ("Date", &h.date),
-        ("Subject", &h.subject),
-        ("Message-ID", &h.message_id),
-        ("Authentication-Results", &h.authentication_results),
-    ] {
+    for (name, value) in email.headers.fields() {
         if let Some(v) = value {
             headers.insert(name.into(), json!(v));
         }

@@ -7,6 +7,7 @@
 //! declares `GeneratorEntry::of::<ItsGenerator>()` in its registry entry.
 
 pub mod rng;
+pub mod split;
 
 use std::fmt::Display;
 use std::str::FromStr;
