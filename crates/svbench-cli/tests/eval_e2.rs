@@ -598,14 +598,19 @@ fn external_backend_runs_the_binaries_and_is_recorded() {
 }
 
 #[test]
-fn envs_lists_both_environments_with_profiles_tools_and_budgets() {
+fn envs_lists_every_environment_with_profiles_tools_and_budgets() {
     let sb = Sandbox::new();
     let out = sb.run(&["envs", "--json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     let envs = v["envs"].as_array().expect("envs");
     let names: Vec<&str> = envs.iter().map(|e| e["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["sv-env-network-logs", "sv-env-config-verification"]);
+    let registered: Vec<&str> = svbench_envs::registry::REGISTRY
+        .iter()
+        .map(|e| e.name())
+        .collect();
+    assert_eq!(names, registered);
+    assert_eq!(names[1], "sv-env-config-verification");
     let e2 = &envs[1];
     assert_eq!(
         (e2["max_turns"].as_u64(), e2["tool_budget"].as_u64()),
