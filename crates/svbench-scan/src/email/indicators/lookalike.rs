@@ -25,30 +25,58 @@ impl Folds {
 
 /// How many times each character occurs in a label (non-ASCII characters
 /// share buckets with ASCII ones, which only weakens the bound below).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct CharCounts([u8; 128]);
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CharCounts {
+    /// Characters in the label.
+    len: usize,
+    /// (bucket, count) of each bucket that occurs.
+    buckets: Vec<(u8, u8)>,
+}
 
-impl CharCounts {
-    pub(super) fn new(label: &str) -> Self {
+/// A label's counts as a table, for comparing it with many labels.
+struct CountTable([u8; 128]);
+
+fn bucket(c: char) -> usize {
+    c as usize % 128
+}
+
+impl CountTable {
+    fn new(label: &str) -> Self {
         let mut counts = [0u8; 128];
         for c in label.chars() {
-            let slot = &mut counts[c as usize % 128];
+            let slot = &mut counts[bucket(c)];
             *slot = slot.saturating_add(1);
         }
         Self(counts)
     }
+}
 
-    /// A lower bound on the Damerau–Levenshtein distance between the two
-    /// labels: an insertion or deletion changes the counts by 1, a
-    /// substitution by 2, a transposition by 0.
-    fn min_edits(&self, other: &CharCounts) -> usize {
-        let l1: usize = self
-            .0
+impl CharCounts {
+    pub(super) fn new(label: &str) -> Self {
+        let table = CountTable::new(label);
+        let buckets = (0u8..128)
+            .filter(|&b| table.0[usize::from(b)] > 0)
+            .map(|b| (b, table.0[usize::from(b)]))
+            .collect();
+        Self {
+            len: label.chars().count(),
+            buckets,
+        }
+    }
+
+    /// A lower bound on the Damerau–Levenshtein distance between this
+    /// label and `other` (`other_len` characters): an insertion or deletion
+    /// changes the counts by 1, a substitution by 2, a transposition by 0.
+    /// The counts' L1 distance is |a| + |b| − 2·Σ min(a_c, b_c), which only
+    /// needs this label's own buckets. Exact for labels under 256 of one
+    /// character, a smaller (still valid) bound beyond.
+    fn min_edits(&self, other: &CountTable, other_len: usize) -> usize {
+        let shared: usize = self
+            .buckets
             .iter()
-            .zip(&other.0)
-            .map(|(a, b)| usize::from(a.abs_diff(*b)))
+            .map(|&(b, n)| usize::from(n.min(other.0[usize::from(b)])))
             .sum();
-        l1.div_ceil(2)
+        (self.len + other_len).saturating_sub(2 * shared).div_ceil(2)
     }
 }
 
@@ -119,7 +147,7 @@ fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<S
             set.brands[b].name
         ));
     }
-    let counts = CharCounts::new(candidate);
+    let counts = CountTable::new(candidate);
     for (brand_label, brand_chars, b, brand_counts) in &index.labels {
         if *brand_chars < index.min_label_chars {
             continue;
@@ -130,7 +158,7 @@ fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<S
             index.max_distance
         };
         // Distance is at least the length difference: skip most labels cheaply.
-        if chars.abs_diff(*brand_chars) > limit || counts.min_edits(brand_counts) > limit {
+        if chars.abs_diff(*brand_chars) > limit || brand_counts.min_edits(&counts, chars) > limit {
             continue;
         }
         let d = strsim::damerau_levenshtein(candidate, brand_label);
@@ -188,7 +216,7 @@ mod tests {
         ];
         for a in words {
             for b in words {
-                let bound = CharCounts::new(a).min_edits(&CharCounts::new(b));
+                let bound = CharCounts::new(a).min_edits(&CountTable::new(b), b.chars().count());
                 assert!(bound <= strsim::damerau_levenshtein(a, b), "{a} {b}");
             }
         }
