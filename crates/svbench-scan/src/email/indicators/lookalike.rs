@@ -76,7 +76,9 @@ impl CharCounts {
             .iter()
             .map(|&(b, n)| usize::from(n.min(other.0[usize::from(b)])))
             .sum();
-        (self.len + other_len).saturating_sub(2 * shared).div_ceil(2)
+        (self.len + other_len)
+            .saturating_sub(2 * shared)
+            .div_ceil(2)
     }
 }
 
