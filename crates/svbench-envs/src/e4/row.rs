@@ -1,6 +1,7 @@
 //! The parts of an E4 row (spec §2.2) beyond `question`: the email itself,
 //! raw or structured, and the gold facts in `meta`.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use svbench_scan::email::{parse_message, render, Attachment, Email, EmailLimits, Headers};
 
@@ -157,13 +158,13 @@ pub fn gold_facts(meta: Option<&Value>, question: &str) -> Result<RowGold, Strin
                     .into(),
             ),
             None => GoldSource::None,
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            Some(v) => GoldSource::deserialize(v).map_err(|_| {
                 format!("`meta.gold_source` {v} is not one of annotated, extractor, none")
             })?,
         };
     let spans: Vec<GoldSpan> = match spans_value {
         None => Vec::new(),
-        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+        Some(v) => Vec::<GoldSpan>::deserialize(v).map_err(|e| {
             format!("`meta.spans` is not a list of {{start, end, text, category, polarity}}: {e}")
         })?,
     };
