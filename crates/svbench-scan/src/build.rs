@@ -1,6 +1,7 @@
 //! Builds the [`Node`] tree of one document from saphyr-parser's event stream.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use saphyr_parser::{Event, Parser, Span, Tag};
 
@@ -17,18 +18,126 @@ pub struct Limits {
     /// Deepest nesting of collections in one document, alias expansion included.
     pub max_depth: usize,
     /// Most nodes one document may expand to (aliases count the full size of
-    /// the anchored node each time they are used).
+    /// the anchored node each time they are used). Also the least node
+    /// budget of a whole file ([`Limits::file_nodes`]).
     pub max_nodes: usize,
+    /// Nodes a whole file (or request) may expand to per byte of its text,
+    /// all documents together ([`Limits::file_nodes`]).
+    pub nodes_per_byte: usize,
+    /// Most nodes a whole file (or request) may expand to, however large it
+    /// is ([`Limits::file_nodes`]): this caps the memory of the model.
+    pub max_file_nodes: usize,
 }
 
 impl Default for Limits {
-    /// 64 MiB of input, 512 levels of nesting, one million nodes per document.
+    /// 64 MiB of input, 512 levels of nesting, one million nodes per
+    /// document, and a file budget of one node per input byte, at least one
+    /// million and at most two million nodes in all.
     fn default() -> Self {
         Limits {
             max_input_bytes: 64 << 20,
             max_depth: 512,
             max_nodes: 1_000_000,
+            nodes_per_byte: 1,
+            max_file_nodes: 2_000_000,
         }
+    }
+}
+
+impl Limits {
+    /// The node budget of a file (or request) of `bytes` bytes, all its
+    /// documents together, aliases expanded:
+    /// `min(max_file_nodes, max(max_nodes, nodes_per_byte × bytes))`.
+    ///
+    /// ```
+    /// use svbench_scan::Limits;
+    ///
+    /// let limits = Limits::default();
+    /// assert_eq!(limits.file_nodes(300), 1_000_000);
+    /// assert_eq!(limits.file_nodes(1_500_000), 1_500_000);
+    /// assert_eq!(limits.file_nodes(40_000_000), 2_000_000);
+    /// ```
+    #[must_use]
+    pub fn file_nodes(&self, bytes: usize) -> usize {
+        bytes
+            .saturating_mul(self.nodes_per_byte)
+            .max(self.max_nodes)
+            .min(self.max_file_nodes)
+    }
+}
+
+/// The nodes a piece of work (one file, or everything one request parses)
+/// may still build, shared by every document and every parse that draws
+/// from it ([`crate::parse_documents_within`]): the per-document limit alone
+/// would let a file of N documents cost N times as much.
+///
+/// The budget counts nodes built, not nodes alive: a document dropped after
+/// use still counts.
+///
+/// ```
+/// use svbench_scan::{parse_documents_within, Limits, NodeBudget, YamlError};
+///
+/// let limits = Limits::default();
+/// let budget = NodeBudget::new(5);
+/// let docs = parse_documents_within("a: 1\n---\nb: 2\n", &limits, &budget);
+/// assert!(docs[0].result.is_ok()); // 3 nodes
+/// assert!(matches!(docs[1].result, Err(YamlError::BudgetExceeded { limit: 5, .. })));
+/// assert!(budget.exceeded());
+/// ```
+#[derive(Debug)]
+pub struct NodeBudget {
+    limit: usize,
+    used: AtomicUsize,
+    exceeded: AtomicBool,
+}
+
+impl NodeBudget {
+    /// A budget of `limit` nodes.
+    #[must_use]
+    pub fn new(limit: usize) -> NodeBudget {
+        NodeBudget {
+            limit,
+            used: AtomicUsize::new(0),
+            exceeded: AtomicBool::new(false),
+        }
+    }
+
+    /// The budget of an input of `bytes` bytes ([`Limits::file_nodes`]).
+    #[must_use]
+    pub fn for_input(limits: &Limits, bytes: usize) -> NodeBudget {
+        NodeBudget::new(limits.file_nodes(bytes))
+    }
+
+    /// The budget's size in nodes.
+    #[must_use]
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Nodes built so far (at most [`NodeBudget::limit`]).
+    #[must_use]
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    /// Whether some parse was refused for want of budget.
+    #[must_use]
+    pub fn exceeded(&self) -> bool {
+        self.exceeded.load(Ordering::Relaxed)
+    }
+
+    /// Takes `n` nodes; `false` (and nothing taken) when fewer are left.
+    fn take(&self, n: usize) -> bool {
+        let taken = self
+            .used
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
+                used.checked_add(n).filter(|total| *total <= self.limit)
+            })
+            .is_ok();
+        if !taken {
+            self.exceeded.store(true, Ordering::Relaxed);
+        }
+        taken
     }
 }
 
@@ -36,12 +145,29 @@ impl Default for Limits {
 /// with file line numbers. Only the first YAML document of `src.text` is read,
 /// as go-yaml v2's `Unmarshal` does; an empty document is a null scalar.
 ///
+/// The document has the node budget of its own text
+/// ([`NodeBudget::for_input`]); [`parse_document_within`] draws from a
+/// budget shared with other documents.
+///
 /// # Errors
 /// Any [`YamlError`] but the input-level ones: syntax errors, limits, bad
 /// merge keys, non-scalar keys, tag mismatches.
 pub fn parse_document(src: &DocumentSource<'_>, limits: &Limits) -> Result<Node, YamlError> {
+    parse_document_within(src, limits, &NodeBudget::for_input(limits, src.text.len()))
+}
+
+/// [`parse_document`] whose nodes are taken from `budget`.
+///
+/// # Errors
+/// As [`parse_document`]; [`YamlError::BudgetExceeded`] when `budget` runs
+/// out.
+pub fn parse_document_within(
+    src: &DocumentSource<'_>,
+    limits: &Limits,
+    budget: &NodeBudget,
+) -> Result<Node, YamlError> {
     check_characters(src.text, src.first_line)?;
-    Builder::new(src.first_line, limits).run(src.text)
+    Builder::new(src.first_line, limits, budget).run(src.text)
 }
 
 struct Start {
@@ -67,6 +193,7 @@ struct Anchored {
 struct Builder<'l> {
     line_offset: usize,
     limits: &'l Limits,
+    budget: &'l NodeBudget,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Anchored>,
     nodes: usize,
@@ -75,10 +202,11 @@ struct Builder<'l> {
 }
 
 impl<'l> Builder<'l> {
-    fn new(first_line: usize, limits: &'l Limits) -> Self {
+    fn new(first_line: usize, limits: &'l Limits, budget: &'l NodeBudget) -> Self {
         Builder {
             line_offset: first_line.saturating_sub(1),
             limits,
+            budget,
             stack: Vec::new(),
             anchors: HashMap::new(),
             nodes: 0,
@@ -180,6 +308,12 @@ impl<'l> Builder<'l> {
             return Err(YamlError::TooManyNodes {
                 line,
                 limit: self.limits.max_nodes,
+            });
+        }
+        if !self.budget.take(n) {
+            return Err(YamlError::BudgetExceeded {
+                line,
+                limit: self.budget.limit(),
             });
         }
         Ok(())

@@ -69,6 +69,20 @@ pub enum YamlError {
         /// The limit in force.
         limit: usize,
     },
+    /// The documents of a file (or everything one request parses) expand to
+    /// more nodes in all than their [`crate::NodeBudget`]
+    /// ([`crate::Limits::file_nodes`] of the input's size); nothing after
+    /// this document is read.
+    #[error(
+        "line {line}: the documents hold more than {limit} nodes in all once aliases are \
+         expanded (the node budget of one file or request); the rest of the input is not read"
+    )]
+    BudgetExceeded {
+        /// Line where the budget ran out.
+        line: usize,
+        /// The budget in force, in nodes.
+        limit: usize,
+    },
     /// A `<<` merge key whose value is not a mapping or a sequence of mappings.
     #[error("line {line}: map merge requires a mapping or a sequence of mappings as the value")]
     MergeNotMapping {
@@ -124,6 +138,7 @@ impl YamlError {
             | YamlError::Syntax { line, .. }
             | YamlError::TooDeep { line, .. }
             | YamlError::TooManyNodes { line, .. }
+            | YamlError::BudgetExceeded { line, .. }
             | YamlError::MergeNotMapping { line }
             | YamlError::InvalidKey { line }
             | YamlError::TagMismatch { line, .. }

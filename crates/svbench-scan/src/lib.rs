@@ -51,7 +51,7 @@ pub mod scan;
 pub mod semgrep;
 pub mod terraform;
 
-pub use build::{parse_document, Limits};
+pub use build::{parse_document, parse_document_within, Limits, NodeBudget};
 pub use catalogue::{Enabled, RuleInfo, Tier};
 pub use deadline::{Deadline, TimeBudgetExceeded};
 pub use error::YamlError;
@@ -75,20 +75,55 @@ pub struct ParsedDocument {
 
 /// Splits `text` and parses every document: one entry per document, then one
 /// for a bad separator if reading stopped at one.
+///
+/// All documents draw from one node budget, the file's
+/// ([`Limits::file_nodes`] of `text`'s length): a file of many documents,
+/// each under [`Limits::max_nodes`], costs no more than the file's budget.
+/// The document that exhausts it is a [`YamlError::BudgetExceeded`] entry,
+/// and reading stops there.
 #[must_use]
 pub fn parse_documents(text: &str, limits: &Limits) -> Vec<ParsedDocument> {
-    split_documents(text)
-        .map(|doc| match doc {
+    parse_documents_within(text, limits, &NodeBudget::for_input(limits, text.len()))
+}
+
+/// [`parse_documents`] drawing from `budget`, which may be shared with other
+/// parses (everything one request reads); reading stops at the document
+/// that exhausts it.
+#[must_use]
+pub fn parse_documents_within(
+    text: &str,
+    limits: &Limits,
+    budget: &NodeBudget,
+) -> Vec<ParsedDocument> {
+    let mut out = Vec::new();
+    for doc in split_documents(text) {
+        let parsed = match doc {
             Ok(src) => ParsedDocument {
                 doc_index: Some(src.doc_index),
                 first_line: src.first_line,
-                result: parse_document(&src, limits),
+                result: parse_document_within(&src, limits, budget),
             },
             Err(e) => ParsedDocument {
                 doc_index: None,
                 first_line: e.line().unwrap_or(1),
                 result: Err(e),
             },
-        })
-        .collect()
+        };
+        let stop = matches!(parsed.result, Err(YamlError::BudgetExceeded { .. }));
+        out.push(parsed);
+        if stop {
+            break;
+        }
+    }
+    out
+}
+
+/// The budget error among `docs`, if reading stopped at one
+/// ([`parse_documents_within`]).
+#[must_use]
+pub fn budget_error(docs: &[ParsedDocument]) -> Option<&YamlError> {
+    docs.iter()
+        .rev()
+        .find_map(|d| d.result.as_ref().err())
+        .filter(|e| matches!(e, YamlError::BudgetExceeded { .. }))
 }

@@ -3,12 +3,15 @@
 //! byte-exactly at the stated line or, failing that, at their unique
 //! occurrence in the file; no fuzz, no external `patch` binary.
 
-use super::{PatchFailure, PatchStatus};
+use super::{PatchFailure, PatchStatus, PatchStop};
+use crate::Deadline;
 
 /// Most hunks one patch may hold.
 pub const MAX_HUNKS: usize = 10_000;
 /// Largest line number or count a hunk header may declare.
 pub const MAX_HUNK_NUMBER: usize = 10_000_000;
+/// Relocation candidates tried between two deadline checks.
+const DEADLINE_EVERY: usize = 4096;
 /// Most line comparisons spent searching for relocated hunks.
 const SEARCH_BUDGET: usize = 50_000_000;
 
@@ -78,6 +81,20 @@ fn fail(status: PatchStatus, reason: impl Into<String>) -> PatchFailure {
 /// # Errors
 /// [`PatchFailure`] with `malformed`, `target_mismatch` or `apply_failed`.
 pub fn apply(workspace_name: &str, original: &str, patch: &str) -> Result<String, PatchFailure> {
+    apply_within(workspace_name, original, patch, &Deadline::NONE).map_err(PatchStop::into_failure)
+}
+
+/// [`apply`] that stops by `deadline`, checked before each hunk and inside
+/// the search for a relocated hunk.
+///
+/// # Errors
+/// As [`apply`]; [`PatchStop::TimeBudget`] when `deadline` passed.
+pub fn apply_within(
+    workspace_name: &str,
+    original: &str,
+    patch: &str,
+    deadline: &Deadline,
+) -> Result<String, PatchStop> {
     let hunks = parse(workspace_name, patch)?;
     let lines = split_lines(original);
     let default_eol = dominant_eol(&lines);
@@ -92,7 +109,8 @@ pub fn apply(workspace_name: &str, original: &str, patch: &str) -> Result<String
     let mut next = 0usize; // first original line not yet copied
     let mut budget = SEARCH_BUDGET;
     for hunk in &hunks {
-        let at = locate(hunk, &lines, next, &mut budget)?;
+        deadline.check()?;
+        let at = locate(hunk, &lines, next, &mut budget, deadline)?;
         for l in &lines[next..at] {
             out.line(l.content, l.eol);
         }
@@ -145,7 +163,8 @@ fn locate(
     lines: &[FileLine<'_>],
     min: usize,
     budget: &mut usize,
-) -> Result<usize, PatchFailure> {
+    deadline: &Deadline,
+) -> Result<usize, PatchStop> {
     let old = hunk.old_lines();
     let h = hunk.number;
     if old.is_empty() {
@@ -158,13 +177,13 @@ fn locate(
                     "hunk {h}: inserts after line {at}, but the file has {} lines",
                     lines.len()
                 ),
-            ));
+            ).into());
         }
         if at < min {
             return Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: inserts after line {at}, inside or before the previous hunk"),
-            ));
+            ).into());
         }
         return Ok(at);
     }
@@ -184,11 +203,14 @@ fn locate(
     } else {
         let mut found = Vec::new();
         for start in 0..lines.len() {
+            if start % DEADLINE_EVERY == 0 {
+                deadline.check()?;
+            }
             if *budget == 0 {
                 return Err(fail(
                     PatchStatus::ApplyFailed,
                     format!("hunk {h}: searching for its old lines exceeded the work limit"),
-                ));
+                ).into());
             }
             if matches_at(start, budget) {
                 found.push(start);
@@ -209,7 +231,7 @@ fn locate(
                         hunk.old_start,
                         old[0].0
                     ),
-                ))
+                ).into())
             }
             _ => {
                 return Err(fail(
@@ -218,7 +240,7 @@ fn locate(
                         "hunk {h} (patch line {}): its old lines do not match at line {} and occur more than once in the file (ambiguous relocation)",
                         hunk.header_line, hunk.old_start
                     ),
-                ))
+                ).into())
             }
         }
     };
@@ -229,7 +251,7 @@ fn locate(
                 "hunk {h}: matches at line {}, overlapping or before the previous hunk (hunks must apply in order)",
                 position + 1
             ),
-        ));
+        ).into());
     }
     Ok(position)
 }

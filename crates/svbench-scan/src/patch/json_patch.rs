@@ -10,7 +10,8 @@
 //! for the bytes the value it places will emit at its place (indentation
 //! included) and for its JSON nodes, less what it replaces; the running
 //! totals may not pass [`super::max_patched_bytes`] of the original's
-//! emitted size, twice its nodes plus [`super::GROWTH_NODES`], nor place
+//! emitted size (at most twice its text: aliases expanded on emission do not
+//! raise the bound), twice its nodes plus [`super::GROWTH_NODES`], nor place
 //! values deeper than the YAML reader's depth limit; at most
 //! [`super::MAX_OPS`] operations. Past a bound the patch is `too_large` and
 //! nothing is applied: a `copy` of a parent into its own child, repeated,
@@ -19,10 +20,11 @@
 use serde_json::{Map, Value};
 
 use super::{
-    max_patched_bytes, yaml_emit, PatchFailure, PatchStatus, GROWTH_NODES, MAX_OPS, WORK_FACTOR,
+    budget_failure, max_patched_bytes, yaml_emit, PatchFailure, PatchStatus, PatchStop,
+    GROWTH_NODES, MAX_OPS, WORK_FACTOR,
 };
 use crate::scan::FileType;
-use crate::{parse_documents, Limits};
+use crate::{budget_error, parse_documents_within, Deadline, Limits, NodeBudget};
 
 /// A JSON Patch operation as parsed and validated.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,25 +199,43 @@ pub fn apply(
     raw: &[Map<String, Value>],
     file_type: FileType,
 ) -> Result<String, PatchFailure> {
+    let nodes = NodeBudget::for_input(&Limits::default(), original.len());
+    apply_within(original, raw, file_type, &Deadline::NONE, &nodes).map_err(PatchStop::into_failure)
+}
+
+/// [`apply`] that stops by `deadline` (checked before each operation) and
+/// reads the original's documents from `nodes` (`too_large` when it runs
+/// out).
+///
+/// # Errors
+/// As [`apply`]; [`PatchStop::TimeBudget`] when `deadline` passed.
+pub fn apply_within(
+    original: &str,
+    raw: &[Map<String, Value>],
+    file_type: FileType,
+    deadline: &Deadline,
+    nodes: &NodeBudget,
+) -> Result<String, PatchStop> {
     if file_type == FileType::Tf {
-        return Err(PatchFailure::new(
+        return Err(PatchStop::Failed(PatchFailure::new(
             PatchStatus::Unsupported,
             "JSON Patch applies to Kubernetes YAML only; use a unified diff for Terraform",
-        ));
+        )));
     }
     if raw.len() > MAX_OPS {
-        return Err(PatchFailure::new(
+        return Err(PatchStop::Failed(PatchFailure::new(
             PatchStatus::TooLarge,
             format!(
                 "the patch has {} operations, more than the limit of {MAX_OPS}",
                 raw.len()
             ),
-        ));
+        )));
     }
     let ops = parse_ops(raw)?;
-    let mut docs = read_documents(original)?;
-    let mut budget = Budget::for_original(&docs);
+    let mut docs = read_documents(original, nodes)?;
+    let mut budget = Budget::for_original(&docs, original.len());
     for (i, op) in ops.iter().enumerate() {
+        deadline.check()?;
         apply_op(&mut docs, op, &mut budget).map_err(|e| {
             let (status, why) = match e {
                 OpError::Failed(why) => (PatchStatus::ApplyFailed, why),
@@ -265,12 +285,15 @@ struct Budget {
 }
 
 impl Budget {
-    fn for_original(docs: &[Value]) -> Budget {
+    /// The bounds for an original of `text_len` bytes whose documents are
+    /// `docs`: the size bound is taken from the text, not from the
+    /// documents as emitted, which aliases can make far larger.
+    fn for_original(docs: &[Value], text_len: usize) -> Budget {
         let bytes = yaml_emit::documents_len(docs);
         let nodes = docs
             .iter()
             .fold(0usize, |n, d| n.saturating_add(shape(d).nodes));
-        let max_bytes = max_patched_bytes(bytes);
+        let max_bytes = max_patched_bytes(bytes.min(text_len.saturating_mul(2)));
         Budget {
             bytes,
             max_bytes,
@@ -402,11 +425,15 @@ fn charge_place(
     budget.charge(placed, shape(value), tokens.len(), freed, freed_nodes)
 }
 
-/// The file's documents as JSON values, in `doc_index` order.
-fn read_documents(original: &str) -> Result<Vec<Value>, PatchFailure> {
+/// The file's documents as JSON values, in `doc_index` order, read from
+/// `nodes`.
+fn read_documents(original: &str, nodes: &NodeBudget) -> Result<Vec<Value>, PatchFailure> {
     let limits = Limits::default();
-    parse_documents(original, &limits)
-        .into_iter()
+    let docs = parse_documents_within(original, &limits, nodes);
+    if budget_error(&docs).is_some() {
+        return Err(budget_failure(nodes));
+    }
+    docs.into_iter()
         .map(|d| {
             let which = d
                 .doc_index

@@ -64,9 +64,10 @@ use serde_json::{Map, Value};
 
 use super::diff::{parse_hunk, preview, BodyLine, CountRule, Hunk};
 use super::{
-    max_patched_bytes, strip_fence, PatchFailure, PatchStatus, MAX_OPS, MAX_PATCH_BYTES,
-    WORK_FACTOR,
+    max_patched_bytes, strip_fence, PatchFailure, PatchStatus, PatchStop, MAX_OPS,
+    MAX_PATCH_BYTES, WORK_FACTOR,
 };
+use crate::Deadline;
 
 /// GNU `patch`'s default maximum fuzz.
 pub const MAX_FUZZ: usize = 2;
@@ -90,9 +91,23 @@ fn fail(status: PatchStatus, reason: impl Into<String>) -> PatchFailure {
 /// `unsupported` for a JSON op list on a non-JSON file, `apply_failed` when
 /// a hunk or op does not apply.
 pub fn apply_upstream(original: &str, patch: &str) -> Result<String, PatchFailure> {
+    apply_upstream_within(original, patch, &Deadline::NONE).map_err(PatchStop::into_failure)
+}
+
+/// [`apply_upstream`] that stops by `deadline`, checked before each file
+/// section, each hunk and each fuzz level of a hunk's search, and before
+/// each JSON op.
+///
+/// # Errors
+/// As [`apply_upstream`]; [`PatchStop::TimeBudget`] when `deadline` passed.
+pub fn apply_upstream_within(
+    original: &str,
+    patch: &str,
+    deadline: &Deadline,
+) -> Result<String, PatchStop> {
     let text = strip_fence(patch);
     if text.trim().is_empty() {
-        return Err(fail(PatchStatus::None, "empty patch"));
+        return Err(fail(PatchStatus::None, "empty patch").into());
     }
     if text.len() > MAX_PATCH_BYTES {
         return Err(fail(
@@ -101,16 +116,18 @@ pub fn apply_upstream(original: &str, patch: &str) -> Result<String, PatchFailur
                 "patch is {} bytes, more than the limit of {MAX_PATCH_BYTES}",
                 text.len()
             ),
-        ));
+        )
+        .into());
     }
     if text.trim_start().starts_with('[') {
-        return apply_json_ops(original, text.trim());
+        return apply_json_ops(original, text.trim(), deadline);
     }
     let mut budget = SEARCH_BUDGET;
     let max_work = max_patched_bytes(original.len()).saturating_mul(WORK_FACTOR);
     let mut work = 0usize;
     let mut current = original.to_owned();
     for (i, section) in parse_sections(text)?.iter().enumerate() {
+        deadline.check()?;
         work = work.saturating_add(current.len());
         if work > max_work {
             return Err(fail(
@@ -119,9 +136,10 @@ pub fn apply_upstream(original: &str, patch: &str) -> Result<String, PatchFailur
                     "file section {}: applying the sections would copy more than {max_work} bytes of text in all (each section re-reads the whole file)",
                     i + 1
                 ),
-            ));
+            )
+            .into());
         }
-        current = apply_section(&current, section, &mut budget)?;
+        current = apply_section(&current, section, &mut budget, deadline)?;
     }
     Ok(current)
 }
@@ -191,13 +209,19 @@ fn split_raw(text: &str) -> Vec<Line<'_>> {
 }
 
 /// Applies one file section's hunks to `text`, in order.
-fn apply_section(text: &str, hunks: &[Hunk], budget: &mut usize) -> Result<String, PatchFailure> {
+fn apply_section(
+    text: &str,
+    hunks: &[Hunk],
+    budget: &mut usize,
+    deadline: &Deadline,
+) -> Result<String, PatchStop> {
     let lines = split_raw(text);
     let mut out: Vec<Line<'_>> = Vec::with_capacity(lines.len() + 16);
     let mut next = 0usize; // first file line not yet copied (GNU's last_frozen_line)
     let mut in_offset = 0isize;
     for hunk in hunks {
-        let at = locate(hunk, &lines, next, in_offset, budget)?;
+        deadline.check()?;
+        let at = locate(hunk, &lines, next, in_offset, budget, deadline)?;
         if !hunk.old_lines().is_empty() {
             in_offset = to_isize(at) + 1 - to_isize(hunk.old_start);
         }
@@ -212,7 +236,7 @@ fn apply_section(text: &str, hunks: &[Hunk], budget: &mut usize) -> Result<Strin
                     at + 1,
                     lines.len()
                 ),
-            ));
+            ).into());
         };
         out.extend_from_slice(skipped);
         let mut pos = at;
@@ -260,7 +284,8 @@ fn locate(
     next: usize,
     in_offset: isize,
     budget: &mut usize,
-) -> Result<usize, PatchFailure> {
+    deadline: &Deadline,
+) -> Result<usize, PatchStop> {
     let h = hunk.number;
     let old: Vec<Line<'_>> = hunk
         .old_lines()
@@ -279,7 +304,7 @@ fn locate(
             _ => Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: inserts after line {at}, before the end of the previous hunk"),
-            )),
+            ).into()),
         };
     }
     let (prefix, suffix) = context_sizes(hunk);
@@ -293,6 +318,7 @@ fn locate(
         stated_at_start: hunk.old_start <= 1,
     };
     for fuzz in 0..=max_fuzz {
+        deadline.check()?;
         let prefix_fuzz = to_isize(fuzz + prefix) - to_isize(context);
         let suffix_fuzz = to_isize(fuzz + suffix) - to_isize(context);
         if let Some(at) = search.run(prefix_fuzz, suffix_fuzz, budget) {
@@ -302,7 +328,7 @@ fn locate(
             return Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: locating it exceeded the work limit"),
-            ));
+            ).into());
         }
     }
     let crlf_file = lines.iter().any(|l| l.text.ends_with('\r'));
@@ -320,7 +346,7 @@ fn locate(
             old.len(),
             preview(old[0].text)
         ),
-    ))
+    ).into())
 }
 
 /// Leading and trailing context lines of a hunk (all of them for a hunk
@@ -422,12 +448,12 @@ impl Search<'_> {
 // --------------------------------------------------------- JSON op lists
 
 /// Applies a JSON op list to a JSON original (module docs).
-fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
+fn apply_json_ops(original: &str, text: &str, deadline: &Deadline) -> Result<String, PatchStop> {
     let Ok(mut doc) = serde_json::from_str::<Value>(original) else {
         return Err(fail(
             PatchStatus::Unsupported,
             "a JSON op list applies only to a JSON file, and this file is not JSON",
-        ));
+        ).into());
     };
     let ops: Vec<Value> = serde_json::from_str(text).map_err(|e| {
         fail(
@@ -442,21 +468,22 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
                 "the op list has {} ops, more than the limit of {MAX_OPS}",
                 ops.len()
             ),
-        ));
+        ).into());
     }
     for (i, op) in ops.iter().enumerate() {
+        deadline.check()?;
         let Some(op) = op.as_object() else {
             return Err(fail(
                 PatchStatus::Malformed,
                 format!("op {i} is not an object"),
-            ));
+            ).into());
         };
         let field = |name: &str| op.get(name).and_then(Value::as_str);
         let (Some(kind), Some(path)) = (field("op"), field("path")) else {
             return Err(fail(
                 PatchStatus::Malformed,
                 format!("op {i} lacks a string `op` or `path`"),
-            ));
+            ).into());
         };
         let tokens = path_tokens(path);
         match kind {
@@ -465,7 +492,7 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
                     return Err(fail(
                         PatchStatus::Malformed,
                         format!("op {i} ({kind} {path:?}) has no `value`"),
-                    ));
+                    ).into());
                 };
                 // Checked before `set` builds anything: missing keys on the
                 // path become nested objects.
@@ -474,7 +501,7 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
                     return Err(fail(
                         PatchStatus::TooLarge,
                         format!("op {i} ({kind}): the value would nest {depth} levels deep, more than the limit of {MAX_JSON_DEPTH}"),
-                    ));
+                    ).into());
                 }
                 set(&mut doc, &tokens, value.clone(), kind == "add").map_err(|why| {
                     fail(
@@ -495,7 +522,7 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
                     format!(
                         "op {i}: {other:?} is not one of upstream's ops (add, replace, remove)"
                     ),
-                ))
+                ).into())
             }
         }
     }
@@ -513,7 +540,8 @@ fn apply_json_ops(original: &str, text: &str) -> Result<String, PatchFailure> {
             )
         } else {
             fail(PatchStatus::ApplyFailed, format!("cannot serialise: {e}"))
-        });
+        }
+        .into());
     }
     let mut out = String::from_utf8(out.bytes)
         .map_err(|e| fail(PatchStatus::ApplyFailed, format!("cannot serialise: {e}")))?;

@@ -30,6 +30,7 @@ pub mod yaml_emit;
 use serde::Serialize;
 
 use crate::scan::FileType;
+use crate::{Deadline, Limits, NodeBudget, TimeBudgetExceeded};
 
 /// Largest patch text accepted, in bytes (after fence removal).
 pub const MAX_PATCH_BYTES: usize = 1 << 20;
@@ -149,8 +150,56 @@ impl PatchFailure {
     }
 }
 
+/// Why an applier stopped: the patch failed, or the time budget of the work
+/// it belongs to ran out (no verdict on the patch then).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PatchStop {
+    /// The patch failed (a status and a reason).
+    Failed(PatchFailure),
+    /// The [`Deadline`] passed inside the applier.
+    TimeBudget(TimeBudgetExceeded),
+}
+
+impl From<PatchFailure> for PatchStop {
+    fn from(f: PatchFailure) -> Self {
+        PatchStop::Failed(f)
+    }
+}
+
+impl From<TimeBudgetExceeded> for PatchStop {
+    fn from(e: TimeBudgetExceeded) -> Self {
+        PatchStop::TimeBudget(e)
+    }
+}
+
+impl PatchStop {
+    /// The failure, for callers without a deadline ([`Deadline::NONE`]
+    /// never passes; should one have, it reads as a failed apply).
+    #[must_use]
+    pub fn into_failure(self) -> PatchFailure {
+        match self {
+            PatchStop::Failed(f) => f,
+            PatchStop::TimeBudget(e) => PatchFailure::new(PatchStatus::ApplyFailed, e.to_string()),
+        }
+    }
+}
+
+/// The patched file's status when the node budget of the work ran out while
+/// reading the original or the patched text.
+fn budget_failure(nodes: &NodeBudget) -> PatchFailure {
+    PatchFailure::new(
+        PatchStatus::TooLarge,
+        format!(
+            "reading the original and patched documents would build more than {} YAML nodes in all (the node budget of this work)",
+            nodes.limit()
+        ),
+    )
+}
+
 /// Applies `patch_text` to `original` (the workspace file `workspace_name`,
 /// of type `file_type`), then re-parses and checks preservation (§4.3).
+/// The documents read draw from one node budget, the original's
+/// ([`Limits::file_nodes`] of its size and the patch's).
 #[must_use]
 pub fn apply_patch(
     workspace_name: &str,
@@ -158,12 +207,42 @@ pub fn apply_patch(
     patch_text: &str,
     file_type: FileType,
 ) -> PatchOutcome {
+    let nodes = NodeBudget::for_input(&Limits::default(), original.len() + patch_text.len());
+    match apply_patch_within(
+        workspace_name,
+        original,
+        patch_text,
+        file_type,
+        &Deadline::NONE,
+        &nodes,
+    ) {
+        Ok(outcome) => outcome,
+        Err(e) => outcome_of(PatchStatus::ApplyFailed, None, e.to_string()),
+    }
+}
+
+/// [`apply_patch`] that stops by `deadline` (checked between steps and
+/// inside the appliers' loops) and whose YAML reads (the original's
+/// documents for a JSON Patch, both files for the preservation check) draw
+/// from `nodes`, which may be shared with the rest of one request. A
+/// budget that runs out makes the patch `too_large`.
+///
+/// # Errors
+/// [`TimeBudgetExceeded`] when `deadline` passed before the outcome was known.
+pub fn apply_patch_within(
+    workspace_name: &str,
+    original: &str,
+    patch_text: &str,
+    file_type: FileType,
+    deadline: &Deadline,
+    nodes: &NodeBudget,
+) -> Result<PatchOutcome, TimeBudgetExceeded> {
     let text = strip_fence(patch_text);
     if text.trim().is_empty() {
-        return outcome(PatchStatus::None, None, None, None);
+        return Ok(outcome(PatchStatus::None, None, None, None));
     }
     if text.len() > MAX_PATCH_BYTES {
-        return outcome(
+        return Ok(outcome(
             PatchStatus::Malformed,
             None,
             Some(format!(
@@ -171,36 +250,46 @@ pub fn apply_patch(
                 text.len()
             )),
             None,
-        );
+        ));
     }
+    deadline.check()?;
     let (kind, result) = match json_patch::detect(text) {
         Some(ops) => {
             if ops.is_empty() {
-                return outcome(
+                return Ok(outcome(
                     PatchStatus::None,
                     Some(PatchKind::JsonPatch),
                     Some("JSON Patch with no operations".to_owned()),
                     None,
-                );
+                ));
             }
             (
                 PatchKind::JsonPatch,
-                json_patch::apply(original, &ops, file_type),
+                json_patch::apply_within(original, &ops, file_type, deadline, nodes),
             )
         }
         None => (
             PatchKind::UnifiedDiff,
-            diff::apply(workspace_name, original, text),
+            diff::apply_within(workspace_name, original, text, deadline),
         ),
     };
     let patched = match result {
         Ok(p) => p,
-        Err(f) => return outcome(f.status, Some(kind), Some(f.reason), None),
+        Err(PatchStop::Failed(f)) => return Ok(outcome(f.status, Some(kind), Some(f.reason), None)),
+        Err(PatchStop::TimeBudget(e)) => return Err(e),
     };
-    match preserve::check(original, &patched, file_type) {
-        Ok(()) => outcome(PatchStatus::Applied, Some(kind), None, Some(patched)),
-        Err(f) => outcome(f.status, Some(kind), Some(f.reason), None),
-    }
+    deadline.check()?;
+    Ok(
+        match preserve::check_within(original, &patched, file_type, deadline, nodes) {
+            Ok(()) => outcome(PatchStatus::Applied, Some(kind), None, Some(patched)),
+            Err(PatchStop::Failed(f)) => outcome(f.status, Some(kind), Some(f.reason), None),
+            Err(PatchStop::TimeBudget(e)) => return Err(e),
+        },
+    )
+}
+
+fn outcome_of(status: PatchStatus, kind: Option<PatchKind>, reason: String) -> PatchOutcome {
+    outcome(status, kind, Some(reason), None)
 }
 
 fn outcome(

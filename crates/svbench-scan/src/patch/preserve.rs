@@ -49,11 +49,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use hcl_edit::structure::Body;
 
-use super::{PatchFailure, PatchStatus};
+use super::{budget_failure, PatchFailure, PatchStatus, PatchStop};
 use crate::k8s::{decode_document, K8sObject};
 use crate::scan::FileType;
 use crate::terraform::parse_module;
-use crate::{parse_documents, Limits, Node, YamlError};
+use crate::{parse_documents_within, Deadline, Limits, Node, NodeBudget, YamlError};
 
 fn reparse(reason: impl Into<String>) -> PatchFailure {
     PatchFailure::new(PatchStatus::ReparseFailed, reason)
@@ -69,9 +69,27 @@ fn broken(reason: impl Into<String>) -> PatchFailure {
 /// `reparse_failed` when the patched file no longer parses where the
 /// original did, `preservation_failed` for any other §4.3 violation.
 pub fn check(original: &str, patched: &str, file_type: FileType) -> Result<(), PatchFailure> {
+    let nodes = NodeBudget::for_input(&Limits::default(), original.len() + patched.len());
+    check_within(original, patched, file_type, &Deadline::NONE, &nodes)
+        .map_err(PatchStop::into_failure)
+}
+
+/// [`check`] that stops by `deadline` (between the files and between the
+/// documents decoded) and reads both files' documents from `nodes`
+/// (`too_large` when it runs out).
+///
+/// # Errors
+/// As [`check`]; [`PatchStop::TimeBudget`] when `deadline` passed.
+pub fn check_within(
+    original: &str,
+    patched: &str,
+    file_type: FileType,
+    deadline: &Deadline,
+    nodes: &NodeBudget,
+) -> Result<(), PatchStop> {
     match file_type {
-        FileType::K8s => check_k8s(original, patched),
-        FileType::Tf => check_tf(original, patched),
+        FileType::K8s => check_k8s(original, patched, deadline, nodes),
+        FileType::Tf => Ok(check_tf(original, patched)?),
     }
 }
 
@@ -88,32 +106,34 @@ struct K8sFile {
 }
 
 impl K8sFile {
-    fn read(text: &str) -> K8sFile {
+    fn read(text: &str, deadline: &Deadline, nodes: &NodeBudget) -> Result<K8sFile, PatchStop> {
         let mut parsed = BTreeMap::new();
         let mut separator = None;
-        for doc in parse_documents(text, &Limits::default()) {
-            match doc.doc_index {
-                Some(i) => {
-                    parsed.insert(i, doc.result);
+        for doc in parse_documents_within(text, &Limits::default(), nodes) {
+            match (doc.doc_index, doc.result) {
+                (_, Err(YamlError::BudgetExceeded { .. })) => {
+                    return Err(budget_failure(nodes).into())
                 }
-                None => separator = doc.result.err(),
+                (Some(i), result) => {
+                    parsed.insert(i, result);
+                }
+                (None, result) => separator = result.err(),
             }
         }
-        let decoded = parsed
-            .iter()
-            .filter_map(|(i, r)| {
-                let node = r.as_ref().ok()?;
-                Some((
-                    *i,
-                    decode_document(node, Some(*i)).map_err(|e| e.to_string()),
-                ))
-            })
-            .collect();
-        K8sFile {
+        let mut decoded = BTreeMap::new();
+        for (i, r) in &parsed {
+            let Ok(node) = r else { continue };
+            deadline.check()?;
+            decoded.insert(
+                *i,
+                decode_document(node, Some(*i)).map_err(|e| e.to_string()),
+            );
+        }
+        Ok(K8sFile {
             parsed,
             separator,
             decoded,
-        }
+        })
     }
 
     fn objects(&self) -> Vec<&K8sObject> {
@@ -125,9 +145,25 @@ impl K8sFile {
     }
 }
 
-fn check_k8s(original: &str, patched: &str) -> Result<(), PatchFailure> {
-    let before = K8sFile::read(original);
-    let after = K8sFile::read(patched);
+fn check_k8s(
+    original: &str,
+    patched: &str,
+    deadline: &Deadline,
+    nodes: &NodeBudget,
+) -> Result<(), PatchStop> {
+    let before = K8sFile::read(original, deadline, nodes)?;
+    deadline.check()?;
+    let after = K8sFile::read(patched, deadline, nodes)?;
+    deadline.check()?;
+    Ok(check_k8s_files(original, patched, &before, &after)?)
+}
+
+fn check_k8s_files(
+    original: &str,
+    patched: &str,
+    before: &K8sFile,
+    after: &K8sFile,
+) -> Result<(), PatchFailure> {
     if before.separator.is_none() {
         if let Some(e) = &after.separator {
             return Err(reparse(format!(

@@ -19,8 +19,8 @@ use serde::Serialize;
 use crate::opa::Opa;
 use crate::terraform::parse_module;
 use crate::{
-    decode_input, kube_linter, parse_documents, semgrep, Analysis, Deadline, Enabled, Finding,
-    Limits, ScanError, TimeBudgetExceeded, Tool,
+    budget_error, decode_input, kube_linter, parse_documents_within, semgrep, Analysis, Deadline,
+    Enabled, Finding, Limits, NodeBudget, ScanError, TimeBudgetExceeded, Tool,
 };
 
 pub use detect::{detect_type, FileType};
@@ -152,8 +152,21 @@ impl Scanner {
     /// findings", hence this separate, cheaper question.
     #[must_use]
     pub fn k8s_objects(&self, bytes: &[u8]) -> usize {
+        self.k8s_objects_within(bytes, &NodeBudget::for_input(&self.limits, bytes.len()))
+    }
+
+    /// [`Scanner::k8s_objects`] whose parse draws from `nodes`; 0 when the
+    /// budget runs out (nothing is counted from a file not read in full).
+    #[must_use]
+    pub fn k8s_objects_within(&self, bytes: &[u8], nodes: &NodeBudget) -> usize {
         match decode_input(bytes, &self.limits) {
-            Ok(text) => kube_linter::decoded_objects(&parse_documents(text, &self.limits)),
+            Ok(text) => {
+                let docs = parse_documents_within(text, &self.limits, nodes);
+                if budget_error(&docs).is_some() {
+                    return 0;
+                }
+                kube_linter::decoded_objects(&docs)
+            }
             Err(_) => 0,
         }
     }
@@ -183,6 +196,10 @@ impl Scanner {
     /// [`Scanner::scan`] that ends by `deadline` (or this scanner's own
     /// budget, whichever comes first) with an error instead of a report.
     ///
+    /// The file's documents draw from the file's own node budget
+    /// ([`Limits::file_nodes`] of its size, all documents together): a
+    /// file that exhausts it is reported with that error and no findings.
+    ///
     /// # Errors
     /// [`TimeBudgetExceeded`] when the budget ran out before the scan ended;
     /// the work stops then (between analyzers and documents, before each
@@ -194,6 +211,23 @@ impl Scanner {
         file_type: FileType,
         deadline: &Deadline,
     ) -> Result<FileReport, TimeBudgetExceeded> {
+        let nodes = NodeBudget::for_input(&self.limits, bytes.len());
+        self.scan_within_budget(path, bytes, file_type, deadline, &nodes)
+    }
+
+    /// [`Scanner::scan_within`] whose YAML parse draws from `nodes`, a node
+    /// budget that may be shared with other work of one request.
+    ///
+    /// # Errors
+    /// As [`Scanner::scan_within`].
+    pub fn scan_within_budget(
+        &mut self,
+        path: &str,
+        bytes: &[u8],
+        file_type: FileType,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<FileReport, TimeBudgetExceeded> {
         let deadline = deadline.min(Deadline::after_opt(self.time_budget));
         let text = match decode_input(bytes, &self.limits) {
             Ok(text) => text,
@@ -203,7 +237,15 @@ impl Scanner {
         let tools = self.tools.for_type(file_type);
         match file_type {
             FileType::K8s => {
-                let docs = parse_documents(text, &self.limits);
+                let docs = parse_documents_within(text, &self.limits, nodes);
+                if let Some(e) = budget_error(&docs) {
+                    // A partial file would read as "fewer findings".
+                    return Ok(FileReport::unreadable(
+                        path,
+                        file_type,
+                        format!("not scanned, no findings reported: {e}"),
+                    ));
+                }
                 for tool in tools {
                     deadline.check()?;
                     analysis.extend(match tool {
