@@ -18,8 +18,9 @@ pub struct Limits {
     /// Deepest nesting of collections in one document, alias expansion included.
     pub max_depth: usize,
     /// Most nodes one document may expand to (aliases count the full size of
-    /// the anchored node each time they are used). Also the least node
-    /// budget of a whole file ([`Limits::file_nodes`]).
+    /// the anchored node each time they are used; a scalar counts one node
+    /// plus one per 64 bytes of its text). Also the least node budget of a
+    /// whole file ([`Limits::file_nodes`]).
     pub max_nodes: usize,
     /// Nodes a whole file (or request) may expand to per byte of its text,
     /// all documents together ([`Limits::file_nodes`]).
@@ -233,8 +234,9 @@ impl<'l> Builder<'l> {
                 Event::Nothing | Event::StreamStart | Event::DocumentStart(_) => {}
                 Event::Alias(id) => self.alias(id, line)?,
                 Event::Scalar(text, style, anchor, tag) => {
-                    self.count(line, 1)?;
+                    // Taken before counting: an anchor's size includes itself.
                     let start = self.start(&span, tag.as_deref(), anchor);
+                    self.count(line, scalar_weight(&text))?;
                     let scalar = scalar(&text, style, start.tag.as_deref(), line)?;
                     let node = Node {
                         kind: NodeKind::Scalar(scalar),
@@ -245,13 +247,13 @@ impl<'l> Builder<'l> {
                     self.finish(node, &start, 0)?;
                 }
                 Event::SequenceStart(anchor, tag) => {
-                    self.open(line)?;
                     let start = self.start(&span, tag.as_deref(), anchor);
+                    self.open(line)?;
                     self.stack.push(Frame::Sequence(start, Vec::new()));
                 }
                 Event::MappingStart(anchor, tag) => {
-                    self.open(line)?;
                     let start = self.start(&span, tag.as_deref(), anchor);
+                    self.open(line)?;
                     self.stack.push(Frame::Mapping(start, Vec::new(), None));
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
@@ -397,6 +399,16 @@ impl<'l> Builder<'l> {
             }
         }
     }
+}
+
+/// Bytes of scalar text that count as one more node: a long scalar repeated
+/// by aliases costs its text each time, not only its node.
+const SCALAR_BYTES_PER_NODE: usize = 64;
+
+/// What a scalar counts against the node limits: one node, plus one per
+/// [`SCALAR_BYTES_PER_NODE`] bytes of its text.
+fn scalar_weight(text: &str) -> usize {
+    1 + text.len() / SCALAR_BYTES_PER_NODE
 }
 
 /// `!!str` for the core schema, `!name` for local tags, the full form otherwise.

@@ -29,7 +29,7 @@ use svbench_core::example::{
     base_example_id, dedupe_ids, json_type, parse_jsonl, row_split, DatasetError,
 };
 use svbench_core::Example;
-use svbench_scan::Deadline;
+use svbench_scan::{Deadline, Limits, NodeBudget};
 
 use super::env::{E2Env, LangFilter};
 use super::oracle::{oracle_from_row, row_lang};
@@ -403,9 +403,10 @@ pub fn relabel_live(examples: &mut [Example], env: &E2Env) -> usize {
         let lang = row_lang(&row);
         let namespaces = E2Env::live_namespaces(lang);
         let deadline = Deadline::after_opt(env.score_budget());
+        let nodes = NodeBudget::for_input(&Limits::default(), example.question.len());
         let labels = env
             .analyzers()
-            .oracle_findings_within(lang, &example.question, &namespaces, &deadline)
+            .oracle_findings_within(lang, &example.question, &namespaces, &deadline, &nodes)
             .map(|findings| {
                 findings
                     .iter()

@@ -26,10 +26,12 @@ use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
 use svbench_scan::external::{ExternalBackends, ExternalTool, ProbeError};
-use svbench_scan::patch::lenient::apply_upstream;
-use svbench_scan::patch::{apply_patch, PatchKind as ScanPatchKind, PatchOutcome, PatchStatus};
+use svbench_scan::patch::lenient::apply_upstream_within;
+use svbench_scan::patch::{
+    apply_patch_within, PatchKind as ScanPatchKind, PatchOutcome, PatchStatus, PatchStop,
+};
 use svbench_scan::scan::{ScanConfigError, ScanOptions, Scanner, ToolSelection};
-use svbench_scan::{kube_linter, semgrep};
+use svbench_scan::{kube_linter, semgrep, Limits, NodeBudget};
 
 use super::ids::Catalogue;
 use super::oracle::{oracle_from_row, row_lang};
@@ -636,10 +638,26 @@ impl E2Env {
         config: &str,
         deadline: &Deadline,
     ) -> Result<Oracle, OracleError> {
+        let nodes = NodeBudget::for_input(&Limits::default(), config.len());
+        self.live_oracle_budgeted(lang, config, deadline, &nodes)
+    }
+
+    /// [`E2Env::live_oracle_within`] whose scan draws from `nodes`, the node
+    /// budget of the whole request ([`E2Env::request_budget`]).
+    ///
+    /// # Errors
+    /// As [`E2Env::live_oracle`].
+    pub fn live_oracle_budgeted(
+        &self,
+        lang: Lang,
+        config: &str,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<Oracle, OracleError> {
         let namespaces = Self::live_namespaces(lang);
         let violations = self
             .analyzers
-            .oracle_findings_within(lang, config, &namespaces, deadline)?
+            .oracle_findings_within(lang, config, &namespaces, deadline, nodes)?
             .iter()
             .map(|f| OracleViolation {
                 id: f.full_id(),
@@ -672,6 +690,21 @@ impl E2Env {
         example: &Example,
         deadline: &Deadline,
     ) -> Result<E2Item, ScoreError> {
+        let nodes = NodeBudget::for_input(&Limits::default(), example.question.len());
+        self.item_budgeted(example, deadline, &nodes)
+    }
+
+    /// [`E2Env::item_within`] whose live oracle's scan draws from `nodes`,
+    /// the node budget of the whole request ([`E2Env::request_budget`]).
+    ///
+    /// # Errors
+    /// As [`E2Env::item_within`].
+    pub fn item_budgeted(
+        &self,
+        example: &Example,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<E2Item, ScoreError> {
         let row = row_of(example);
         let lang = row_lang(&row);
         let config = example.question.clone();
@@ -679,7 +712,7 @@ impl E2Env {
             OracleMode::Dataset => oracle_from_row(&row).map_err(|e| {
                 ScoreError::reference(&example.id, format!("cannot read the oracle: {e}"))
             })?,
-            OracleMode::Live => match self.live_oracle_within(lang, &config, deadline) {
+            OracleMode::Live => match self.live_oracle_budgeted(lang, &config, deadline, nodes) {
                 Ok(oracle) => oracle,
                 Err(OracleError::TimeBudget(e)) => {
                     return Err(ScoreError::time_budget(&example.id, e))
@@ -756,6 +789,45 @@ impl E2Env {
         completion: &Completion,
         deadline: &Deadline,
     ) -> Result<E2Score, TimeBudgetExceeded> {
+        let nodes = Self::request_budget(&item.config, completion);
+        self.score_item_budgeted(item, completion, deadline, &nodes)
+    }
+
+    /// The YAML node budget of scoring one completion against `config`
+    /// ([`Limits::file_nodes`] of the config's and the completion's bytes
+    /// together): the live oracle's scan, the JSON Patch applier's reading
+    /// of the documents, the preservation check of both files and the
+    /// re-scans all draw from it, so that a request costs in proportion to
+    /// its size however many times its documents are read.
+    #[must_use]
+    pub fn request_budget(config: &str, completion: &Completion) -> NodeBudget {
+        let completion_bytes = match completion {
+            Completion::Text(text) => text.len(),
+            Completion::Messages(messages) => messages
+                .iter()
+                .filter_map(|m| m.get("content").and_then(Value::as_str))
+                .map(str::len)
+                .sum(),
+        };
+        NodeBudget::for_input(
+            &Limits::default(),
+            config.len().saturating_add(completion_bytes),
+        )
+    }
+
+    /// [`E2Env::score_item`] whose YAML reads draw from `nodes`; when it
+    /// runs out (see [`NodeBudget::exceeded`]) the score is not evidence of
+    /// anything and [`Environment::score_within`] reports an error instead.
+    ///
+    /// # Errors
+    /// As [`E2Env::score_item`].
+    pub fn score_item_budgeted(
+        &self,
+        item: &E2Item,
+        completion: &Completion,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<E2Score, TimeBudgetExceeded> {
         let no_answer = has_pending_tool_calls(completion);
         let (v1_parse, up_parse) = if no_answer {
             (E2Parse::NoAnswer, E2Parse::NoAnswer)
@@ -773,23 +845,30 @@ impl E2Env {
             E2Parse::Valid { answer, .. } => answer.patch.clone(),
             _ => None,
         };
-        let outcome = v1_patch_text.as_deref().map(|patch| {
-            apply_patch(
+        let outcome = match v1_patch_text.as_deref() {
+            Some(patch) => Some(apply_patch_within(
                 item.lang.workspace_name(),
                 &item.config,
                 patch,
                 file_type(item.lang),
-            )
-        });
+                deadline,
+                nodes,
+            )?),
+            None => None,
+        };
         let evaluation = match &outcome {
             Some(outcome) => {
-                let before =
-                    self.analyzers
-                        .ids_within(item.lang, &item.config, namespaces, deadline)?;
+                let before = self.analyzers.ids_within(
+                    item.lang,
+                    &item.config,
+                    namespaces,
+                    deadline,
+                    nodes,
+                )?;
                 let mut stopped = None;
                 let evaluation = PatchEvaluation::from_outcome(outcome, before, |patched| {
                     self.analyzers
-                        .ids_within(item.lang, patched, namespaces, deadline)
+                        .ids_within(item.lang, patched, namespaces, deadline, nodes)
                         .unwrap_or_else(|e| {
                             stopped = Some(e);
                             BTreeSet::new()
@@ -815,7 +894,7 @@ impl E2Env {
 
         // Upstream patch path: lenient apply, primary re-scan, no
         // preservation check.
-        let upstream_patch = self.upstream_patch(item, &up_parse, deadline)?;
+        let upstream_patch = self.upstream_patch(item, &up_parse, deadline, nodes)?;
         let upstream = score_upstream(
             item.lang,
             &item.oracle.violations,
@@ -844,6 +923,7 @@ impl E2Env {
         item: &E2Item,
         up_parse: &E2Parse,
         deadline: &Deadline,
+        nodes: &NodeBudget,
     ) -> Result<UpstreamPatchRecord, TimeBudgetExceeded> {
         let text = match up_parse {
             E2Parse::Valid { answer, .. } => answer.patch.as_deref().unwrap_or(""),
@@ -859,17 +939,20 @@ impl E2Env {
         if text.trim().is_empty() {
             return record("none", None, UpstreamPatch::NotApplied);
         }
-        let patched = match apply_upstream(&item.config, text) {
+        let patched = match apply_upstream_within(&item.config, text, deadline) {
             Ok(patched) => patched,
-            Err(f) if f.status == PatchStatus::None => {
+            Err(PatchStop::TimeBudget(e)) => return Err(e),
+            Err(PatchStop::Failed(f)) if f.status == PatchStatus::None => {
                 return record("none", Some(f.reason), UpstreamPatch::NotApplied)
             }
             // A size bound of the applier (not upstream's, which had only
             // the machine's): scored as a failed patch, recorded apart.
-            Err(f) if f.status == PatchStatus::TooLarge => {
+            Err(PatchStop::Failed(f)) if f.status == PatchStatus::TooLarge => {
                 return record("too_large", Some(f.reason), UpstreamPatch::NotApplied)
             }
-            Err(f) => return record("failed", Some(f.reason), UpstreamPatch::NotApplied),
+            Err(PatchStop::Failed(f)) => {
+                return record("failed", Some(f.reason), UpstreamPatch::NotApplied)
+            }
         };
         let after = match item.lang {
             Lang::K8s => {
@@ -877,7 +960,7 @@ impl E2Env {
                 // report; with no valid object kube-linter prints none, the
                 // adapter raised and the eval harness scored rca 0. A
                 // document that merely fails to decode drops its findings.
-                if self.analyzers.k8s_objects(&patched) == 0 {
+                if self.analyzers.k8s_objects_within(&patched, nodes) == 0 {
                     return record(
                         "adapter_error",
                         Some(
@@ -893,6 +976,7 @@ impl E2Env {
                     &patched,
                     &BTreeSet::from([Tool::KubeLinter]),
                     deadline,
+                    nodes,
                 )?
             }
             // The primary tool for Terraform is semgrep. Upstream re-scanned
@@ -1324,10 +1408,29 @@ impl Environment for E2Env {
         deadline: Deadline,
     ) -> Result<ScoredAnswer, ScoreError> {
         let deadline = deadline.min(Deadline::after_opt(self.score_budget));
-        let item = self.item_within(example, &deadline)?;
+        let nodes = Self::request_budget(&example.question, completion);
+        let over_budget = || {
+            ScoreError::reference(
+                &example.id,
+                format!(
+                    "scoring this request would build more than {} YAML nodes in all (the \
+                     configuration, the patched configuration and the JSON Patch documents \
+                     together, aliases expanded; the node budget of one request is one per \
+                     byte of question and completion, at least 1,000,000 and at most 2,000,000)",
+                    nodes.limit()
+                ),
+            )
+        };
+        let item = match self.item_budgeted(example, &deadline, &nodes) {
+            Err(_) if nodes.exceeded() => return Err(over_budget()),
+            other => other?,
+        };
         let score = self
-            .score_item(&item, completion, &deadline)
+            .score_item_budgeted(&item, completion, &deadline, &nodes)
             .map_err(|e| ScoreError::time_budget(&example.id, e))?;
+        if nodes.exceeded() {
+            return Err(over_budget());
+        }
         Ok(self.scored_answer(&item, completion, &score))
     }
 }

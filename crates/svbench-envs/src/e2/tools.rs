@@ -19,7 +19,9 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use svbench_scan::external::{crosscheck, ExternalBackends, ExternalError};
 use svbench_scan::scan::{FileReport, FileType, Scanner};
-use svbench_scan::{Analysis, Deadline, Finding, ScanError, TimeBudgetExceeded};
+use svbench_scan::{
+    Analysis, Deadline, Finding, Limits, NodeBudget, ScanError, TimeBudgetExceeded,
+};
 
 use super::{Lang, Tool};
 use crate::environment::{Episode, ToolResult};
@@ -398,6 +400,24 @@ impl Analyzers {
         text: &str,
         deadline: &Deadline,
     ) -> Result<Arc<FileReport>, TimeBudgetExceeded> {
+        let nodes = NodeBudget::for_input(&Limits::default(), text.len());
+        self.report_budgeted(lang, text, deadline, &nodes)
+    }
+
+    /// [`Analyzers::report_within`] whose YAML parse draws from `nodes`, the
+    /// node budget of a whole request (a cached report costs none). A scan
+    /// stopped by a budget that ran out is not cached: with a fresh budget
+    /// the same text may fit.
+    ///
+    /// # Errors
+    /// [`TimeBudgetExceeded`] when the budget ran out first.
+    pub fn report_budgeted(
+        &self,
+        lang: Lang,
+        text: &str,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<Arc<FileReport>, TimeBudgetExceeded> {
         let file_type = file_type(lang);
         let key = (file_type, Sha256::digest(text.as_bytes()).into());
         if let Some(hit) = self
@@ -409,8 +429,17 @@ impl Analyzers {
             return Ok(Arc::clone(hit));
         }
         let report = Arc::new(self.scanners.with(|scanner| {
-            scanner.scan_within(lang.workspace_name(), text.as_bytes(), file_type, deadline)
+            scanner.scan_within_budget(
+                lang.workspace_name(),
+                text.as_bytes(),
+                file_type,
+                deadline,
+                nodes,
+            )
         })?);
+        if nodes.exceeded() {
+            return Ok(report);
+        }
         let mut cache = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
         if cache.len() >= CACHE_CAPACITY {
             cache.clear();
@@ -470,10 +499,12 @@ impl Analyzers {
         text: &str,
         namespaces: &BTreeSet<Tool>,
     ) -> Result<Vec<Finding>, OracleError> {
-        self.oracle_findings_within(lang, text, namespaces, &Deadline::NONE)
+        let nodes = NodeBudget::for_input(&Limits::default(), text.len());
+        self.oracle_findings_within(lang, text, namespaces, &Deadline::NONE, &nodes)
     }
 
-    /// [`Analyzers::oracle_findings`] that stops by `deadline`.
+    /// [`Analyzers::oracle_findings`] that stops by `deadline` and whose
+    /// native scan draws from `nodes` ([`Analyzers::report_budgeted`]).
     ///
     /// # Errors
     /// As [`Analyzers::oracle_findings`]; [`OracleError::TimeBudget`] when
@@ -484,6 +515,7 @@ impl Analyzers {
         text: &str,
         namespaces: &BTreeSet<Tool>,
         deadline: &Deadline,
+        nodes: &NodeBudget,
     ) -> Result<Vec<Finding>, OracleError> {
         let mut findings = Vec::new();
         let mut errors = Vec::new();
@@ -508,7 +540,9 @@ impl Analyzers {
             } else {
                 let report = match &native {
                     Some(report) => Arc::clone(report),
-                    None => Arc::clone(native.insert(self.report_within(lang, text, deadline)?)),
+                    None => Arc::clone(
+                        native.insert(self.report_budgeted(lang, text, deadline, nodes)?),
+                    ),
                 };
                 findings.extend(report.findings.iter().filter(|f| f.tool == tool).cloned());
                 native_tools.insert(tool);
@@ -540,7 +574,8 @@ impl Analyzers {
         full_ids(&self.report(lang, text), namespaces)
     }
 
-    /// [`Analyzers::ids`] that stops by `deadline`.
+    /// [`Analyzers::ids`] that stops by `deadline` and whose scan draws from
+    /// `nodes` ([`Analyzers::report_budgeted`]).
     ///
     /// # Errors
     /// [`TimeBudgetExceeded`] when `deadline` (or the scanner's own budget)
@@ -551,8 +586,9 @@ impl Analyzers {
         text: &str,
         namespaces: &BTreeSet<Tool>,
         deadline: &Deadline,
+        nodes: &NodeBudget,
     ) -> Result<BTreeSet<String>, TimeBudgetExceeded> {
-        let report = self.report_within(lang, text, deadline)?;
+        let report = self.report_budgeted(lang, text, deadline, nodes)?;
         Ok(full_ids(&report, namespaces))
     }
 
@@ -561,6 +597,13 @@ impl Analyzers {
     pub fn k8s_objects(&self, text: &str) -> usize {
         self.scanners
             .with(|scanner| scanner.k8s_objects(text.as_bytes()))
+    }
+
+    /// [`Analyzers::k8s_objects`] whose parse draws from `nodes` (0 when it
+    /// runs out).
+    pub fn k8s_objects_within(&self, text: &str, nodes: &NodeBudget) -> usize {
+        self.scanners
+            .with(|scanner| scanner.k8s_objects_within(text.as_bytes(), nodes))
     }
 
     /// The §2.2 result of one tool call on `text`: findings and errors of

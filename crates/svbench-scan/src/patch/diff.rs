@@ -177,13 +177,15 @@ fn locate(
                     "hunk {h}: inserts after line {at}, but the file has {} lines",
                     lines.len()
                 ),
-            ).into());
+            )
+            .into());
         }
         if at < min {
             return Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: inserts after line {at}, inside or before the previous hunk"),
-            ).into());
+            )
+            .into());
         }
         return Ok(at);
     }
@@ -210,7 +212,8 @@ fn locate(
                 return Err(fail(
                     PatchStatus::ApplyFailed,
                     format!("hunk {h}: searching for its old lines exceeded the work limit"),
-                ).into());
+                )
+                .into());
             }
             if matches_at(start, budget) {
                 found.push(start);

@@ -64,8 +64,8 @@ use serde_json::{Map, Value};
 
 use super::diff::{parse_hunk, preview, BodyLine, CountRule, Hunk};
 use super::{
-    max_patched_bytes, strip_fence, PatchFailure, PatchStatus, PatchStop, MAX_OPS,
-    MAX_PATCH_BYTES, WORK_FACTOR,
+    max_patched_bytes, strip_fence, PatchFailure, PatchStatus, PatchStop, MAX_OPS, MAX_PATCH_BYTES,
+    WORK_FACTOR,
 };
 use crate::Deadline;
 
@@ -236,7 +236,8 @@ fn apply_section(
                     at + 1,
                     lines.len()
                 ),
-            ).into());
+            )
+            .into());
         };
         out.extend_from_slice(skipped);
         let mut pos = at;
@@ -304,7 +305,8 @@ fn locate(
             _ => Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: inserts after line {at}, before the end of the previous hunk"),
-            ).into()),
+            )
+            .into()),
         };
     }
     let (prefix, suffix) = context_sizes(hunk);
@@ -328,7 +330,8 @@ fn locate(
             return Err(fail(
                 PatchStatus::ApplyFailed,
                 format!("hunk {h}: locating it exceeded the work limit"),
-            ).into());
+            )
+            .into());
         }
     }
     let crlf_file = lines.iter().any(|l| l.text.ends_with('\r'));
@@ -453,7 +456,8 @@ fn apply_json_ops(original: &str, text: &str, deadline: &Deadline) -> Result<Str
         return Err(fail(
             PatchStatus::Unsupported,
             "a JSON op list applies only to a JSON file, and this file is not JSON",
-        ).into());
+        )
+        .into());
     };
     let ops: Vec<Value> = serde_json::from_str(text).map_err(|e| {
         fail(
@@ -468,22 +472,21 @@ fn apply_json_ops(original: &str, text: &str, deadline: &Deadline) -> Result<Str
                 "the op list has {} ops, more than the limit of {MAX_OPS}",
                 ops.len()
             ),
-        ).into());
+        )
+        .into());
     }
     for (i, op) in ops.iter().enumerate() {
         deadline.check()?;
         let Some(op) = op.as_object() else {
-            return Err(fail(
-                PatchStatus::Malformed,
-                format!("op {i} is not an object"),
-            ).into());
+            return Err(fail(PatchStatus::Malformed, format!("op {i} is not an object")).into());
         };
         let field = |name: &str| op.get(name).and_then(Value::as_str);
         let (Some(kind), Some(path)) = (field("op"), field("path")) else {
             return Err(fail(
                 PatchStatus::Malformed,
                 format!("op {i} lacks a string `op` or `path`"),
-            ).into());
+            )
+            .into());
         };
         let tokens = path_tokens(path);
         match kind {
@@ -492,7 +495,8 @@ fn apply_json_ops(original: &str, text: &str, deadline: &Deadline) -> Result<Str
                     return Err(fail(
                         PatchStatus::Malformed,
                         format!("op {i} ({kind} {path:?}) has no `value`"),
-                    ).into());
+                    )
+                    .into());
                 };
                 // Checked before `set` builds anything: missing keys on the
                 // path become nested objects.
@@ -522,7 +526,8 @@ fn apply_json_ops(original: &str, text: &str, deadline: &Deadline) -> Result<Str
                     format!(
                         "op {i}: {other:?} is not one of upstream's ops (add, replace, remove)"
                     ),
-                ).into())
+                )
+                .into())
             }
         }
     }

@@ -275,7 +275,9 @@ pub fn apply_patch_within(
     };
     let patched = match result {
         Ok(p) => p,
-        Err(PatchStop::Failed(f)) => return Ok(outcome(f.status, Some(kind), Some(f.reason), None)),
+        Err(PatchStop::Failed(f)) => {
+            return Ok(outcome(f.status, Some(kind), Some(f.reason), None))
+        }
         Err(PatchStop::TimeBudget(e)) => return Err(e),
     };
     deadline.check()?;

@@ -2,6 +2,7 @@
 //! single test binary (one link instead of thirty-odd: the release test build
 //! in CI links regorus and the YAML stack once).
 
+mod budget;
 mod conformance;
 mod external_process;
 mod external_tools;

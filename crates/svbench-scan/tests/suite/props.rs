@@ -8,6 +8,8 @@ fn small_limits() -> Limits {
         max_input_bytes: 1 << 16,
         max_depth: 64,
         max_nodes: 10_000,
+        nodes_per_byte: 1,
+        max_file_nodes: 40_000,
     }
 }
 
