@@ -16,6 +16,7 @@ mod e2_external;
 mod e2_generate;
 mod e2_ids;
 mod e2_live_oracle;
+mod e2_node_budget;
 mod e2_parse;
 mod e2_patch_exploits;
 mod e2_reward;
