@@ -16,6 +16,7 @@ pub mod json_patch;
 pub mod patch_diff;
 pub mod scan;
 pub mod yaml;
+pub mod yaml_docs;
 
 /// The input as text, or `None` when it is not UTF-8 (the surfaces that
 /// take `&str` never see such bytes).
