@@ -10,7 +10,8 @@
 //! document, a file budget of one node per input byte between 10,000 and
 //! 40,000): the nodes built for the whole file — every document together,
 //! aliases expanded — stay within `Limits::file_nodes` of the file's
-//! length, and the scalar text they hold within 64 bytes per budgeted node
+//! length, and the scalar text and tags they hold within 64 bytes per
+//! budgeted node
 //! (so memory is bounded per input byte, not per document); two parses
 //! drawing from one shared budget stay within it together; a budget error
 //! is the last entry (reading stops), and it comes only once the budget is
@@ -24,8 +25,8 @@ use svbench_scan::{
 /// Copies of the document per file, at most.
 const MAX_COPIES: usize = 32;
 
-/// Bytes of scalar text one budgeted node may stand for (the builder counts
-/// a scalar as one node plus one per 64 bytes of its text).
+/// Bytes of scalar text and tag one budgeted node may stand for (the
+/// builder counts a node as one plus one per 64 bytes of its text and tag).
 const TEXT_PER_NODE: usize = 64;
 
 fn limits() -> Limits {
@@ -64,7 +65,7 @@ pub fn run(data: &[u8]) {
     );
     assert!(
         text_bytes <= budget * TEXT_PER_NODE,
-        "{copies} documents hold {text_bytes} bytes of scalar text, over {TEXT_PER_NODE} per budgeted node ({budget})"
+        "{copies} documents hold {text_bytes} bytes of scalar text and tags, over {TEXT_PER_NODE} per budgeted node ({budget})"
     );
     check_stop(&docs);
 
@@ -86,7 +87,7 @@ pub fn run(data: &[u8]) {
     check_stop(&second);
 }
 
-/// Nodes and scalar text bytes held by the parsed documents.
+/// Nodes, and bytes of scalar text and tags, held by the parsed documents.
 fn held(docs: &[ParsedDocument]) -> (usize, usize) {
     let mut nodes = 0usize;
     let mut text = 0usize;

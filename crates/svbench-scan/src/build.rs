@@ -18,8 +18,8 @@ pub struct Limits {
     /// Deepest nesting of collections in one document, alias expansion included.
     pub max_depth: usize,
     /// Most nodes one document may expand to (aliases count the full size of
-    /// the anchored node each time they are used; a scalar counts one node
-    /// plus one per 64 bytes of its text). Also the least node budget of a
+    /// the anchored node each time they are used; a node counts one plus one
+    /// per 64 bytes of its scalar text and tag). Also the least node budget of a
     /// whole file ([`Limits::file_nodes`]).
     pub max_nodes: usize,
     /// Nodes a whole file (or request) may expand to per byte of its text,
@@ -236,7 +236,7 @@ impl<'l> Builder<'l> {
                 Event::Scalar(text, style, anchor, tag) => {
                     // Taken before counting: an anchor's size includes itself.
                     let start = self.start(&span, tag.as_deref(), anchor);
-                    self.count(line, scalar_weight(&text))?;
+                    self.count(line, weight(&text, start.tag.as_deref()))?;
                     let scalar = scalar(&text, style, start.tag.as_deref(), line)?;
                     let node = Node {
                         kind: NodeKind::Scalar(scalar),
@@ -248,12 +248,12 @@ impl<'l> Builder<'l> {
                 }
                 Event::SequenceStart(anchor, tag) => {
                     let start = self.start(&span, tag.as_deref(), anchor);
-                    self.open(line)?;
+                    self.open(line, weight("", start.tag.as_deref()))?;
                     self.stack.push(Frame::Sequence(start, Vec::new()));
                 }
                 Event::MappingStart(anchor, tag) => {
                     let start = self.start(&span, tag.as_deref(), anchor);
-                    self.open(line)?;
+                    self.open(line, weight("", start.tag.as_deref()))?;
                     self.stack.push(Frame::Mapping(start, Vec::new(), None));
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
@@ -321,14 +321,14 @@ impl<'l> Builder<'l> {
         Ok(())
     }
 
-    fn open(&mut self, line: usize) -> Result<(), YamlError> {
+    fn open(&mut self, line: usize, weight: usize) -> Result<(), YamlError> {
         if self.stack.len() + 1 > self.limits.max_depth {
             return Err(YamlError::TooDeep {
                 line,
                 limit: self.limits.max_depth,
             });
         }
-        self.count(line, 1)
+        self.count(line, weight)
     }
 
     fn alias(&mut self, id: usize, line: usize) -> Result<(), YamlError> {
@@ -401,14 +401,14 @@ impl<'l> Builder<'l> {
     }
 }
 
-/// Bytes of scalar text that count as one more node: a long scalar repeated
-/// by aliases costs its text each time, not only its node.
-const SCALAR_BYTES_PER_NODE: usize = 64;
+/// Bytes of scalar text or tag that count as one more node: a long scalar
+/// (or tag) repeated by aliases costs its text each time, not only its node.
+const TEXT_BYTES_PER_NODE: usize = 64;
 
-/// What a scalar counts against the node limits: one node, plus one per
-/// [`SCALAR_BYTES_PER_NODE`] bytes of its text.
-fn scalar_weight(text: &str) -> usize {
-    1 + text.len() / SCALAR_BYTES_PER_NODE
+/// What a node counts against the node limits: one, plus one per
+/// [`TEXT_BYTES_PER_NODE`] bytes of its scalar text and tag.
+fn weight(text: &str, tag: Option<&str>) -> usize {
+    1 + (text.len() + tag.map_or(0, str::len)) / TEXT_BYTES_PER_NODE
 }
 
 /// `!!str` for the core schema, `!name` for local tags, the full form otherwise.

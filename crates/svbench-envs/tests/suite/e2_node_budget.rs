@@ -24,7 +24,7 @@ fn bomb() -> String {
         doc.push_str(&format!("{name}: &{name} [{items}]\n"));
         prev = name;
     }
-    doc.push_str(&format!("f: [{}]\n", vec!["*e"; 7].join(",")));
+    doc.push_str(&format!("f: [{}]\n", ["*e"; 7].join(",")));
     doc
 }
 

@@ -22,7 +22,7 @@ fn bomb() -> String {
         doc.push_str(&format!("{name}: &{name} [{items}]\n"));
         prev = name;
     }
-    doc.push_str(&format!("f: [{}]\n", vec!["*e"; 7].join(",")));
+    doc.push_str(&format!("f: [{}]\n", ["*e"; 7].join(",")));
     doc
 }
 
@@ -229,6 +229,16 @@ fn aliases_of_a_long_scalar_count_its_text_each_time() {
         "{:?}",
         docs[0].result.as_ref().map(|_| ())
     );
+    // A long tag is copied with its node just the same.
+    let tagged = format!(
+        "s: &s !{} x\nl: [{}]\n",
+        "t".repeat(1_000),
+        vec!["*s"; 100_000].join(",")
+    );
+    assert!(matches!(
+        parse_documents(&tagged, &Limits::default())[0].result,
+        Err(YamlError::TooManyNodes { .. })
+    ));
     // A short scalar repeated as often is one node per alias and fits.
     let short = format!("s: &s x\nl: [{}]\n", vec!["*s"; 100_000].join(","));
     assert!(parse_documents(&short, &Limits::default())[0]
