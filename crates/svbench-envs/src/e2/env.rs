@@ -47,6 +47,52 @@ use crate::environment::{
     Budgets, Deadline, EnvKind, Environment, Episode, ScoreError, ScoredAnswer, TimeBudgetExceeded,
 };
 
+/// The YAML node budgets of scoring one request: every read of the
+/// configuration's documents (the live oracle's scan, the JSON Patch
+/// applier, the original side of the preservation check, the re-scan of the
+/// original) draws from `config`, every read of a patched file's (the
+/// preservation check, the re-scans, the upstream path's object count) from
+/// `patched`. Each is [`Limits::file_nodes`] of the bytes it answers for —
+/// the question, and the question and completion together — so a request
+/// costs in proportion to its size however many times its documents are
+/// read; and a patch that exhausts its own budget fails as `too_large`
+/// instead of voiding the sample.
+#[derive(Debug)]
+pub struct RequestNodes {
+    /// Reads of the configuration under audit.
+    pub config: NodeBudget,
+    /// Reads of the patched files the completion's patches produce.
+    pub patched: NodeBudget,
+}
+
+impl RequestNodes {
+    /// The budgets of scoring `completion` against `config`.
+    #[must_use]
+    pub fn new(config: &str, completion: &Completion) -> RequestNodes {
+        let completion_bytes: usize = match completion {
+            Completion::Text(text) => text.len(),
+            Completion::Messages(messages) => messages
+                .iter()
+                .filter_map(|m| m.get("content").and_then(Value::as_str))
+                .map(str::len)
+                .sum(),
+        };
+        let limits = Limits::default();
+        RequestNodes {
+            config: NodeBudget::for_input(&limits, config.len()),
+            patched: NodeBudget::for_input(&limits, config.len().saturating_add(completion_bytes)),
+        }
+    }
+
+    /// Why a patch whose patched file exhausted its budget is `too_large`.
+    fn patched_reason(&self) -> String {
+        format!(
+            "reading the patched file's documents would build more than {} YAML nodes in all (its node budget: one per byte of question and completion, at least 1,000,000 and at most 2,000,000)",
+            self.patched.limit()
+        )
+    }
+}
+
 /// Default turn and tool limits (spec E2 §2.1; harness §1.1).
 pub const DEFAULT_BUDGETS: Budgets = Budgets {
     max_turns: 5,
@@ -789,35 +835,16 @@ impl E2Env {
         completion: &Completion,
         deadline: &Deadline,
     ) -> Result<E2Score, TimeBudgetExceeded> {
-        let nodes = Self::request_budget(&item.config, completion);
+        let nodes = RequestNodes::new(&item.config, completion);
         self.score_item_budgeted(item, completion, deadline, &nodes)
     }
 
-    /// The YAML node budget of scoring one completion against `config`
-    /// ([`Limits::file_nodes`] of the config's and the completion's bytes
-    /// together): the live oracle's scan, the JSON Patch applier's reading
-    /// of the documents, the preservation check of both files and the
-    /// re-scans all draw from it, so that a request costs in proportion to
-    /// its size however many times its documents are read.
-    #[must_use]
-    pub fn request_budget(config: &str, completion: &Completion) -> NodeBudget {
-        let completion_bytes = match completion {
-            Completion::Text(text) => text.len(),
-            Completion::Messages(messages) => messages
-                .iter()
-                .filter_map(|m| m.get("content").and_then(Value::as_str))
-                .map(str::len)
-                .sum(),
-        };
-        NodeBudget::for_input(
-            &Limits::default(),
-            config.len().saturating_add(completion_bytes),
-        )
-    }
-
-    /// [`E2Env::score_item`] whose YAML reads draw from `nodes`; when it
-    /// runs out (see [`NodeBudget::exceeded`]) the score is not evidence of
-    /// anything and [`Environment::score_within`] reports an error instead.
+    /// [`E2Env::score_item`] whose YAML reads draw from the request's node
+    /// budgets ([`RequestNodes`]). A patched file that exhausts its budget
+    /// makes the patch `too_large` (a failed patch, scored); when the
+    /// configuration's budget runs out (see [`NodeBudget::exceeded`]) the
+    /// score is no evidence of anything and [`Environment::score_within`]
+    /// reports an error instead.
     ///
     /// # Errors
     /// As [`E2Env::score_item`].
@@ -826,7 +853,7 @@ impl E2Env {
         item: &E2Item,
         completion: &Completion,
         deadline: &Deadline,
-        nodes: &NodeBudget,
+        nodes: &RequestNodes,
     ) -> Result<E2Score, TimeBudgetExceeded> {
         let no_answer = has_pending_tool_calls(completion);
         let (v1_parse, up_parse) = if no_answer {
@@ -845,40 +872,55 @@ impl E2Env {
             E2Parse::Valid { answer, .. } => answer.patch.clone(),
             _ => None,
         };
-        let outcome = match v1_patch_text.as_deref() {
+        let mut outcome = match v1_patch_text.as_deref() {
             Some(patch) => Some(apply_patch_within(
                 item.lang.workspace_name(),
                 &item.config,
                 patch,
                 file_type(item.lang),
                 deadline,
-                nodes,
+                &nodes.config,
+                &nodes.patched,
             )?),
             None => None,
         };
-        let evaluation = match &outcome {
+        let evaluation = match &mut outcome {
             Some(outcome) => {
                 let before = self.analyzers.ids_within(
                     item.lang,
                     &item.config,
                     namespaces,
                     deadline,
-                    nodes,
+                    &nodes.config,
                 )?;
                 let mut stopped = None;
-                let evaluation = PatchEvaluation::from_outcome(outcome, before, |patched| {
-                    self.analyzers
-                        .ids_within(item.lang, patched, namespaces, deadline, nodes)
-                        .unwrap_or_else(|e| {
-                            stopped = Some(e);
-                            BTreeSet::new()
-                        })
-                });
+                let evaluation =
+                    PatchEvaluation::from_outcome(outcome, before.clone(), |patched| {
+                        self.analyzers
+                            .ids_within(item.lang, patched, namespaces, deadline, &nodes.patched)
+                            .unwrap_or_else(|e| {
+                                stopped = Some(e);
+                                BTreeSet::new()
+                            })
+                    });
                 // A re-scan that did not finish is no evidence about the patch.
                 if let Some(e) = stopped {
                     return Err(e);
                 }
-                evaluation
+                if outcome.status == PatchStatus::Applied && nodes.patched.exceeded() {
+                    // The re-scan of the patched file stopped at its node
+                    // budget: no findings is not "fixed", the patch is too
+                    // large to verify.
+                    *outcome = PatchOutcome {
+                        status: PatchStatus::TooLarge,
+                        kind: outcome.kind,
+                        reason: Some(nodes.patched_reason()),
+                        patched: None,
+                    };
+                    PatchEvaluation::from_outcome(outcome, before, |_| BTreeSet::new())
+                } else {
+                    evaluation
+                }
             }
             None => PatchEvaluation::NotGiven,
         };
@@ -923,7 +965,7 @@ impl E2Env {
         item: &E2Item,
         up_parse: &E2Parse,
         deadline: &Deadline,
-        nodes: &NodeBudget,
+        nodes: &RequestNodes,
     ) -> Result<UpstreamPatchRecord, TimeBudgetExceeded> {
         let text = match up_parse {
             E2Parse::Valid { answer, .. } => answer.patch.as_deref().unwrap_or(""),
@@ -960,7 +1002,15 @@ impl E2Env {
                 // report; with no valid object kube-linter prints none, the
                 // adapter raised and the eval harness scored rca 0. A
                 // document that merely fails to decode drops its findings.
-                if self.analyzers.k8s_objects_within(&patched, nodes) == 0 {
+                let objects = self.analyzers.k8s_objects_within(&patched, &nodes.patched);
+                if nodes.patched.exceeded() {
+                    return record(
+                        "too_large",
+                        Some(nodes.patched_reason()),
+                        UpstreamPatch::NotApplied,
+                    );
+                }
+                if objects == 0 {
                     return record(
                         "adapter_error",
                         Some(
@@ -971,13 +1021,22 @@ impl E2Env {
                         UpstreamPatch::AdapterError,
                     );
                 }
-                self.analyzers.ids_within(
+                let after = self.analyzers.ids_within(
                     Lang::K8s,
                     &patched,
                     &BTreeSet::from([Tool::KubeLinter]),
                     deadline,
-                    nodes,
-                )?
+                    &nodes.patched,
+                )?;
+                if nodes.patched.exceeded() {
+                    // Stopped at the budget: no findings is not "fixed".
+                    return record(
+                        "too_large",
+                        Some(nodes.patched_reason()),
+                        UpstreamPatch::NotApplied,
+                    );
+                }
+                after
             }
             // The primary tool for Terraform is semgrep. Upstream re-scanned
             // a temporary file without a `.tf` suffix, on which semgrep
@@ -1408,27 +1467,27 @@ impl Environment for E2Env {
         deadline: Deadline,
     ) -> Result<ScoredAnswer, ScoreError> {
         let deadline = deadline.min(Deadline::after_opt(self.score_budget));
-        let nodes = Self::request_budget(&example.question, completion);
+        let nodes = RequestNodes::new(&example.question, completion);
         let over_budget = || {
             ScoreError::reference(
                 &example.id,
                 format!(
-                    "scoring this request would build more than {} YAML nodes in all (the \
-                     configuration, the patched configuration and the JSON Patch documents \
-                     together, aliases expanded; the node budget of one request is one per \
-                     byte of question and completion, at least 1,000,000 and at most 2,000,000)",
-                    nodes.limit()
+                    "scoring this request would build more than {} YAML nodes in all from its \
+                     configuration (every read of its documents together, aliases expanded; \
+                     the node budget is one per byte of the question, at least 1,000,000 and \
+                     at most 2,000,000)",
+                    nodes.config.limit()
                 ),
             )
         };
-        let item = match self.item_budgeted(example, &deadline, &nodes) {
-            Err(_) if nodes.exceeded() => return Err(over_budget()),
+        let item = match self.item_budgeted(example, &deadline, &nodes.config) {
+            Err(_) if nodes.config.exceeded() => return Err(over_budget()),
             other => other?,
         };
         let score = self
             .score_item_budgeted(&item, completion, &deadline, &nodes)
             .map_err(|e| ScoreError::time_budget(&example.id, e))?;
-        if nodes.exceeded() {
+        if nodes.config.exceeded() {
             return Err(over_budget());
         }
         Ok(self.scored_answer(&item, completion, &score))

@@ -8,8 +8,9 @@
 
 use serde_json::json;
 use svbench_core::Completion;
-use svbench_envs::e2::env::E2Env;
-use svbench_envs::environment::{Environment, ScoreErrorKind};
+use svbench_envs::e2::env::RequestNodes;
+use svbench_envs::environment::{Deadline, Environment, ScoreErrorKind};
+use svbench_scan::patch::PatchStatus;
 
 use crate::e2_env::{answer, env, example};
 
@@ -70,13 +71,58 @@ fn the_budget_covers_every_parse_of_the_request_not_each_one() {
 }
 
 #[test]
-fn the_request_budget_grows_with_the_request_within_its_cap() {
+fn the_request_budgets_grow_with_the_request_within_their_cap() {
     let text = Completion::assistant_text("x".repeat(1_500_000));
-    assert_eq!(E2Env::request_budget("a: 1\n", &text).limit(), 1_500_005);
-    let small = Completion::assistant_text("{}");
-    assert_eq!(E2Env::request_budget("a: 1\n", &small).limit(), 1_000_000);
+    let nodes = RequestNodes::new("a: 1\n", &text);
+    assert_eq!(nodes.config.limit(), 1_000_000);
+    assert_eq!(nodes.patched.limit(), 1_500_005);
     let huge = "a: 1\n".repeat(1_000_000);
-    assert_eq!(E2Env::request_budget(&huge, &small).limit(), 2_000_000);
+    let nodes = RequestNodes::new(&huge, &Completion::assistant_text("{}"));
+    assert_eq!(nodes.config.limit(), 2_000_000);
+    assert_eq!(nodes.patched.limit(), 2_000_000);
+}
+
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: c\n    image: nginx:latest\n";
+
+#[test]
+fn a_patch_that_adds_alias_documents_is_too_large_not_fixed_and_not_an_error() {
+    // The patched file's re-scan stops at the patched file's node budget: its
+    // empty findings must not read as "every finding fixed", and the sample
+    // is scored (a failed patch), not voided as an error.
+    // The alias lines of the bomb, under a new top-level key of the Pod.
+    let bomb_lines: Vec<String> = bomb().lines().skip(2).map(|l| format!("+  {l}")).collect();
+    let diff = format!(
+        "@@ -8,0 +9,{} @@\n+x:\n{}\n",
+        bomb_lines.len() + 1,
+        bomb_lines.join("\n")
+    );
+    let e2 = env("v1", &["oracle=dataset"]);
+    let ex = example(
+        "pod",
+        POD,
+        "k8s",
+        vec![json!({"tool": "kube-linter", "rule_id": "latest-tag", "severity": "med"})],
+    );
+    let completion = Completion::assistant_text(answer(&[], &diff));
+    let item = e2.item(&ex).expect("item");
+    let scored = e2
+        .score_item(&item, &completion, &Deadline::NONE)
+        .expect("scored");
+    let outcome = scored.outcome.expect("a v1 patch was given");
+    assert_eq!(
+        outcome.status,
+        PatchStatus::TooLarge,
+        "{:?}",
+        outcome.reason
+    );
+    assert!(
+        outcome.reason.unwrap_or_default().contains("patched file"),
+        "the reason names the patched file's budget"
+    );
+    assert_eq!(scored.evaluation.status(), "too_large");
+    assert_eq!(scored.upstream_patch.status, "too_large");
+    // Through the environment: a reward, not an error.
+    assert!(e2.score(&ex, &completion).is_ok());
 }
 
 #[test]

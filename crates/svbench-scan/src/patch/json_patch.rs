@@ -431,7 +431,7 @@ fn read_documents(original: &str, nodes: &NodeBudget) -> Result<Vec<Value>, Patc
     let limits = Limits::default();
     let docs = parse_documents_within(original, &limits, nodes);
     if budget_error(&docs).is_some() {
-        return Err(budget_failure(nodes));
+        return Err(budget_failure("original", nodes));
     }
     docs.into_iter()
         .map(|d| {

@@ -184,13 +184,13 @@ impl PatchStop {
     }
 }
 
-/// The patched file's status when the node budget of the work ran out while
-/// reading the original or the patched text.
-fn budget_failure(nodes: &NodeBudget) -> PatchFailure {
+/// The patch's status when a node budget ran out while reading the
+/// `which` file's documents (`original` or `patched`).
+fn budget_failure(which: &str, nodes: &NodeBudget) -> PatchFailure {
     PatchFailure::new(
         PatchStatus::TooLarge,
         format!(
-            "reading the original and patched documents would build more than {} YAML nodes in all (the node budget of this work)",
+            "reading the {which} file's documents would build more than {} YAML nodes in all (its node budget)",
             nodes.limit()
         ),
     )
@@ -198,8 +198,9 @@ fn budget_failure(nodes: &NodeBudget) -> PatchFailure {
 
 /// Applies `patch_text` to `original` (the workspace file `workspace_name`,
 /// of type `file_type`), then re-parses and checks preservation (§4.3).
-/// The documents read draw from one node budget, the original's
-/// ([`Limits::file_nodes`] of its size and the patch's).
+/// Every read of the original's documents draws from one node budget
+/// ([`Limits::file_nodes`] of its size), every read of the patched file's
+/// from another (of the original's and the patch's sizes together).
 #[must_use]
 pub fn apply_patch(
     workspace_name: &str,
@@ -207,14 +208,17 @@ pub fn apply_patch(
     patch_text: &str,
     file_type: FileType,
 ) -> PatchOutcome {
-    let nodes = NodeBudget::for_input(&Limits::default(), original.len() + patch_text.len());
+    let limits = Limits::default();
+    let original_nodes = NodeBudget::for_input(&limits, original.len());
+    let patched_nodes = NodeBudget::for_input(&limits, original.len() + patch_text.len());
     match apply_patch_within(
         workspace_name,
         original,
         patch_text,
         file_type,
         &Deadline::NONE,
-        &nodes,
+        &original_nodes,
+        &patched_nodes,
     ) {
         Ok(outcome) => outcome,
         Err(e) => outcome_of(PatchStatus::ApplyFailed, None, e.to_string()),
@@ -222,10 +226,12 @@ pub fn apply_patch(
 }
 
 /// [`apply_patch`] that stops by `deadline` (checked between steps and
-/// inside the appliers' loops) and whose YAML reads (the original's
-/// documents for a JSON Patch, both files for the preservation check) draw
-/// from `nodes`, which may be shared with the rest of one request. A
-/// budget that runs out makes the patch `too_large`.
+/// inside the appliers' loops) and whose YAML reads draw from node budgets
+/// that may be shared with the rest of one request: the original's
+/// documents (read by a JSON Patch and by the preservation check) from
+/// `original_nodes`, the patched file's from `patched_nodes`. A budget
+/// that runs out makes the patch `too_large` (the caller tells which one
+/// ran out by [`NodeBudget::exceeded`]).
 ///
 /// # Errors
 /// [`TimeBudgetExceeded`] when `deadline` passed before the outcome was known.
@@ -235,7 +241,8 @@ pub fn apply_patch_within(
     patch_text: &str,
     file_type: FileType,
     deadline: &Deadline,
-    nodes: &NodeBudget,
+    original_nodes: &NodeBudget,
+    patched_nodes: &NodeBudget,
 ) -> Result<PatchOutcome, TimeBudgetExceeded> {
     let text = strip_fence(patch_text);
     if text.trim().is_empty() {
@@ -265,7 +272,7 @@ pub fn apply_patch_within(
             }
             (
                 PatchKind::JsonPatch,
-                json_patch::apply_within(original, &ops, file_type, deadline, nodes),
+                json_patch::apply_within(original, &ops, file_type, deadline, original_nodes),
             )
         }
         None => (
@@ -282,7 +289,14 @@ pub fn apply_patch_within(
     };
     deadline.check()?;
     Ok(
-        match preserve::check_within(original, &patched, file_type, deadline, nodes) {
+        match preserve::check_within(
+            original,
+            &patched,
+            file_type,
+            deadline,
+            original_nodes,
+            patched_nodes,
+        ) {
             Ok(()) => outcome(PatchStatus::Applied, Some(kind), None, Some(patched)),
             Err(PatchStop::Failed(f)) => outcome(f.status, Some(kind), Some(f.reason), None),
             Err(PatchStop::TimeBudget(e)) => return Err(e),

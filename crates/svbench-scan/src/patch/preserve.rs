@@ -69,14 +69,22 @@ fn broken(reason: impl Into<String>) -> PatchFailure {
 /// `reparse_failed` when the patched file no longer parses where the
 /// original did, `preservation_failed` for any other §4.3 violation.
 pub fn check(original: &str, patched: &str, file_type: FileType) -> Result<(), PatchFailure> {
-    let nodes = NodeBudget::for_input(&Limits::default(), original.len() + patched.len());
-    check_within(original, patched, file_type, &Deadline::NONE, &nodes)
-        .map_err(PatchStop::into_failure)
+    let limits = Limits::default();
+    check_within(
+        original,
+        patched,
+        file_type,
+        &Deadline::NONE,
+        &NodeBudget::for_input(&limits, original.len()),
+        &NodeBudget::for_input(&limits, patched.len()),
+    )
+    .map_err(PatchStop::into_failure)
 }
 
 /// [`check`] that stops by `deadline` (between the files and between the
-/// documents decoded) and reads both files' documents from `nodes`
-/// (`too_large` when it runs out).
+/// documents decoded) and reads the original's documents from
+/// `original_nodes`, the patched file's from `patched_nodes` (`too_large`
+/// when one runs out).
 ///
 /// # Errors
 /// As [`check`]; [`PatchStop::TimeBudget`] when `deadline` passed.
@@ -85,10 +93,11 @@ pub fn check_within(
     patched: &str,
     file_type: FileType,
     deadline: &Deadline,
-    nodes: &NodeBudget,
+    original_nodes: &NodeBudget,
+    patched_nodes: &NodeBudget,
 ) -> Result<(), PatchStop> {
     match file_type {
-        FileType::K8s => check_k8s(original, patched, deadline, nodes),
+        FileType::K8s => check_k8s(original, patched, deadline, original_nodes, patched_nodes),
         FileType::Tf => Ok(check_tf(original, patched)?),
     }
 }
@@ -106,13 +115,18 @@ struct K8sFile {
 }
 
 impl K8sFile {
-    fn read(text: &str, deadline: &Deadline, nodes: &NodeBudget) -> Result<K8sFile, PatchStop> {
+    fn read(
+        which: &str,
+        text: &str,
+        deadline: &Deadline,
+        nodes: &NodeBudget,
+    ) -> Result<K8sFile, PatchStop> {
         let mut parsed = BTreeMap::new();
         let mut separator = None;
         for doc in parse_documents_within(text, &Limits::default(), nodes) {
             match (doc.doc_index, doc.result) {
                 (_, Err(YamlError::BudgetExceeded { .. })) => {
-                    return Err(budget_failure(nodes).into())
+                    return Err(budget_failure(which, nodes).into())
                 }
                 (Some(i), result) => {
                     parsed.insert(i, result);
@@ -149,11 +163,12 @@ fn check_k8s(
     original: &str,
     patched: &str,
     deadline: &Deadline,
-    nodes: &NodeBudget,
+    original_nodes: &NodeBudget,
+    patched_nodes: &NodeBudget,
 ) -> Result<(), PatchStop> {
-    let before = K8sFile::read(original, deadline, nodes)?;
+    let before = K8sFile::read("original", original, deadline, original_nodes)?;
     deadline.check()?;
-    let after = K8sFile::read(patched, deadline, nodes)?;
+    let after = K8sFile::read("patched", patched, deadline, patched_nodes)?;
     deadline.check()?;
     Ok(check_k8s_files(original, patched, &before, &after)?)
 }

@@ -184,9 +184,19 @@ fn the_appliers_stop_at_a_passed_deadline() {
     let diff: String = (0..2_000)
         .map(|i| format!("@@ -{0} +{0} @@\n-k{1}: v\n+k{1}: w\n", i * 10 + 1, i * 10))
         .collect();
-    let r = apply_patch_within("c.yaml", &original, &diff, FileType::K8s, &passed, &nodes);
+    let r = apply_patch_within(
+        "c.yaml",
+        &original,
+        &diff,
+        FileType::K8s,
+        &passed,
+        &nodes,
+        &nodes,
+    );
     assert!(r.is_err(), "a passed deadline stops the diff applier");
     let r = apply_upstream_within(&original, &diff, &passed);
+    assert!(matches!(r, Err(PatchStop::TimeBudget(_))), "{r:?}");
+    let r = svbench_scan::patch::diff::apply_within("c.yaml", &original, &diff, &passed);
     assert!(matches!(r, Err(PatchStop::TimeBudget(_))), "{r:?}");
     let ops: String = (0..500)
         .map(|i| format!(r#"{{"op":"replace","path":"/k{i}","value":"w"}}"#))
@@ -199,8 +209,18 @@ fn the_appliers_stop_at_a_passed_deadline() {
         FileType::K8s,
         &passed,
         &nodes,
+        &nodes,
     );
     assert!(r.is_err(), "a passed deadline stops the JSON Patch applier");
+    let raw = svbench_scan::patch::json_patch::detect(&format!("[{ops}]")).expect("ops");
+    let r = svbench_scan::patch::json_patch::apply_within(
+        &original,
+        &raw,
+        FileType::K8s,
+        &passed,
+        &nodes,
+    );
+    assert!(matches!(r, Err(PatchStop::TimeBudget(_))), "{r:?}");
     // Without a deadline the same patches apply.
     let ok = apply_patch_within(
         "c.yaml",
@@ -208,6 +228,7 @@ fn the_appliers_stop_at_a_passed_deadline() {
         &diff,
         FileType::K8s,
         &Deadline::NONE,
+        &nodes,
         &nodes,
     )
     .expect("no deadline");
