@@ -69,6 +69,8 @@ use super::{
 };
 use crate::Deadline;
 
+/// Relocation offsets tried between two deadline checks.
+const DEADLINE_EVERY: isize = 4096;
 /// GNU `patch`'s default maximum fuzz.
 pub const MAX_FUZZ: usize = 2;
 /// Most line comparisons spent locating the hunks of one patch.
@@ -313,6 +315,7 @@ fn locate(
     let context = prefix.max(suffix);
     let max_fuzz = MAX_FUZZ.min(context);
     let search = Search {
+        deadline,
         lines,
         old: &old,
         min_where: to_isize(next) + 1,
@@ -326,6 +329,7 @@ fn locate(
         if let Some(at) = search.run(prefix_fuzz, suffix_fuzz, budget) {
             return Ok(at);
         }
+        deadline.check()?;
         if *budget == 0 {
             return Err(fail(
                 PatchStatus::ApplyFailed,
@@ -363,6 +367,9 @@ fn context_sizes(hunk: &Hunk) -> (usize, usize) {
 
 /// One hunk's search state, in GNU's 1-based line numbers.
 struct Search<'a> {
+    /// Read every [`DEADLINE_EVERY`] offsets; a passed deadline ends the
+    /// search as "not found", and the caller reports the time budget.
+    deadline: &'a Deadline,
     lines: &'a [Line<'a>],
     old: &'a [Line<'a>],
     /// The first line the block may start at (after the previous hunk).
@@ -403,7 +410,7 @@ impl Search<'_> {
         let max_pos = max_where - self.first_guess;
         let max_neg = self.first_guess - self.min_where;
         for offset in 0..=max_pos.max(max_neg) {
-            if *budget == 0 {
+            if *budget == 0 || (offset % DEADLINE_EVERY == 0 && self.deadline.expired()) {
                 return None;
             }
             if offset <= max_pos
