@@ -42,7 +42,8 @@ pub const MAX_OPS: usize = 1_000;
 
 /// What a patched file may grow by, beyond twice the original, in bytes.
 /// The bound is `2 × original + 256 KiB` (the original measured as the
-/// appliers emit it): a fix adds a few lines, so this never refuses one,
+/// appliers emit it, but at most twice its text: a JSON Patch's emission
+/// expands aliases): a fix adds a few lines, so this never refuses one,
 /// while a patch that duplicates content (JSON Patch `copy` of a parent
 /// into its child, repeated, doubles the document each time) is stopped
 /// after a few operations instead of exhausting memory. (At 1 MiB the
