@@ -24,21 +24,42 @@ public_reasons contains sprintf("its acl is %s", [input.block.config.acl]) if {
 	input.block.config.acl in public_acls
 }
 
-public_reasons contains sprintf("an aws_s3_bucket_acl grants %s", [c.acl]) if {
+public_reasons contains "its acl cannot be evaluated" if tf.unknown(input.block.config.acl)
+
+public_reasons contains reason if {
 	some c in tf.companions("aws_s3_bucket_acl")
-	c.acl in public_acls
+	some reason in acl_reasons(c)
 }
 
-# A flag written `false`; an unset flag is not judged (it defaults to false
-# in the provider, but the rule is about explicit opt-outs).
-public_reasons contains sprintf("its public access block sets %s = false", [flag]) if {
+# A flag written `false` (or "false"); an unset flag is not judged (it
+# defaults to false in the provider, but the rule is about explicit
+# opt-outs).
+public_reasons contains reason if {
 	some c in tf.companions("aws_s3_bucket_public_access_block")
+	some reason in access_block_reasons(c)
+}
+
+# Why an aws_s3_bucket_acl makes its bucket public.
+acl_reasons(c) := {reason |
+	c.acl in public_acls
+	reason := sprintf("an aws_s3_bucket_acl grants %s", [c.acl])
+} | {"an aws_s3_bucket_acl's acl cannot be evaluated" | tf.unknown(c.acl)}
+
+# Why an aws_s3_bucket_public_access_block makes its bucket public.
+access_block_reasons(c) := {reason |
 	some flag in public_access_flags
-	c[flag] == false
+	tf.is_false(c[flag])
+	reason := sprintf("its public access block sets %s = false", [flag])
+} | {reason |
+	some flag in public_access_flags
+	tf.unknown(c[flag])
+	reason := sprintf("its public access block's %s cannot be evaluated", [flag])
 }
 
 # TF_003's line: the bucket's own public acl when it has one.
 default public_path := ""
 
 public_path := "/acl" if input.block.config.acl in public_acls
+
+public_path := "/acl" if tf.unknown(input.block.config.acl)
 

@@ -36,3 +36,24 @@ deny contains f if {
 	message := sprintf("S3 bucket %s is publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
 	f := finding.at("TF_003", message, tf_s3.public_path)
 }
+
+# TF_003 for a public acl or access-block opt-out whose `bucket` the host
+# could not evaluate: it belongs to some bucket of the file, so the finding
+# is reported on the companion itself.
+deny contains f if {
+	input.block.type == "aws_s3_bucket_acl"
+	tf.unknown(input.block.config.bucket)
+	reasons := tf_s3.acl_reasons(input.block.config)
+	count(reasons) > 0
+	message := sprintf("%s makes a bucket that cannot be evaluated publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
+	f := finding.at("TF_003", message, "/bucket")
+}
+
+deny contains f if {
+	input.block.type == "aws_s3_bucket_public_access_block"
+	tf.unknown(input.block.config.bucket)
+	reasons := tf_s3.access_block_reasons(input.block.config)
+	count(reasons) > 0
+	message := sprintf("%s makes a bucket that cannot be evaluated publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
+	f := finding.at("TF_003", message, "/bucket")
+}

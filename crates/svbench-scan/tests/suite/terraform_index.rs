@@ -210,10 +210,12 @@ fn companions_are_read_from_the_index() {
     };
     let indexed = json!({
         "ref_targets": {"aws_s3_bucket.b.id": ["aws_s3_bucket.b"]},
-        "bucket_referrers": {"aws_s3_bucket.b": ["aws_s3_bucket_versioning.v"]},
+        "bucket_referrers": {"aws_s3_bucket.b": {"aws_s3_bucket_versioning": ["aws_s3_bucket_versioning.v"]}},
         "bucket_names": {},
+        "world_cidrs": {},
     });
-    let empty = json!({"ref_targets": {}, "bucket_referrers": {}, "bucket_names": {}});
+    let empty =
+        json!({"ref_targets": {}, "bucket_referrers": {}, "bucket_names": {}, "world_cidrs": {}});
     assert!(!ids(&mut policies, indexed).contains("TF_002"));
     assert!(ids(&mut policies, empty).contains("TF_002"));
 }
@@ -262,6 +264,46 @@ fn a_two_thousand_bucket_file_scans() {
     assert_eq!(count("TF_001"), n);
     assert_eq!(count("TF_002"), n / 2);
     assert_eq!(count("TF_003"), n.div_ceil(3));
+}
+
+/// Issue 14, item 6a: 2,000 buckets sharing one literal `bucket` name took
+/// 106 s (release): the index listed every resource of that name, buckets
+/// included, and each bucket walked the list once per companion type. The
+/// index is now keyed by name and then type, so a bucket reads only its
+/// companions. 3,000 buckets (quadratic: tens of minutes in a debug build)
+/// plus one companion of each kind for the shared name; every bucket is
+/// still judged by the companions of its name.
+#[test]
+fn many_buckets_sharing_one_name_scan() {
+    let n = 3000;
+    let mut text = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "resource \"aws_s3_bucket\" \"b{i}\" {{\n  bucket = \"shared\"\n}}\n"
+        );
+    }
+    text.push_str(
+        "resource \"aws_s3_bucket_acl\" \"a\" {\n  bucket = \"shared\"\n  acl    = \"public-read\"\n}\n\
+         resource \"aws_s3_bucket_versioning\" \"v\" {\n  bucket = \"shared\"\n  versioning_configuration {\n    status = \"Enabled\"\n  }\n}\n",
+    );
+    let module = parse_module(&text).unwrap();
+    let index = &module.module_view()["index"];
+    let by_type = index["bucket_names"]["shared"].as_object().unwrap();
+    assert_eq!(by_type["aws_s3_bucket"].as_array().unwrap().len(), n);
+    assert_eq!(by_type["aws_s3_bucket_acl"], json!(["aws_s3_bucket_acl.a"]));
+    let options = ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    };
+    let report = Scanner::new(&options)
+        .unwrap()
+        .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let count = |id: &str| report.findings.iter().filter(|f| f.rule_id == id).count();
+    assert_eq!(count("TF_001"), n);
+    assert_eq!(count("TF_002"), 0);
+    assert_eq!(count("TF_003"), n);
 }
 
 /// A user policy that spends its whole per-evaluation limit on every block.
