@@ -158,6 +158,7 @@ policy_statements(policy) := [{"Effect": "Allow", "Action": "*", "Resource": "*"
 # `effect` defaults to Allow.
 policy_statements(policy) := statements if {
 	not is_string(policy)
+	not unknown(policy)
 	statements := [s |
 		some address in referenced(policy)
 		startswith(address, "data.aws_iam_policy_document.")
