@@ -65,6 +65,36 @@ companion_addresses(block, type) := referrers | named if {
 	}
 }
 
+# Whether a companion of `type` for the bucket under evaluation exists, and
+# the values its arguments take (`field` is `acl` or
+# `versioning_configuration/status`; `text` a string, or a bool or number as
+# text). Read from the index's per-bucket summaries: a bucket sharing its
+# name with many others, each with many companions, looks a value up by key
+# instead of walking them.
+has_companion(type) if count(input.module.index.bucket_referrers[input.block.address][type]) > 0
+
+has_companion(type) if {
+	name := input.block.config.bucket
+	is_string(name)
+	count(input.module.index.bucket_names[name][type]) > 0
+}
+
+companion_value(type, field, text) if input.module.index.referrer_fields[input.block.address][type].values[field][text]
+
+companion_value(type, field, text) if {
+	name := input.block.config.bucket
+	is_string(name)
+	input.module.index.name_fields[name][type].values[field][text]
+}
+
+companion_unknown(type, field) if input.module.index.referrer_fields[input.block.address][type].unknown[field]
+
+companion_unknown(type, field) if {
+	name := input.block.config.bucket
+	is_string(name)
+	input.module.index.name_fields[name][type].unknown[field]
+}
+
 # A value the host could not evaluate although the file fixes it (a function
 # it does not implement, a template directive…). Checks judge it as the
 # worst value the field could hold: rewriting a flagged literal into such an
@@ -155,8 +185,10 @@ policy_statements(policy) := [{"Effect": "Allow", "Action": "*", "Resource": "*"
 
 # A `policy` argument that refers to an aws_iam_policy_document data source
 # (`data.aws_iam_policy_document.x.json`): its `statement` blocks, whose
-# `effect` defaults to Allow.
-policy_statements(policy) := statements if {
+# `effect` defaults to Allow. (TF_008 reads the index's `open_statements`
+# instead: walking the document from every policy that refers to it costs
+# policies × statements.)
+document_statements(policy) := statements if {
 	not is_string(policy)
 	not unknown(policy)
 	statements := [s |
@@ -221,6 +253,15 @@ has_blocks(config, name) if count(blocks(config, name)) > 0
 inline_versioning(config) if {
 	some v in blocks(config, "versioning")
 	is_true(v.enabled)
+}
+
+# TF_008: a `policy` argument referring to an aws_iam_policy_document data
+# source with a statement allowing everything (judged once per document by
+# the host, as `allows_everything` judges a statement).
+refers_to_open_document(policy) if {
+	some address in referenced(policy)
+	startswith(address, "data.aws_iam_policy_document.")
+	input.module.index.open_statements[address]
 }
 
 # TF_008: resources whose `policy` argument is an IAM policy document: JSON

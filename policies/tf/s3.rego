@@ -13,7 +13,7 @@ import data.sv.lib.tf_s3
 deny contains f if {
 	input.block.type == "aws_s3_bucket"
 	not tf.has_blocks(input.block.config, "server_side_encryption_configuration")
-	count(tf.companions("aws_s3_bucket_server_side_encryption_configuration")) == 0
+	not tf.has_companion("aws_s3_bucket_server_side_encryption_configuration")
 	message := sprintf("S3 bucket %s has no server-side encryption configuration", [input.block.address])
 	f := finding.at("TF_001", message, "")
 }

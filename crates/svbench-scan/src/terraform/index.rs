@@ -25,6 +25,20 @@
 //!   Pointer into the config), the worlds (`0.0.0.0/0`, `::/0`) its ranges
 //!   cover together (see `cidr.rs`); arguments covering neither are left out.
 //!
+//! - `referrer_fields` / `name_fields`: `{address or name: {type: {"values":
+//!   {field: {text: true}}, "unknown": {field: true}}}}` — for the same
+//!   companions as `bucket_referrers` / `bucket_names`, the values their
+//!   arguments take together: each scalar argument (`acl`) and each scalar
+//!   argument of a nested block (`versioning_configuration/status`), as text
+//!   (`false` and `"false"` alike), and the fields some companion sets to a
+//!   value the host could not evaluate. A bucket's rules look a value up by
+//!   key instead of walking its companions: 1,000 buckets sharing a name
+//!   with 1,000 ACLs of that name would otherwise cost a million steps;
+//! - `open_statements`: `{address: true}` — the `aws_iam_policy_document`
+//!   data sources with a statement allowing every action on every resource
+//!   (TF_008's test, computed once per document: 1,000 policies referring to
+//!   one 1,000-statement document would otherwise cost a million steps).
+//!
 //! Lists are sorted by address (the order `input.module.resources` iterates
 //! in) and hold each address once.
 
@@ -46,6 +60,9 @@ pub(super) fn build<'a>(
     let mut bucket_referrers: ByType<'_> = BTreeMap::new();
     let mut bucket_names: ByType<'_> = BTreeMap::new();
     let mut world_cidrs = Map::new();
+    let mut referrer_fields: FieldsByType<'_> = BTreeMap::new();
+    let mut name_fields: FieldsByType<'_> = BTreeMap::new();
+    let mut open_statements = Map::new();
     let mut stack: Vec<&Value> = Vec::new();
     for block in blocks {
         deadline.check()?;
@@ -67,10 +84,16 @@ pub(super) fn build<'a>(
                 _ => {}
             }
         }
+        let ty = block.r#type.as_deref().unwrap_or_default();
+        if block.block_type == TfBlockType::Data
+            && ty == "aws_iam_policy_document"
+            && opens_everything(&block.config)
+        {
+            open_statements.insert(block.address.clone(), Value::Bool(true));
+        }
         if block.block_type != TfBlockType::Resource {
             continue;
         }
-        let ty = block.r#type.as_deref().unwrap_or_default();
         match block.config.get("bucket") {
             Some(Value::String(name)) => {
                 bucket_names
@@ -79,16 +102,31 @@ pub(super) fn build<'a>(
                     .entry(ty)
                     .or_default()
                     .insert(&block.address);
+                let fields = fields_of(&block.config);
+                name_fields
+                    .entry(name)
+                    .or_default()
+                    .entry(ty)
+                    .or_default()
+                    .merge(&fields);
             }
             Some(Value::Object(map)) => {
+                let fields = fields_of(&block.config);
                 for r in refs_of(map) {
                     for target in ref_targets.get(r).into_iter().flatten() {
+                        deadline.check()?;
                         bucket_referrers
                             .entry(target)
                             .or_default()
                             .entry(ty)
                             .or_default()
                             .insert(&block.address);
+                        referrer_fields
+                            .entry(target)
+                            .or_default()
+                            .entry(ty)
+                            .or_default()
+                            .merge(&fields);
                     }
                 }
             }
@@ -106,7 +144,139 @@ pub(super) fn build<'a>(
         "bucket_referrers": by_type_json(bucket_referrers),
         "bucket_names": by_type_json(bucket_names),
         "world_cidrs": world_cidrs,
+        "referrer_fields": fields_json(referrer_fields),
+        "name_fields": fields_json(name_fields),
+        "open_statements": open_statements,
     }))
+}
+
+/// `{key: {type: fields}}`.
+type FieldsByType<'a> = BTreeMap<&'a str, BTreeMap<&'a str, Fields>>;
+
+/// The values the arguments of a group of companions take (see the module
+/// docs): `values[field]` the distinct texts, `unknown` the fields some
+/// companion sets to a value that could not be evaluated.
+#[derive(Debug, Default)]
+struct Fields {
+    values: BTreeMap<String, BTreeSet<String>>,
+    unknown: BTreeSet<String>,
+}
+
+impl Fields {
+    fn merge(&mut self, other: &Fields) {
+        for (field, texts) in &other.values {
+            self.values
+                .entry(field.clone())
+                .or_default()
+                .extend(texts.iter().cloned());
+        }
+        self.unknown.extend(other.unknown.iter().cloned());
+    }
+}
+
+/// The fields of one companion's config: its scalar arguments (`acl`) and
+/// the scalar arguments of its nested blocks (`versioning_configuration/status`);
+/// strings as written, booleans and numbers as text (Terraform converts
+/// `"false"` and `false` alike). The `bucket` argument itself is left out.
+fn fields_of(config: &Value) -> Fields {
+    let mut fields = Fields::default();
+    let Value::Object(map) = config else {
+        return fields;
+    };
+    for (key, value) in map {
+        if key == "bucket" {
+            continue;
+        }
+        match value {
+            Value::Array(blocks) => {
+                for block in blocks {
+                    let Value::Object(inner) = block else {
+                        continue;
+                    };
+                    for (inner_key, inner_value) in inner {
+                        record(&mut fields, &format!("{key}/{inner_key}"), inner_value);
+                    }
+                }
+            }
+            other => record(&mut fields, key, other),
+        }
+    }
+    fields
+}
+
+fn record(fields: &mut Fields, field: &str, value: &Value) {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Object(_) if value.get("unknown") == Some(&Value::Bool(true)) => {
+            fields.unknown.insert(field.to_owned());
+            return;
+        }
+        _ => return,
+    };
+    fields
+        .values
+        .entry(field.to_owned())
+        .or_default()
+        .insert(text);
+}
+
+fn fields_json(map: FieldsByType<'_>) -> Value {
+    let mut out = Map::new();
+    for (key, types) in map {
+        let mut by_type = Map::new();
+        for (ty, fields) in types {
+            let values: Map<String, Value> = fields
+                .values
+                .into_iter()
+                .map(|(field, texts)| {
+                    let set: Map<String, Value> =
+                        texts.into_iter().map(|t| (t, Value::Bool(true))).collect();
+                    (field, Value::Object(set))
+                })
+                .collect();
+            let unknown: Map<String, Value> = fields
+                .unknown
+                .into_iter()
+                .map(|f| (f, Value::Bool(true)))
+                .collect();
+            by_type.insert(ty.to_owned(), json!({"values": values, "unknown": unknown}));
+        }
+        out.insert(key.to_owned(), Value::Object(by_type));
+    }
+    Value::Object(out)
+}
+
+/// Whether an `aws_iam_policy_document`'s statements include one allowing
+/// every action on every resource, as TF_008's `tf.allows_everything`
+/// judges a statement `{Effect: effect (default Allow), Action: actions
+/// (default []), Resource: resources (default [])}`: the effect `Allow` or
+/// unknown, actions and resources each `"*"`, unknown, or a list holding
+/// `"*"` or an unknown element.
+fn opens_everything(config: &Value) -> bool {
+    let Some(Value::Array(statements)) = config.get("statement") else {
+        return false;
+    };
+    statements.iter().any(|s| {
+        s.is_object()
+            && s.get("effect")
+                .is_none_or(|e| e == "Allow" || is_unknown(e))
+            && s.get("actions").is_some_and(wildcard)
+            && s.get("resources").is_some_and(wildcard)
+    })
+}
+
+fn is_unknown(value: &Value) -> bool {
+    value.get("unknown") == Some(&Value::Bool(true))
+}
+
+fn wildcard(value: &Value) -> bool {
+    let item = |v: &Value| v == "*" || is_unknown(v);
+    match value {
+        Value::Array(items) => items.iter().any(item),
+        other => item(other),
+    }
 }
 
 /// `{key: {type: {address}}}`.
