@@ -50,6 +50,12 @@ pub const MIN_EVAL_UNITS: u64 = 1 << 20;
 /// deeper values are unknown.
 pub const MAX_EVAL_DEPTH: u32 = 128;
 
+/// Deepest nesting of a value built by evaluation (lists and objects inside
+/// each other); deeper values are unknown. Memoised locals can otherwise
+/// wrap each other one level at a time into values deep enough to overflow
+/// the stack of every recursive walk that follows.
+pub const MAX_VALUE_DEPTH: u32 = 64;
+
 /// The evaluation of a file needed more units than its budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("evaluating the file's expressions needs more than its budget of {limit} units ({per_byte} per byte)")]
@@ -201,7 +207,7 @@ impl<'a> Evaluator<'a> {
                 for item in array.iter() {
                     items.push(self.eval(item)?);
                 }
-                combine(items).map_known(Value::Array)
+                combine(items).map_known(Value::Array).capped()
             }
             Expression::Object(object) => {
                 let mut parts = Vec::new();
@@ -227,7 +233,7 @@ impl<'a> Evaluator<'a> {
                             };
                             map.insert(key, value);
                         }
-                        Ev::Known(Value::Object(map))
+                        Ev::Known(Value::Object(map)).capped()
                     }
                     other => other,
                 }
@@ -289,7 +295,7 @@ impl<'a> Evaluator<'a> {
                 match self.function(name, values)? {
                     Some(v) => {
                         self.charge(size(&v))?;
-                        Ev::Known(v)
+                        Ev::Known(v).capped()
                     }
                     None => Ev::Unknown,
                 }
@@ -313,7 +319,7 @@ impl<'a> Evaluator<'a> {
                     (a, b) => a.or_worse(&b),
                 }
             }
-            Expression::ForExpr(f) => self.for_expr(f)?,
+            Expression::ForExpr(f) => self.for_expr(f)?.capped(),
         })
     }
 
@@ -827,6 +833,14 @@ const OUTSIDE_THE_FILE: &[&str] = &[
 ];
 
 impl Ev {
+    /// Unknown when a known value nests deeper than [`MAX_VALUE_DEPTH`].
+    fn capped(self) -> Ev {
+        match &self {
+            Ev::Known(v) if deeper_than(v, MAX_VALUE_DEPTH) => Ev::Unknown,
+            _ => self,
+        }
+    }
+
     fn map_known(self, f: impl FnOnce(Vec<Value>) -> Value) -> Ev {
         match self {
             Ev::Known(Value::Array(items)) => Ev::Known(f(items)),
@@ -870,6 +884,20 @@ fn worst(items: &[Ev]) -> Option<Ev> {
     } else {
         None
     }
+}
+
+/// Whether `value` nests more than `limit` levels (recursion at most
+/// `limit` deep).
+fn deeper_than(value: &Value, limit: u32) -> bool {
+    let children: Box<dyn Iterator<Item = &Value>> = match value {
+        Value::Array(items) => Box::new(items.iter()),
+        Value::Object(map) => Box::new(map.values()),
+        _ => return false,
+    };
+    if limit == 0 {
+        return true;
+    }
+    children.into_iter().any(|c| deeper_than(c, limit - 1))
 }
 
 /// Budget units of a value: one per node, one per byte of text.

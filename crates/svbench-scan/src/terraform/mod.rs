@@ -5,15 +5,19 @@
 //! directly for its byte spans) into one [`TfBlock`] per `resource` and
 //! `variable` block. In a block's `config`:
 //!
-//! - literals are JSON values; array and object constructors are converted
-//!   element by element;
+//! - literals, and what the evaluator of `eval.rs` computes (templates,
+//!   locals, variable defaults, other resources' arguments, the common pure
+//!   functions), are JSON values; array and object constructors are
+//!   converted element by element;
 //! - nested blocks are always arrays of objects under the block name; a
 //!   labelled nested block nests its body under its labels
-//!   (`dynamic "ingress" {…}` → `"dynamic": [{"ingress": {…}}]`), and
-//!   `dynamic` blocks are kept as written, not expanded;
+//!   (`dynamic "ingress" {…}` → `"dynamic": [{"ingress": {…}}]`);
+//! - **project extension:** a `dynamic "NAME"` block whose `for_each`
+//!   evaluates is also expanded into the `NAME` blocks Terraform generates
+//!   (see `expand_dynamic`);
 //! - other expressions become `{"expr": "<source text>", "refs": [...]}`,
-//!   except `jsonencode(<literal>)`, which becomes the JSON text Terraform
-//!   would produce.
+//!   with `"unknown": true` when the file fixes the value but the evaluator
+//!   cannot compute it (policies judge such a value at its worst).
 //!
 //! **Project extension: data sources.** `data "TYPE" "NAME" { … }` blocks are
 //! parsed the same way into [`TfModule::data_sources`] (address
@@ -52,7 +56,9 @@ mod expr;
 mod index;
 mod jsonencode;
 
-pub use eval::{EvalBudgetExceeded, EVAL_UNITS_PER_BYTE, MAX_EVAL_DEPTH, MIN_EVAL_UNITS};
+pub use eval::{
+    EvalBudgetExceeded, EVAL_UNITS_PER_BYTE, MAX_EVAL_DEPTH, MAX_VALUE_DEPTH, MIN_EVAL_UNITS,
+};
 
 use std::collections::BTreeMap;
 
@@ -260,8 +266,9 @@ impl TfModule {
 /// # Errors
 ///
 /// [`TfError`] for invalid HCL, an oversized file, a malformed block header,
-/// or duplicate addresses or arguments. Never panics on input: the parser
-/// bounds nesting depth itself.
+/// duplicate addresses or arguments, or expressions whose evaluation needs
+/// more than the file's budget ([`EVAL_UNITS_PER_BYTE`] per byte). Never
+/// panics on input: the parser bounds nesting depth itself.
 pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
     if text.len() > MAX_TF_BYTES {
         return Err(TfError::TooLarge {

@@ -356,3 +356,27 @@ fn many_evaluated_blocks_fit_the_budget() {
         json!({"Env": "prod", "Team": "platform", "Name": "b0"})
     );
 }
+
+/// Locals that wrap each other one level at a time, read in order so that
+/// each is memoised before the next: the values would nest 5,000 deep (and
+/// overflow the stack of every walk after). Past the value depth they are
+/// unknown.
+#[test]
+fn values_nested_one_local_at_a_time_stop_at_the_depth_limit() {
+    let n = 5_000;
+    let mut tf = String::from("locals {\n  l0 = \"x\"\n");
+    for i in 1..=n {
+        let _ = writeln!(tf, "  l{i} = [local.l{}]", i - 1);
+    }
+    tf.push_str("}\nresource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n");
+    for i in 1..=n {
+        let _ = writeln!(tf, "  a{i} = local.l{i}");
+    }
+    tf.push_str("}\n");
+    let module = parse_module(&tf).unwrap();
+    let config = &module.blocks[0].config;
+    assert_eq!(config["a1"], json!(["x"]));
+    assert!(config["a64"].is_array());
+    assert_eq!(config["a65"]["unknown"], true);
+    assert_eq!(config[format!("a{n}")]["unknown"], true);
+}
