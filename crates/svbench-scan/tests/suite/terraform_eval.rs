@@ -380,3 +380,32 @@ fn values_nested_one_local_at_a_time_stop_at_the_depth_limit() {
     assert_eq!(config["a65"]["unknown"], true);
     assert_eq!(config[format!("a{n}")]["unknown"], true);
 }
+
+/// The deepest nesting the parser accepts (60 levels of calls, brackets and
+/// blocks) around a chain of 50 such locals: evaluated within the depth
+/// limit on a test thread's stack (2 MiB, unoptimised), no overflow.
+#[test]
+fn deep_expressions_in_deep_blocks_fit_a_small_stack() {
+    let d = 60;
+    let mut tf = String::from("locals {\n  l0 = \"X\"\n");
+    for i in 1..50 {
+        let _ = writeln!(
+            tf,
+            "  l{i} = {}local.l{}{}",
+            "lower(".repeat(d),
+            i - 1,
+            ")".repeat(d)
+        );
+    }
+    tf.push_str("}\nresource \"aws_s3_bucket\" \"b\" {\n  bucket = \"x\"\n");
+    let _ = writeln!(tf, "  acl = {}local.l49{}", "[".repeat(d), "]".repeat(d));
+    tf.push_str(&"  n {\n".repeat(d));
+    tf.push_str("    acl = [[[local.l49]]]\n");
+    tf.push_str(&"  }\n".repeat(d));
+    tf.push_str("}\n");
+    let module = parse_module(&tf).unwrap();
+    let analysis = Opa::builtin()
+        .unwrap()
+        .scan_tf("main.tf", &module, &BTreeSet::new());
+    assert!(analysis.errors.is_empty(), "{:#?}", analysis.errors);
+}
