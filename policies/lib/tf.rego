@@ -67,10 +67,7 @@ companion_addresses(block, type) := referrers | named if {
 
 # Whether a companion of `type` for the bucket under evaluation exists, and
 # the values its arguments take (`field` is `acl` or
-# `versioning_configuration/status`; `text` a string, or a bool or number as
-# text). Read from the index's per-bucket summaries: a bucket sharing its
-# name with many others, each with many companions, looks a value up by key
-# instead of walking them.
+# `versioning_configuration/status`; `text` a string, or a boolean as text).
 has_companion(type) if count(input.module.index.bucket_referrers[input.block.address][type]) > 0
 
 has_companion(type) if {
@@ -79,7 +76,13 @@ has_companion(type) if {
 	count(input.module.index.bucket_names[name][type]) > 0
 }
 
-companion_value(type, field, text) if input.module.index.referrer_fields[input.block.address][type].values[field][text]
+# Companions by reference are read one by one (each is a pair of the
+# index, read by its one bucket); companions by name from the summary of
+# every companion of that name (shared by every bucket of the name).
+companion_value(type, field, text) if {
+	some address in input.module.index.bucket_referrers[input.block.address][type]
+	has_text(input.module.resources[address], field, text)
+}
 
 companion_value(type, field, text) if {
 	name := input.block.config.bucket
@@ -87,13 +90,53 @@ companion_value(type, field, text) if {
 	input.module.index.name_fields[name][type].values[field][text]
 }
 
-companion_unknown(type, field) if input.module.index.referrer_fields[input.block.address][type].unknown[field]
+companion_unknown(type, field) if {
+	some address in input.module.index.bucket_referrers[input.block.address][type]
+	has_unknown(input.module.resources[address], field)
+}
 
 companion_unknown(type, field) if {
 	name := input.block.config.bucket
 	is_string(name)
 	input.module.index.name_fields[name][type].unknown[field]
 }
+
+# Whether a companion's `field` (an argument, or `block/argument` of a
+# nested block) has the text `text` (a string, or a boolean as text), as the
+# index's `name_fields` records it.
+has_text(config, field, text) if {
+	not contains(field, "/")
+	as_text(config[field]) == text
+}
+
+has_text(config, field, text) if {
+	parts := split(field, "/")
+	count(parts) == 2
+	block_name := parts[0]
+	argument := parts[1]
+	some b in blocks(config, block_name)
+	as_text(b[argument]) == text
+}
+
+has_unknown(config, field) if {
+	not contains(field, "/")
+	unknown(config[field])
+}
+
+has_unknown(config, field) if {
+	parts := split(field, "/")
+	count(parts) == 2
+	block_name := parts[0]
+	argument := parts[1]
+	some b in blocks(config, block_name)
+	unknown(b[argument])
+}
+
+as_text(value) := value if is_string(value)
+
+as_text(value) := "true" if value == true
+
+as_text(value) := "false" if value == false
 
 # A value the host could not evaluate although the file fixes it (a function
 # it does not implement, a template directive…). Checks judge it as the

@@ -138,12 +138,15 @@ fn non_literal(
 #[derive(Debug, Default)]
 struct RefCollector {
     refs: Vec<String>,
+    /// The refs seen: one expression may hold thousands (a template naming
+    /// every bucket), and a scan of `refs` per ref would be quadratic.
+    seen: std::collections::HashSet<String>,
     locals: Vec<String>,
 }
 
 impl RefCollector {
     fn push(&mut self, r: String) {
-        if !self.refs.contains(&r) {
+        if self.seen.insert(r.clone()) {
             self.refs.push(r);
         }
     }

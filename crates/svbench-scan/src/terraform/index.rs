@@ -25,15 +25,17 @@
 //!   Pointer into the config), the worlds (`0.0.0.0/0`, `::/0`) its ranges
 //!   cover together (see `cidr.rs`); arguments covering neither are left out.
 //!
-//! - `referrer_fields` / `name_fields`: `{address or name: {type: {"values":
-//!   {field: {text: true}}, "unknown": {field: true}}}}` — for the same
-//!   companions as `bucket_referrers` / `bucket_names`, the values their
-//!   arguments take together: each scalar argument (`acl`) and each scalar
-//!   argument of a nested block (`versioning_configuration/status`), as text
-//!   (`false` and `"false"` alike), and the fields some companion sets to a
-//!   value the host could not evaluate. A bucket's rules look a value up by
-//!   key instead of walking its companions: 1,000 buckets sharing a name
-//!   with 1,000 ACLs of that name would otherwise cost a million steps;
+//! - `name_fields`: `{name: {type: {"values": {field: {text: true}},
+//!   "unknown": {field: true}}}}` — for the same companions as
+//!   `bucket_names`, the values their arguments take together: each scalar
+//!   argument (`acl`) and each scalar argument of a nested block
+//!   (`versioning_configuration/status`), as text (`false` and `"false"`
+//!   alike; numbers as JSON text), and the fields some companion sets to a
+//!   value the host could not evaluate. Every bucket of a name shares its
+//!   companions, so a bucket's rules look a value up here instead of
+//!   walking them: 1,000 buckets sharing a name with 1,000 ACLs of that name
+//!   would otherwise cost a million steps. (Companions by reference are
+//!   walked: each is a pair of `bucket_referrers`, read once.)
 //! - `open_statements`: `{address: true}` — the `aws_iam_policy_document`
 //!   data sources with a statement allowing every action on every resource
 //!   (TF_008's test, computed once per document: 1,000 policies referring to
@@ -60,7 +62,6 @@ pub(super) fn build<'a>(
     let mut bucket_referrers: ByType<'_> = BTreeMap::new();
     let mut bucket_names: ByType<'_> = BTreeMap::new();
     let mut world_cidrs = Map::new();
-    let mut referrer_fields: FieldsByType<'_> = BTreeMap::new();
     let mut name_fields: FieldsByType<'_> = BTreeMap::new();
     let mut open_statements = Map::new();
     let mut stack: Vec<&Value> = Vec::new();
@@ -102,16 +103,14 @@ pub(super) fn build<'a>(
                     .entry(ty)
                     .or_default()
                     .insert(&block.address);
-                let fields = fields_of(&block.config);
                 name_fields
                     .entry(name)
                     .or_default()
                     .entry(ty)
                     .or_default()
-                    .merge(&fields);
+                    .merge(fields_of(&block.config));
             }
             Some(Value::Object(map)) => {
-                let fields = fields_of(&block.config);
                 for r in refs_of(map) {
                     for target in ref_targets.get(r).into_iter().flatten() {
                         deadline.check()?;
@@ -121,12 +120,6 @@ pub(super) fn build<'a>(
                             .entry(ty)
                             .or_default()
                             .insert(&block.address);
-                        referrer_fields
-                            .entry(target)
-                            .or_default()
-                            .entry(ty)
-                            .or_default()
-                            .merge(&fields);
                     }
                 }
             }
@@ -144,7 +137,6 @@ pub(super) fn build<'a>(
         "bucket_referrers": by_type_json(bucket_referrers),
         "bucket_names": by_type_json(bucket_names),
         "world_cidrs": world_cidrs,
-        "referrer_fields": fields_json(referrer_fields),
         "name_fields": fields_json(name_fields),
         "open_statements": open_statements,
     }))
@@ -163,14 +155,11 @@ struct Fields {
 }
 
 impl Fields {
-    fn merge(&mut self, other: &Fields) {
-        for (field, texts) in &other.values {
-            self.values
-                .entry(field.clone())
-                .or_default()
-                .extend(texts.iter().cloned());
+    fn merge(&mut self, other: Fields) {
+        for (field, texts) in other.values {
+            self.values.entry(field).or_default().extend(texts);
         }
-        self.unknown.extend(other.unknown.iter().cloned());
+        self.unknown.extend(other.unknown);
     }
 }
 

@@ -285,16 +285,12 @@ fn companions_are_read_from_the_index() {
         "bucket_referrers": {"aws_s3_bucket.b": {"aws_s3_bucket_versioning": ["aws_s3_bucket_versioning.v"]}},
         "bucket_names": {},
         "world_cidrs": {},
-        "referrer_fields": {"aws_s3_bucket.b": {"aws_s3_bucket_versioning": {
-            "values": {"versioning_configuration/status": {"Enabled": true}},
-            "unknown": {},
-        }}},
         "name_fields": {},
         "open_statements": {},
     });
     let empty = json!({
         "ref_targets": {}, "bucket_referrers": {}, "bucket_names": {}, "world_cidrs": {},
-        "referrer_fields": {}, "name_fields": {}, "open_statements": {},
+        "name_fields": {}, "open_statements": {},
     });
     assert!(!ids(&mut policies, indexed).contains("TF_002"));
     assert!(ids(&mut policies, empty).contains("TF_002"));
@@ -418,6 +414,45 @@ fn many_buckets_and_many_companions_sharing_one_name_scan() {
     assert!(public[0]
         .message
         .ends_with("an aws_s3_bucket_acl grants public-read"));
+}
+
+/// One large ACL whose `bucket` names every bucket (a template of 2,000
+/// references) beside 2,000 extra arguments: each bucket reads the ACL once
+/// through its `bucket_referrers` pair; copying the ACL's values into every
+/// bucket's entry would cost references × arguments.
+#[test]
+fn one_large_companion_naming_many_buckets_scans() {
+    let n = 2000;
+    let mut text = String::new();
+    let mut template = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "resource \"aws_s3_bucket\" \"b{i}\" {{\n  bucket = \"bucket-{i}\"\n}}"
+        );
+        let _ = write!(template, "${{aws_s3_bucket.b{i}.id}}");
+    }
+    let _ = writeln!(
+        text,
+        "resource \"aws_s3_bucket_acl\" \"a\" {{\n  bucket = \"{template}\"\n  acl = \"public-read\""
+    );
+    for i in 0..n {
+        let _ = writeln!(text, "  extra_{i} = \"v{i}\"");
+    }
+    text.push_str("}\n");
+    let report = Scanner::new(&ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    })
+    .unwrap()
+    .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let public = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "TF_003")
+        .count();
+    assert_eq!(public, n);
 }
 
 /// TF_008 for many policies referring to one large policy document: judged
