@@ -479,7 +479,9 @@ fn push_block(map: &mut Map<String, Value>, key: &str, value: Value) {
 /// - an unknown one (fixed by the file, not computed) generates one block
 ///   whose iterator is unknown, so a check sees the content at its worst;
 /// - a dynamic one (an input or computed value) generates nothing, as
-///   before the evaluator existed: how many blocks there are is not known.
+///   before the evaluator existed: how many blocks there are is not known;
+/// - a malformed one (extra labels, a non-name `iterator`, no `for_each`)
+///   generates one block whose iterator is unknown.
 ///
 /// Expanded blocks take the line of the `dynamic` keyword; their arguments
 /// keep their own lines.
@@ -494,15 +496,7 @@ fn expand_dynamic<'k>(
     let Some(name) = block.labels.first().map(|l| l.as_str()) else {
         return Ok(());
     };
-    if block.labels.len() != 1 {
-        return Ok(());
-    }
     let line = cx.lines.line_of(block.ident.span());
-    let iterator = match eval::attribute(&block.body, "iterator") {
-        None => name,
-        Some(hcl_edit::expr::Expression::Variable(v)) => v.as_str(),
-        Some(_) => return Ok(()),
-    };
     let Some(content) = block
         .body
         .iter()
@@ -510,21 +504,33 @@ fn expand_dynamic<'k>(
     else {
         return Ok(());
     };
-    let Some(for_each) = eval::attribute(&block.body, "for_each") else {
-        return Ok(());
+    // A malformed header (extra labels, an `iterator` that is not a bare
+    // name, no `for_each`) is rejected by Terraform; it is expanded once,
+    // its iterator unknown, so that it cannot hide what its content says.
+    let iterator = match eval::attribute(&block.body, "iterator") {
+        None => Some(name),
+        Some(hcl_edit::expr::Expression::Variable(v)) => Some(v.as_str()),
+        Some(_) => None,
     };
-    let elements: Vec<eval::Ev> = match cx.ev.eval(for_each)? {
-        eval::Ev::Known(Value::Array(items)) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| eval::Ev::Known(serde_json::json!({"key": i, "value": v})))
-            .collect(),
-        eval::Ev::Known(Value::Object(entries)) => entries
-            .into_iter()
-            .map(|(k, v)| eval::Ev::Known(serde_json::json!({"key": k, "value": v})))
-            .collect(),
-        eval::Ev::Known(_) | eval::Ev::Unknown => vec![eval::Ev::Unknown],
-        eval::Ev::Dynamic => Vec::new(),
+    let for_each = eval::attribute(&block.body, "for_each");
+    let (iterator, elements): (&str, Vec<eval::Ev>) = match (iterator, for_each) {
+        (Some(iterator), Some(for_each)) if block.labels.len() == 1 => {
+            let elements = match cx.ev.eval(for_each)? {
+                eval::Ev::Known(Value::Array(items)) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| eval::Ev::Known(serde_json::json!({"key": i, "value": v})))
+                    .collect(),
+                eval::Ev::Known(Value::Object(entries)) => entries
+                    .into_iter()
+                    .map(|(k, v)| eval::Ev::Known(serde_json::json!({"key": k, "value": v})))
+                    .collect(),
+                eval::Ev::Known(_) | eval::Ev::Unknown => vec![eval::Ev::Unknown],
+                eval::Ev::Dynamic => Vec::new(),
+            };
+            (iterator, elements)
+        }
+        (iterator, _) => (iterator.unwrap_or(name), vec![eval::Ev::Unknown]),
     };
     for element in elements {
         cx.ev.charge(1)?;

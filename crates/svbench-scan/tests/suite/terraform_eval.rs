@@ -177,6 +177,21 @@ fn dynamic_blocks_expand_as_terraform_generates_them() {
     assert!(sg.config.get("egress").is_none());
     // The blocks as written are still there.
     assert_eq!(sg.config["dynamic"].as_array().unwrap().len(), 3);
+
+    // A header Terraform rejects (a quoted iterator, no for_each) cannot
+    // hide its content: one block, its iterator unknown.
+    for header in ["for_each = [1]\n    iterator = \"r\"", "iterator = r"] {
+        let tf = format!(
+            "resource \"aws_security_group\" \"sg\" {{\n  dynamic \"ingress\" {{\n    {header}\n    content {{\n      cidr_blocks = [\"0.0.0.0/0\"]\n      protocol = \"-1\"\n      from_port = 0\n      to_port = 0\n    }}\n  }}\n}}\n"
+        );
+        let module = parse_module(&tf).unwrap();
+        let ingress = module.blocks[0].config["ingress"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(ingress.len(), 1, "{header}");
+        assert_eq!(ingress[0]["cidr_blocks"], json!(["0.0.0.0/0"]), "{header}");
+    }
     // Generated blocks are at the `dynamic` keyword's line.
     assert_eq!(sg.line_of("/ingress/1/cidr_blocks"), 9);
     assert_eq!(sg.line_of("/ingress/2"), 5);
