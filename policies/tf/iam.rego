@@ -12,3 +12,10 @@ deny contains f if {
 	message := sprintf("IAM policy %s allows Action \"*\" on Resource \"*\"", [input.block.address])
 	f := finding.at("TF_008", message, "/policy")
 }
+
+deny contains f if {
+	tf.iam_policy_type(input.block.type)
+	tf.refers_to_open_document(input.block.config.policy)
+	message := sprintf("IAM policy %s allows Action \"*\" on Resource \"*\"", [input.block.address])
+	f := finding.at("TF_008", message, "/policy")
+}

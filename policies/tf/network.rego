@@ -10,8 +10,8 @@ import data.sv.lib.tf
 # one finding per open block.
 deny contains f if {
 	input.block.type == "aws_security_group"
-	some i, rule in tf.blocks(input.block.config, "ingress")
-	tf.open_ingress(rule, "cidr_blocks", "ipv6_cidr_blocks", "protocol")
+	some i, rule in tf.indexed_blocks(input.block.config, "ingress")
+	tf.open_ingress(rule, sprintf("/ingress/%d", [i]), "cidr_blocks", "ipv6_cidr_blocks", "protocol")
 	message := sprintf("security group %s ingress #%d allows all ports from the internet", [input.block.address, i + 1])
 	f := finding.at("TF_006", message, sprintf("/ingress/%d", [i]))
 }
@@ -19,12 +19,12 @@ deny contains f if {
 deny contains f if {
 	input.block.type == "aws_security_group_rule"
 	input.block.config.type == "ingress"
-	tf.open_ingress(input.block.config, "cidr_blocks", "ipv6_cidr_blocks", "protocol")
+	tf.open_ingress(input.block.config, "", "cidr_blocks", "ipv6_cidr_blocks", "protocol")
 	f := finding.at("TF_006", sprintf("security group rule %s allows all ports from the internet", [input.block.address]), "")
 }
 
 deny contains f if {
 	input.block.type == "aws_vpc_security_group_ingress_rule"
-	tf.open_ingress(input.block.config, "cidr_ipv4", "cidr_ipv6", "ip_protocol")
+	tf.open_ingress(input.block.config, "", "cidr_ipv4", "cidr_ipv6", "ip_protocol")
 	f := finding.at("TF_006", sprintf("ingress rule %s allows all ports from the internet", [input.block.address]), "")
 }

@@ -13,7 +13,7 @@ import data.sv.lib.tf_s3
 deny contains f if {
 	input.block.type == "aws_s3_bucket"
 	not tf.has_blocks(input.block.config, "server_side_encryption_configuration")
-	count(tf.companions("aws_s3_bucket_server_side_encryption_configuration")) == 0
+	not tf.has_companion("aws_s3_bucket_server_side_encryption_configuration")
 	message := sprintf("S3 bucket %s has no server-side encryption configuration", [input.block.address])
 	f := finding.at("TF_001", message, "")
 }
@@ -35,4 +35,25 @@ deny contains f if {
 	count(reasons) > 0
 	message := sprintf("S3 bucket %s is publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
 	f := finding.at("TF_003", message, tf_s3.public_path)
+}
+
+# TF_003 for a public acl or access-block opt-out whose `bucket` the host
+# could not evaluate: it belongs to some bucket of the file, so the finding
+# is reported on the companion itself.
+deny contains f if {
+	input.block.type == "aws_s3_bucket_acl"
+	tf.unknown(input.block.config.bucket)
+	reasons := tf_s3.acl_reasons(input.block.config)
+	count(reasons) > 0
+	message := sprintf("%s makes a bucket that cannot be evaluated publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
+	f := finding.at("TF_003", message, "/bucket")
+}
+
+deny contains f if {
+	input.block.type == "aws_s3_bucket_public_access_block"
+	tf.unknown(input.block.config.bucket)
+	reasons := tf_s3.access_block_reasons(input.block.config)
+	count(reasons) > 0
+	message := sprintf("%s makes a bucket that cannot be evaluated publicly accessible: %s", [input.block.address, concat("; ", sort(reasons))])
+	f := finding.at("TF_003", message, "/bucket")
 }

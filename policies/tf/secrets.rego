@@ -3,6 +3,7 @@ package sv.tf
 
 import data.sv.lib.finding
 import data.sv.lib.secrets
+import data.sv.lib.tf
 
 # TF_007: a variable whose non-empty literal string default is a secret,
 # judged by the variable's *name* (the K8S_005 name pattern) or by the
@@ -22,5 +23,13 @@ deny contains f if {
 deny contains f if {
 	input.block.block_type == "variable"
 	secrets.credential_value(input.block.config.default)
+	f := finding.at("TF_007", sprintf("variable %q has a hard-coded credential as its default", [input.block.name]), "/default")
+}
+
+# A default the host could not evaluate (Terraform itself only accepts
+# literal defaults) is judged at its worst: it may be a credential.
+deny contains f if {
+	input.block.block_type == "variable"
+	tf.unknown(input.block.config.default)
 	f := finding.at("TF_007", sprintf("variable %q has a hard-coded credential as its default", [input.block.name]), "/default")
 }

@@ -1,40 +1,53 @@
 //! HCL expressions → the canonical JSON of spec E2 §1.7.
 //!
-//! Literals become JSON values; array and object constructors are converted
-//! element by element (so `["0.0.0.0/0", var.x]` keeps its literal element);
-//! `jsonencode(<literal>)` becomes the text Terraform would produce; anything
-//! else becomes `{"expr": "<source text>", "refs": [...]}`.
+//! Literals and what `eval.rs` can evaluate become JSON values; array and
+//! object constructors are converted element by element (so
+//! `["0.0.0.0/0", var.x]` keeps its literal element); anything else becomes
+//! `{"expr": "<source text>", "refs": [...]}` (plus `"unknown": true` when
+//! the file fixes the value but the evaluator cannot compute it).
 
 use hcl_edit::expr::{Expression, ForExpr, ObjectKey, Traversal, TraversalOperator};
-use hcl_edit::template::{Element, Template};
 use hcl_edit::visit::{self, Visit};
 use hcl_edit::{Number, Span};
 use serde_json::{Map, Value};
 
-use super::jsonencode::terraform_jsonencode;
+use super::eval::{Ev, EvalBudgetExceeded, Evaluator};
 
-/// Converts `expr` (parsed from `src`) to its canonical JSON.
-pub(super) fn convert(expr: &Expression, src: &str) -> Value {
+/// Converts `expr` (parsed from `src`) to its canonical JSON, evaluating
+/// what `ev` can evaluate.
+///
+/// Array and object constructors are converted element by element, so a
+/// known element of a partly dynamic list stays a literal. Anything else
+/// that does not evaluate to a known value becomes `{"expr", "refs"}`, with
+/// `"unknown": true` when the value is fixed by the file but not computed
+/// (see `eval.rs`).
+pub(super) fn convert(
+    expr: &Expression,
+    src: &str,
+    ev: &Evaluator<'_>,
+) -> Result<Value, EvalBudgetExceeded> {
     match expr {
-        Expression::Array(array) => Value::Array(array.iter().map(|e| convert(e, src)).collect()),
-        Expression::Object(object) => {
+        Expression::Array(array) => {
+            let mut items = Vec::with_capacity(array.len());
+            for item in array.iter() {
+                items.push(convert(item, src, ev)?);
+            }
+            Ok(Value::Array(items))
+        }
+        Expression::Object(object) if object.iter().all(|(key, _)| object_key(key).is_some()) => {
             let mut map = Map::new();
             for (key, value) in object.iter() {
-                match object_key(key) {
-                    Some(k) => {
-                        map.insert(k, convert(value.expr(), src));
-                    }
-                    // A computed key makes the whole object an expression.
-                    None => return non_literal(expr, src),
+                if let Some(k) = object_key(key) {
+                    map.insert(k, convert(value.expr(), src, ev)?);
                 }
             }
-            Value::Object(map)
+            Ok(Value::Object(map))
         }
-        Expression::Parenthesis(inner) => match literal(inner.inner()) {
-            Some(v) => v,
-            None => non_literal(expr, src),
+        _ => match ev.eval(expr)? {
+            Ev::Known(value) => Ok(value),
+            Ev::Dynamic => non_literal(expr, src, ev, false),
+            Ev::Unknown => non_literal(expr, src, ev, true),
         },
-        _ => literal(expr).unwrap_or_else(|| non_literal(expr, src)),
     }
 }
 
@@ -73,56 +86,6 @@ pub(super) fn record_lines(
     }
 }
 
-/// The JSON value of `expr` when it is a literal (no reference, no call other
-/// than `jsonencode` of a literal), else `None`.
-pub(super) fn literal(expr: &Expression) -> Option<Value> {
-    match expr {
-        Expression::Null(_) => Some(Value::Null),
-        Expression::Bool(b) => Some(Value::Bool(*b.value())),
-        Expression::Number(n) => Some(number(n.value())),
-        Expression::String(s) => Some(Value::String(s.value().clone())),
-        Expression::Array(array) => array
-            .iter()
-            .map(literal)
-            .collect::<Option<Vec<_>>>()
-            .map(Value::Array),
-        Expression::Object(object) => {
-            let mut map = Map::new();
-            for (key, value) in object.iter() {
-                map.insert(object_key(key)?, literal(value.expr())?);
-            }
-            Some(Value::Object(map))
-        }
-        Expression::StringTemplate(t) => template_literal(t).map(Value::String),
-        Expression::HeredocTemplate(h) => template_literal(&h.template).map(Value::String),
-        Expression::Parenthesis(p) => literal(p.inner()),
-        Expression::FuncCall(call) => {
-            let is_jsonencode = call.name.namespace.is_empty()
-                && call.name.name.as_str() == "jsonencode"
-                && call.args.len() == 1
-                && !call.args.expand_final();
-            if !is_jsonencode {
-                return None;
-            }
-            let arg = literal(call.args.iter().next()?)?;
-            Some(Value::String(terraform_jsonencode(&arg)))
-        }
-        _ => None,
-    }
-}
-
-/// A template whose elements are all literal text is a plain string.
-fn template_literal(template: &Template) -> Option<String> {
-    let mut out = String::new();
-    for element in template.iter() {
-        match element {
-            Element::Literal(text) => out.push_str(text.value()),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
 fn object_key(key: &ObjectKey) -> Option<String> {
     match key {
         ObjectKey::Ident(ident) => Some(ident.as_str().to_owned()),
@@ -131,7 +94,7 @@ fn object_key(key: &ObjectKey) -> Option<String> {
     }
 }
 
-fn number(n: &Number) -> Value {
+pub(super) fn number(n: &Number) -> Value {
     if let Some(i) = n.as_i64() {
         Value::from(i)
     } else if let Some(u) = n.as_u64() {
@@ -143,11 +106,18 @@ fn number(n: &Number) -> Value {
     }
 }
 
-fn non_literal(expr: &Expression, src: &str) -> Value {
+fn non_literal(
+    expr: &Expression,
+    src: &str,
+    ev: &Evaluator<'_>,
+    unknown: bool,
+) -> Result<Value, EvalBudgetExceeded> {
     let text = expr
         .span()
         .and_then(|range| src.get(range))
         .map_or_else(|| expr.to_string(), str::to_owned);
+    // Copied once per expansion of a `dynamic` block: charged.
+    ev.charge(2 * text.len() as u64)?;
     let mut collector = RefCollector::default();
     collector.visit_expr(expr);
     let mut map = Map::new();
@@ -156,7 +126,10 @@ fn non_literal(expr: &Expression, src: &str) -> Value {
         "refs".into(),
         Value::Array(collector.refs.into_iter().map(Value::String).collect()),
     );
-    Value::Object(map)
+    if unknown {
+        map.insert("unknown".into(), Value::Bool(true));
+    }
+    Ok(Value::Object(map))
 }
 
 /// Collects references (`var.x`, `aws_s3_bucket.b.id`, `count.index`) in
@@ -165,12 +138,15 @@ fn non_literal(expr: &Expression, src: &str) -> Value {
 #[derive(Debug, Default)]
 struct RefCollector {
     refs: Vec<String>,
+    /// The refs seen: one expression may hold thousands (a template naming
+    /// every bucket), and a scan of `refs` per ref would be quadratic.
+    seen: std::collections::HashSet<String>,
     locals: Vec<String>,
 }
 
 impl RefCollector {
     fn push(&mut self, r: String) {
-        if !self.refs.contains(&r) {
+        if self.seen.insert(r.clone()) {
             self.refs.push(r);
         }
     }

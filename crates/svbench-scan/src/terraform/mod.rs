@@ -5,15 +5,19 @@
 //! directly for its byte spans) into one [`TfBlock`] per `resource` and
 //! `variable` block. In a block's `config`:
 //!
-//! - literals are JSON values; array and object constructors are converted
-//!   element by element;
+//! - literals, and what the evaluator of `eval.rs` computes (templates,
+//!   locals, variable defaults, other resources' arguments, the common pure
+//!   functions), are JSON values; array and object constructors are
+//!   converted element by element;
 //! - nested blocks are always arrays of objects under the block name; a
 //!   labelled nested block nests its body under its labels
-//!   (`dynamic "ingress" {…}` → `"dynamic": [{"ingress": {…}}]`), and
-//!   `dynamic` blocks are kept as written, not expanded;
+//!   (`dynamic "ingress" {…}` → `"dynamic": [{"ingress": {…}}]`);
+//! - **project extension:** a `dynamic "NAME"` block whose `for_each`
+//!   evaluates is also expanded into the `NAME` blocks Terraform generates
+//!   (see `expand_dynamic`);
 //! - other expressions become `{"expr": "<source text>", "refs": [...]}`,
-//!   except `jsonencode(<literal>)`, which becomes the JSON text Terraform
-//!   would produce.
+//!   with `"unknown": true` when the file fixes the value but the evaluator
+//!   cannot compute it (policies judge such a value at its worst).
 //!
 //! **Project extension: data sources.** `data "TYPE" "NAME" { … }` blocks are
 //! parsed the same way into [`TfModule::data_sources`] (address
@@ -46,9 +50,15 @@
 //! assert_eq!(module.blocks[0].config["bucket"], "logs");
 //! ```
 
+mod cidr;
+mod eval;
 mod expr;
 mod index;
 mod jsonencode;
+
+pub use eval::{
+    EvalBudgetExceeded, EVAL_UNITS_PER_BYTE, MAX_EVAL_DEPTH, MAX_VALUE_DEPTH, MIN_EVAL_UNITS,
+};
 
 use std::collections::BTreeMap;
 
@@ -91,6 +101,10 @@ pub enum TfError {
         /// What is wrong.
         message: String,
     },
+    /// Evaluating the file's expressions (locals, functions, `dynamic`
+    /// blocks…) needed more work than the file's size allows.
+    #[error(transparent)]
+    EvaluationBudget(#[from] EvalBudgetExceeded),
     /// Two blocks declare the same address, or a body sets an argument twice.
     #[error("line {line}: duplicate {what} `{name}`")]
     Duplicate {
@@ -111,7 +125,7 @@ impl TfError {
             TfError::Syntax { line, .. }
             | TfError::InvalidBlock { line, .. }
             | TfError::Duplicate { line, .. } => Some(*line),
-            TfError::TooLarge { .. } => None,
+            TfError::TooLarge { .. } | TfError::EvaluationBudget(_) => None,
         }
     }
 }
@@ -252,8 +266,9 @@ impl TfModule {
 /// # Errors
 ///
 /// [`TfError`] for invalid HCL, an oversized file, a malformed block header,
-/// or duplicate addresses or arguments. Never panics on input: the parser
-/// bounds nesting depth itself.
+/// duplicate addresses or arguments, or expressions whose evaluation needs
+/// more than the file's budget ([`EVAL_UNITS_PER_BYTE`] per byte). Never
+/// panics on input: the parser bounds nesting depth itself.
 pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
     if text.len() > MAX_TF_BYTES {
         return Err(TfError::TooLarge {
@@ -267,6 +282,12 @@ pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
         message: e.message().to_owned(),
     })?;
     let lines = LineIndex::new(text);
+    let ev = eval::Evaluator::new(&body, text.len());
+    let cx = Cx {
+        src: text,
+        lines: &lines,
+        ev: &ev,
+    };
     let mut module = TfModule::default();
     for block in body.blocks() {
         let line = lines.line_of(block.ident.span());
@@ -331,7 +352,7 @@ pub fn parse_module(text: &str) -> Result<TfModule, TfError> {
             });
         }
         let mut block_lines = BTreeMap::new();
-        let config = Value::Object(body_json(&block.body, text, &lines, "", &mut block_lines)?);
+        let config = Value::Object(body_json(&block.body, &cx, "", &mut block_lines)?);
         let parsed = TfBlock {
             block_type,
             r#type,
@@ -356,12 +377,23 @@ fn invalid(line: usize, keyword: &str, wanted: &str, got: usize) -> TfError {
     }
 }
 
+/// What converting a body needs: the file's text, its lines and the
+/// evaluator of its expressions.
+struct Cx<'a> {
+    src: &'a str,
+    lines: &'a LineIndex,
+    ev: &'a eval::Evaluator<'a>,
+}
+
 /// `body` as a JSON object; the lines of its parts are recorded in `out`
 /// under `prefix` (the body's JSON Pointer).
+///
+/// A `dynamic "NAME"` block is kept as written under `"dynamic"` and also
+/// expanded into the `NAME` blocks Terraform would generate when its
+/// `for_each` evaluates (see [`expand_dynamic`]).
 fn body_json(
     body: &Body,
-    src: &str,
-    lines: &LineIndex,
+    cx: &Cx<'_>,
     prefix: &str,
     out: &mut BTreeMap<String, usize>,
 ) -> Result<Map<String, Value>, TfError> {
@@ -371,7 +403,7 @@ fn body_json(
         match structure {
             Structure::Attribute(attr) => {
                 let key = attr.key.as_str();
-                let line = lines.line_of(attr.key.span());
+                let line = cx.lines.line_of(attr.key.span());
                 if map.contains_key(key) {
                     return Err(TfError::Duplicate {
                         line,
@@ -380,36 +412,20 @@ fn body_json(
                     });
                 }
                 let pointer = format!("{prefix}/{}", pointer_token(key));
+                cx.ev.charge(pointer.len() as u64)?;
                 out.insert(pointer.clone(), line);
-                expr::record_lines(&attr.value, &pointer, &|span| lines.line_of(span), out);
-                map.insert(key.to_owned(), expr::convert(&attr.value, src));
+                expr::record_lines(&attr.value, &pointer, &|span| cx.lines.line_of(span), out);
+                map.insert(key.to_owned(), expr::convert(&attr.value, cx.src, cx.ev)?);
             }
             Structure::Block(block) => {
                 let key = block.ident.as_str();
-                let index = match map.get(key) {
-                    Some(Value::Array(items)) if block_names.contains(&key) => items.len(),
-                    _ => 0,
-                };
-                let list_pointer = format!("{prefix}/{}", pointer_token(key));
-                // The list of blocks is where its first block is.
-                out.entry(list_pointer.clone())
-                    .or_insert_with(|| lines.line_of(block.ident.span()));
-                let pointer = format!("{list_pointer}/{index}");
-                let value = nested_block_json(block, src, lines, &pointer, out)?;
-                if !block_names.contains(&key) {
-                    if map.contains_key(key) {
-                        // An argument and a block of the same name.
-                        return Err(TfError::Duplicate {
-                            line: lines.line_of(block.ident.span()),
-                            what: "argument",
-                            name: key.to_owned(),
-                        });
-                    }
-                    block_names.push(key);
-                    map.insert(key.to_owned(), Value::Array(Vec::new()));
-                }
-                if let Some(Value::Array(items)) = map.get_mut(key) {
-                    items.push(value);
+                let line = cx.lines.line_of(block.ident.span());
+                let pointer =
+                    next_block_pointer(&mut map, &mut block_names, key, prefix, line, out)?;
+                let value = nested_block_json(block, cx, &pointer, out)?;
+                push_block(&mut map, key, value);
+                if key == "dynamic" {
+                    expand_dynamic(block, cx, prefix, &mut map, &mut block_names, out)?;
                 }
             }
         }
@@ -417,16 +433,126 @@ fn body_json(
     Ok(map)
 }
 
+/// Makes `map[key]` a list of blocks (an error if `key` is an argument) and
+/// returns the JSON Pointer of its next block, recording the list's line.
+fn next_block_pointer<'k>(
+    map: &mut Map<String, Value>,
+    block_names: &mut Vec<&'k str>,
+    key: &'k str,
+    prefix: &str,
+    line: usize,
+    out: &mut BTreeMap<String, usize>,
+) -> Result<String, TfError> {
+    if !block_names.contains(&key) {
+        if map.contains_key(key) {
+            // An argument and a block of the same name.
+            return Err(TfError::Duplicate {
+                line,
+                what: "argument",
+                name: key.to_owned(),
+            });
+        }
+        block_names.push(key);
+        map.insert(key.to_owned(), Value::Array(Vec::new()));
+    }
+    let index = match map.get(key) {
+        Some(Value::Array(items)) => items.len(),
+        _ => 0,
+    };
+    let list_pointer = format!("{prefix}/{}", pointer_token(key));
+    // The list of blocks is where its first block is.
+    out.entry(list_pointer.clone()).or_insert(line);
+    Ok(format!("{list_pointer}/{index}"))
+}
+
+fn push_block(map: &mut Map<String, Value>, key: &str, value: Value) {
+    if let Some(Value::Array(items)) = map.get_mut(key) {
+        items.push(value);
+    }
+}
+
+/// Expands `dynamic "NAME" { for_each = …, iterator = …, content { … } }`
+/// into the `NAME` blocks Terraform generates, appended to `map[NAME]`:
+///
+/// - a known `for_each` (list, set or map) generates one block per element,
+///   with `NAME.key` / `NAME.value` (or the `iterator`'s name) bound;
+/// - an unknown one (fixed by the file, not computed) generates one block
+///   whose iterator is unknown, so a check sees the content at its worst;
+/// - a dynamic one (an input or computed value) generates nothing, as
+///   before the evaluator existed: how many blocks there are is not known;
+/// - a malformed one (extra labels, a non-name `iterator`, no `for_each`)
+///   generates one block whose iterator is unknown.
+///
+/// Expanded blocks take the line of the `dynamic` keyword; their arguments
+/// keep their own lines.
+fn expand_dynamic<'k>(
+    block: &'k Block,
+    cx: &Cx<'_>,
+    prefix: &str,
+    map: &mut Map<String, Value>,
+    block_names: &mut Vec<&'k str>,
+    out: &mut BTreeMap<String, usize>,
+) -> Result<(), TfError> {
+    let Some(name) = block.labels.first().map(|l| l.as_str()) else {
+        return Ok(());
+    };
+    let line = cx.lines.line_of(block.ident.span());
+    let Some(content) = block
+        .body
+        .iter()
+        .find_map(|s| s.as_block().filter(|b| b.ident.as_str() == "content"))
+    else {
+        return Ok(());
+    };
+    // A malformed header (extra labels, an `iterator` that is not a bare
+    // name, no `for_each`) is rejected by Terraform; it is expanded once,
+    // its iterator unknown, so that it cannot hide what its content says.
+    let iterator = match eval::attribute(&block.body, "iterator") {
+        None => Some(name),
+        Some(hcl_edit::expr::Expression::Variable(v)) => Some(v.as_str()),
+        Some(_) => None,
+    };
+    let for_each = eval::attribute(&block.body, "for_each");
+    let (iterator, elements): (&str, Vec<eval::Ev>) = match (iterator, for_each) {
+        (Some(iterator), Some(for_each)) if block.labels.len() == 1 => {
+            let elements = match cx.ev.eval(for_each)? {
+                eval::Ev::Known(Value::Array(items)) => items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| eval::Ev::Known(serde_json::json!({"key": i, "value": v})))
+                    .collect(),
+                eval::Ev::Known(Value::Object(entries)) => entries
+                    .into_iter()
+                    .map(|(k, v)| eval::Ev::Known(serde_json::json!({"key": k, "value": v})))
+                    .collect(),
+                eval::Ev::Known(_) | eval::Ev::Unknown => vec![eval::Ev::Unknown],
+                eval::Ev::Dynamic => Vec::new(),
+            };
+            (iterator, elements)
+        }
+        (iterator, _) => (iterator.unwrap_or(name), vec![eval::Ev::Unknown]),
+    };
+    for element in elements {
+        cx.ev.charge(1)?;
+        let pointer = next_block_pointer(map, block_names, name, prefix, line, out)?;
+        out.insert(pointer.clone(), line);
+        let value = cx.ev.with_binding(iterator, element, || {
+            body_json(&content.body, cx, &pointer, out)
+        })?;
+        push_block(map, name, Value::Object(value));
+    }
+    Ok(())
+}
+
 /// A nested block's body, wrapped in one object level per label; `pointer`
 /// is the block's own JSON Pointer (`/ingress/0`).
 fn nested_block_json(
     block: &Block,
-    src: &str,
-    lines: &LineIndex,
+    cx: &Cx<'_>,
     pointer: &str,
     out: &mut BTreeMap<String, usize>,
 ) -> Result<Value, TfError> {
-    let line = lines.line_of(block.ident.span());
+    let line = cx.lines.line_of(block.ident.span());
     let mut body_pointer = pointer.to_owned();
     out.insert(body_pointer.clone(), line);
     for label in block.labels.iter() {
@@ -434,7 +560,7 @@ fn nested_block_json(
         body_pointer.push_str(&pointer_token(label.as_str()));
         out.insert(body_pointer.clone(), line);
     }
-    let mut value = Value::Object(body_json(&block.body, src, lines, &body_pointer, out)?);
+    let mut value = Value::Object(body_json(&block.body, cx, &body_pointer, out)?);
     for label in block.labels.iter().rev() {
         let mut wrapper = Map::new();
         wrapper.insert(label.as_str().to_owned(), value);

@@ -31,6 +31,7 @@ mod semgrep_conformance;
 mod semgrep_rules;
 mod semgrep_scan;
 mod split;
+mod terraform_eval;
 mod terraform_index;
 mod terraform_lines;
 mod terraform_parse;

@@ -64,8 +64,77 @@ deny contains {"id": "MISMATCH_COMPANIONS", "severity": "high", "message": msg} 
 deny contains {"id": "MISMATCH_STATEMENTS", "severity": "high", "message": msg} if {
 	policy := input.block.config.policy
 	not is_string(policy)
-	tf.policy_statements(policy) != old_statements(policy)
-	msg := sprintf("%s: %v, was %v", [input.block.address, tf.policy_statements(policy), old_statements(policy)])
+	tf.document_statements(policy) != old_statements(policy)
+	msg := sprintf("%s: %v, was %v", [input.block.address, tf.document_statements(policy), old_statements(policy)])
+}
+
+old_open(policy) if {
+	some s in old_statements(policy)
+	tf.allows_everything(s)
+}
+
+deny contains {"id": "MISMATCH_OPEN_DOCUMENT", "severity": "high", "message": input.block.address} if {
+	policy := input.block.config.policy
+	not is_string(policy)
+	not old_open(policy)
+	tf.refers_to_open_document(policy)
+}
+
+deny contains {"id": "MISMATCH_OPEN_DOCUMENT", "severity": "high", "message": input.block.address} if {
+	policy := input.block.config.policy
+	not is_string(policy)
+	old_open(policy)
+	not tf.refers_to_open_document(policy)
+}
+
+# The per-bucket summaries against the walk of the companions.
+texts := ["public-read", "private", "false", "true", "Enabled"]
+
+fields := ["acl", "block_public_acls", "versioning_configuration/status"]
+
+old_text(c, field, text) if {
+	not contains(field, "/")
+	is_string(c[field])
+	c[field] == text
+}
+
+old_text(c, field, text) if {
+	not contains(field, "/")
+	is_boolean(c[field])
+	sprintf("%v", [c[field]]) == text
+}
+
+old_text(c, "versioning_configuration/status", text) if {
+	some v in tf.blocks(c, "versioning_configuration")
+	v.status == text
+}
+
+deny contains {"id": "MISMATCH_FIELDS", "severity": "high", "message": msg} if {
+	input.block.type == "aws_s3_bucket"
+	some t in companion_types
+	some field in fields
+	new := {x | some x in texts; tf.companion_value(t, field, x)}
+	old := {x | some x in texts; some c in old_companions(t); old_text(c, field, x)}
+	new != old
+	msg := sprintf("%s %s of %s: %v, was %v", [t, field, input.block.address, new, old])
+}
+
+old_has(t) if count(old_companions(t)) > 0
+
+deny contains {"id": "MISMATCH_HAS", "severity": "high", "message": msg} if {
+	input.block.type == "aws_s3_bucket"
+	some t in companion_types
+	old_has(t)
+	not tf.has_companion(t)
+	msg := sprintf("%s of %s: lost", [t, input.block.address])
+}
+
+deny contains {"id": "MISMATCH_HAS", "severity": "high", "message": msg} if {
+	input.block.type == "aws_s3_bucket"
+	some t in companion_types
+	not old_has(t)
+	tf.has_companion(t)
+	msg := sprintf("%s of %s: invented", [t, input.block.address])
 }
 "#;
 
@@ -134,14 +203,17 @@ fn module_text() -> impl Strategy<Value = String> {
             };
             let _ = writeln!(text, "resource \"{ty}\" \"{prefix}{name}\" {{\n  {key} = {arg}");
             if acl {
-                text.push_str("  acl = \"public-read\"\n  block_public_acls = false\n");
+                text.push_str("  acl = \"public-read\"\n  block_public_acls = false\n  versioning_configuration {\n    status = \"Enabled\"\n  }\n");
+            } else if name % 2 == 0 {
+                text.push_str("  acl = \"private\"\n  block_public_acls = \"true\"\n");
             }
             text.push_str("}\n");
         }
         for i in 0..data {
             let _ = writeln!(
                 text,
-                "data \"aws_iam_policy_document\" \"d{i}\" {{\n  statement {{\n    actions = [\"s3:{i}\"]\n    resources = [\"*\"]\n  }}\n}}"
+                "data \"aws_iam_policy_document\" \"d{i}\" {{\n  statement {{\n    actions = [\"{}\"]\n    resources = [\"*\"]\n  }}\n}}",
+                if i % 2 == 0 { "*".to_owned() } else { format!("s3:{i}") }
             );
         }
         text.push_str("variable \"v0\" {\n  default = \"logs-0\"\n}\n");
@@ -210,10 +282,16 @@ fn companions_are_read_from_the_index() {
     };
     let indexed = json!({
         "ref_targets": {"aws_s3_bucket.b.id": ["aws_s3_bucket.b"]},
-        "bucket_referrers": {"aws_s3_bucket.b": ["aws_s3_bucket_versioning.v"]},
+        "bucket_referrers": {"aws_s3_bucket.b": {"aws_s3_bucket_versioning": ["aws_s3_bucket_versioning.v"]}},
         "bucket_names": {},
+        "world_cidrs": {},
+        "name_fields": {},
+        "open_statements": {},
     });
-    let empty = json!({"ref_targets": {}, "bucket_referrers": {}, "bucket_names": {}});
+    let empty = json!({
+        "ref_targets": {}, "bucket_referrers": {}, "bucket_names": {}, "world_cidrs": {},
+        "name_fields": {}, "open_statements": {},
+    });
     assert!(!ids(&mut policies, indexed).contains("TF_002"));
     assert!(ids(&mut policies, empty).contains("TF_002"));
 }
@@ -262,6 +340,159 @@ fn a_two_thousand_bucket_file_scans() {
     assert_eq!(count("TF_001"), n);
     assert_eq!(count("TF_002"), n / 2);
     assert_eq!(count("TF_003"), n.div_ceil(3));
+}
+
+/// Issue 14, item 6a: 2,000 buckets sharing one literal `bucket` name took
+/// 106 s (release): the index listed every resource of that name, buckets
+/// included, and each bucket walked the list once per companion type. The
+/// index is now keyed by name and then type, so a bucket reads only its
+/// companions. 3,000 buckets (quadratic: tens of minutes in a debug build)
+/// plus one companion of each kind for the shared name; every bucket is
+/// still judged by the companions of its name.
+#[test]
+fn many_buckets_sharing_one_name_scan() {
+    let n = 3000;
+    let mut text = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "resource \"aws_s3_bucket\" \"b{i}\" {{\n  bucket = \"shared\"\n}}\n"
+        );
+    }
+    text.push_str(
+        "resource \"aws_s3_bucket_acl\" \"a\" {\n  bucket = \"shared\"\n  acl    = \"public-read\"\n}\n\
+         resource \"aws_s3_bucket_versioning\" \"v\" {\n  bucket = \"shared\"\n  versioning_configuration {\n    status = \"Enabled\"\n  }\n}\n",
+    );
+    let module = parse_module(&text).unwrap();
+    let index = &module.module_view()["index"];
+    let by_type = index["bucket_names"]["shared"].as_object().unwrap();
+    assert_eq!(by_type["aws_s3_bucket"].as_array().unwrap().len(), n);
+    assert_eq!(by_type["aws_s3_bucket_acl"], json!(["aws_s3_bucket_acl.a"]));
+    let options = ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    };
+    let report = Scanner::new(&options)
+        .unwrap()
+        .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let count = |id: &str| report.findings.iter().filter(|f| f.rule_id == id).count();
+    assert_eq!(count("TF_001"), n);
+    assert_eq!(count("TF_002"), 0);
+    assert_eq!(count("TF_003"), n);
+}
+
+/// The same with as many companions as buckets, all of one name: each
+/// bucket "has" every ACL of its name, so walking them costs buckets × ACLs
+/// (1,000 × 1,000 ran past the 30 s scan budget in a debug build). The
+/// rules read the per-name summary of the companions' values instead.
+#[test]
+fn many_buckets_and_many_companions_sharing_one_name_scan() {
+    let n = 2000;
+    let mut text = String::new();
+    for i in 0..n {
+        let acl = if i == n / 2 { "public-read" } else { "private" };
+        let _ = writeln!(
+            text,
+            "resource \"aws_s3_bucket\" \"b{i}\" {{\n  bucket = \"shared\"\n}}\n\
+             resource \"aws_s3_bucket_acl\" \"a{i}\" {{\n  bucket = \"shared\"\n  acl    = \"{acl}\"\n}}\n"
+        );
+    }
+    let report = Scanner::new(&ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    })
+    .unwrap()
+    .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let public: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "TF_003")
+        .collect();
+    assert_eq!(public.len(), n);
+    assert!(public[0]
+        .message
+        .ends_with("an aws_s3_bucket_acl grants public-read"));
+}
+
+/// One large ACL whose `bucket` names every bucket (a template of 2,000
+/// references) beside 2,000 extra arguments: each bucket reads the ACL once
+/// through its `bucket_referrers` pair; copying the ACL's values into every
+/// bucket's entry would cost references × arguments.
+#[test]
+fn one_large_companion_naming_many_buckets_scans() {
+    let n = 2000;
+    let mut text = String::new();
+    let mut template = String::new();
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "resource \"aws_s3_bucket\" \"b{i}\" {{\n  bucket = \"bucket-{i}\"\n}}"
+        );
+        let _ = write!(template, "${{aws_s3_bucket.b{i}.id}}");
+    }
+    let _ = writeln!(
+        text,
+        "resource \"aws_s3_bucket_acl\" \"a\" {{\n  bucket = \"{template}\"\n  acl = \"public-read\""
+    );
+    for i in 0..n {
+        let _ = writeln!(text, "  extra_{i} = \"v{i}\"");
+    }
+    text.push_str("}\n");
+    let report = Scanner::new(&ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    })
+    .unwrap()
+    .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let public = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "TF_003")
+        .count();
+    assert_eq!(public, n);
+}
+
+/// TF_008 for many policies referring to one large policy document: judged
+/// once per document (the index's `open_statements`), not once per policy
+/// and statement.
+#[test]
+fn many_policies_referring_to_one_large_document_scan() {
+    let n = 2000;
+    let mut text = String::from("data \"aws_iam_policy_document\" \"d\" {\n");
+    for i in 0..n {
+        let action = if i == n - 1 {
+            "*".to_owned()
+        } else {
+            format!("s3:Get{i}")
+        };
+        let _ = writeln!(
+            text,
+            "  statement {{\n    actions   = [\"{action}\"]\n    resources = [\"*\"]\n  }}"
+        );
+    }
+    text.push_str("}\n");
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "resource \"aws_iam_policy\" \"p{i}\" {{\n  policy = data.aws_iam_policy_document.d.json\n}}"
+        );
+    }
+    let report = Scanner::new(&ScanOptions {
+        time_budget: None,
+        ..ScanOptions::default()
+    })
+    .unwrap()
+    .scan("main.tf", text.as_bytes(), FileType::Tf);
+    assert!(report.errors.is_empty(), "{:#?}", report.errors);
+    let admin = report
+        .findings
+        .iter()
+        .filter(|f| f.rule_id == "TF_008")
+        .count();
+    assert_eq!(admin, n);
 }
 
 /// A user policy that spends its whole per-evaluation limit on every block.
