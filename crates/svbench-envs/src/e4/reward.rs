@@ -16,7 +16,8 @@ use crate::kit::reward::{self, V1Constants};
 pub const DEFAULT_CONFIG: &str = include_str!("../../../../rewards/e4.toml");
 
 /// Bumped whenever scoring semantics change (part of `reward_config_hash`).
-pub const REWARD_IMPL_VERSION: u32 = 1;
+/// 2: a `v1` quote must also cover half of a gold span's content words.
+pub const REWARD_IMPL_VERSION: u32 = 2;
 
 /// Profiles E4 offers.
 pub const PROFILES: &[&str] = &["v1", "upstream"];
