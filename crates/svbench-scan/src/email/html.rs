@@ -4,11 +4,15 @@
 //!
 //! The part is cut before parsing at `max_html_bytes`, `max_html_tags` and
 //! the attribute limits ([`super::tags`]), so that html5ever's work is
-//! linear in what it reads; the parse is one call, the walk checks the
-//! deadline as it goes.
+//! linear in what it reads. It is then fed to html5ever in small pieces:
+//! between two, the deadline is checked, and parsing stops once the tree
+//! holds twice `max_html_nodes` nodes (the tree builder re-creates every
+//! formatting element left open at each new paragraph, so 44 KB of tags
+//! built 2.5 million nodes); the walk renders at most `max_html_nodes`.
 
 use ego_tree::iter::Edge;
-use scraper::{Html, Node};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use scraper::{Html, HtmlTreeSink, Node};
 
 use super::links::{normalized_url, Link};
 use super::tags::scan_attributes;
@@ -18,6 +22,37 @@ use crate::{Deadline, TimeBudgetExceeded};
 
 /// Nodes walked between two deadline checks.
 const CHECK_EVERY: usize = 4_096;
+
+/// Bytes given to html5ever at a time (then the deadline and the tree's
+/// size are checked). One piece holds at most a few hundred tags.
+const PIECE_BYTES: usize = 1_024;
+
+/// `input` parsed as a document, piece by piece, until the tree holds
+/// `max_nodes` nodes (`true` when it stopped there).
+fn parse_pieces(
+    input: &str,
+    piece_bytes: usize,
+    max_nodes: usize,
+    deadline: &Deadline,
+) -> Result<(Html, bool), TimeBudgetExceeded> {
+    let mut parser = html5ever::driver::parse_document(
+        HtmlTreeSink::new(Html::new_document()),
+        Default::default(),
+    );
+    let mut rest = input;
+    let mut stopped = false;
+    while !rest.is_empty() {
+        let piece = cut_at_char(rest, piece_bytes.max(4));
+        rest = &rest[piece.len()..];
+        parser.process(StrTendril::from_slice(piece));
+        deadline.check()?;
+        if parser.tokenizer.sink.sink.0.borrow().tree.nodes().len() > max_nodes {
+            stopped = !rest.is_empty();
+            break;
+        }
+    }
+    Ok((parser.finish(), stopped))
+}
 
 /// The text of an HTML body and what the walk found on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -101,9 +136,13 @@ pub fn html_to_text_within(
         truncated: input.len() < html.len(),
         ..HtmlText::default()
     };
-    deadline.check()?;
-    let doc = Html::parse_document(input);
-    deadline.check()?;
+    let (doc, stopped) = parse_pieces(
+        input,
+        PIECE_BYTES,
+        limits.max_html_nodes.saturating_mul(2),
+        deadline,
+    )?;
+    out.truncated |= stopped;
     let mut text = Text::default();
     // The node whose subtree is being skipped, and whether it was hidden by style.
     let mut skipping: Option<(ego_tree::NodeId, bool)> = None;
@@ -209,6 +248,8 @@ pub struct DomStats {
     pub attribute_pairs: usize,
     /// Attributes of formatting elements other than `a`.
     pub formatting_attributes: usize,
+    /// Nodes in the tree (parsing stops past twice `max_html_nodes`).
+    pub nodes: usize,
 }
 
 /// [`DomStats`] of `html` under `limits`.
@@ -218,11 +259,21 @@ pub fn html_dom_stats(html: &str, limits: &EmailLimits) -> DomStats {
         "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
     ];
     let input = parsed_prefix(html, limits);
-    let doc = Html::parse_document(input);
+    let doc = match parse_pieces(
+        input,
+        PIECE_BYTES,
+        limits.max_html_nodes.saturating_mul(2),
+        &Deadline::NONE,
+    ) {
+        Ok((doc, _)) => doc,
+        // `Deadline::NONE` never passes.
+        Err(_) => Html::new_document(),
+    };
     let mut stats = DomStats {
         parsed_bytes: input.len(),
         ..DomStats::default()
     };
+    stats.nodes = doc.tree.nodes().len();
     for node in doc.tree.nodes() {
         let Node::Element(e) = node.value() else {
             continue;
@@ -484,5 +535,42 @@ mod tests {
         );
         let err = html_to_text_within("<p>x</p>", &EmailLimits::default(), &passed).unwrap_err();
         assert_eq!(err.budget, std::time::Duration::from_millis(3));
+    }
+
+    #[test]
+    fn parsing_in_pieces_gives_the_same_tree() {
+        let samples = [
+            "<html><head><title>t</title></head><body><p>Dear&nbsp;customer,<br>x</p>\r\n\
+             <table><tr><td>a<b>b</td></tr></table><a href=\"http://x.test/\">go</a>\
+             <!-- c --><script>if (a<b) {}</script><p>caf\u{e9} \u{1F600}</p>\r\n<i>open",
+            "<svg><style><p a>b</p></style></svg><![CDATA[x]]><textarea><b>t</textarea>",
+        ];
+        for html in samples {
+            let whole = Html::parse_document(html).html();
+            for piece in 1..12 {
+                let (doc, stopped) =
+                    parse_pieces(html, piece, usize::MAX, &Deadline::NONE).unwrap();
+                assert_eq!(doc.html(), whole, "pieces of {piece} bytes");
+                assert!(!stopped);
+            }
+        }
+    }
+
+    #[test]
+    fn formatting_elements_left_open_do_not_multiply_the_tree() {
+        // 500 open <b> tags with distinct attributes, then 5,000 paragraphs:
+        // each paragraph re-created all 500 (2.5 million nodes, 425 MB).
+        let html = format!(
+            "<div>{}</div>{}",
+            (0..500).map(|i| format!("<b x={i}>")).collect::<String>(),
+            "<p>x</p>".repeat(5_000)
+        );
+        let limits = EmailLimits::default();
+        let stats = html_dom_stats(&html, &limits);
+        assert!(
+            stats.nodes <= 2 * limits.max_html_nodes + 200_000,
+            "{stats:?}"
+        );
+        assert!(html_to_text(&html, &limits).truncated);
     }
 }
