@@ -573,4 +573,29 @@ mod tests {
         );
         assert!(html_to_text(&html, &limits).truncated);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Whatever html5ever reads as a tag, the pass has counted: with a
+        /// limit of 3, no element of the tree has more.
+        #[test]
+        fn no_element_of_the_tree_passes_the_attribute_limit(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "<p", "<b", "<body", "<html", "</p", " a", " b=1", " c=\"", "\"", "'", "=",
+                "/", ">", "<script>", "</script>", "<style>", "</style>", "<!--", "-->",
+                "<svg>", "<title>", "</title>", "<![CDATA[", "]]>", "\n", "x", "<", "\0",
+            ]), 0..60),
+        ) {
+            let html: String = pieces.concat();
+            let limits = EmailLimits {
+                max_html_attributes: 3,
+                max_html_formatting_attributes: 5,
+                ..EmailLimits::default()
+            };
+            let stats = html_dom_stats(&html, &limits);
+            proptest::prop_assert!(stats.max_attributes <= 3, "{html:?}: {stats:?}");
+            proptest::prop_assert!(stats.html_body_attributes <= 3, "{html:?}: {stats:?}");
+        }
+    }
 }
