@@ -10,7 +10,8 @@ use svbench_scan::{Deadline, TimeBudgetExceeded};
 use super::grounding::{ground, EvidenceLimits, GoldFacts, Grounding, GroundingRules, MatchRule};
 use super::parse::{parse_completion, UpstreamFields};
 use super::reward::{
-    evidence_as_written, score_upstream, score_v1, triage_call, triage_gold, E4Rewards, Profile,
+    evidence_as_written_within, score_upstream, score_v1, triage_call, triage_gold, E4Rewards,
+    Profile,
 };
 use super::{GoldSource, GoldSpan, Label};
 
@@ -125,12 +126,13 @@ pub fn score(
                     evidence: Vec::new(),
                 }
             });
-            let as_written = evidence_as_written(
+            let as_written = evidence_as_written_within(
                 input.gold,
                 &fields.evidence,
                 input.question,
                 input.upstream_indicators,
-            );
+                &deadline,
+            )?;
             let reward = score_upstream(
                 &parsed.outcome,
                 input.gold,

@@ -860,7 +860,11 @@ fn a_large_inline_row_scores_in_bounded_work_and_honours_a_deadline() {
         .count();
     assert_eq!(matched, 5, "each `pay now` recalls a new span");
     let passed = Deadline::at(Instant::now(), Duration::from_millis(1));
-    let err = env.score_within(&example, &completion, passed).unwrap_err();
-    assert_eq!(err.kind, ScoreErrorKind::TimeBudgetExceeded);
-    assert!(err.message.contains("time budget"), "{}", err.message);
+    for profile in ["v1", "upstream"] {
+        let env =
+            crate::e4::env::E4Env::new(profile, None, crate::e4::args::E4Args::default()).unwrap();
+        let err = env.score_within(&example, &completion, passed).unwrap_err();
+        assert_eq!(err.kind, ScoreErrorKind::TimeBudgetExceeded, "{profile}");
+        assert!(err.message.contains("time budget"), "{}", err.message);
+    }
 }
