@@ -368,6 +368,22 @@ def main():
     write("email", "attachment", "From: a@b.test\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\nSee the zip, password 1234.\r\n--m\r\nContent-Type: application/octet-stream; name=\"invoice.pdf.exe\"\r\nContent-Transfer-Encoding: base64\r\n\r\nTVqQAAMAAAAEAAAA\r\n--m--\r\n")
     write("email", "mbox", "From a@x Mon Jan  1 00:00:00 2024\nFrom: a@x.test\nSubject: one\n\nbody one\n\nFrom b@y Mon Jan  1 00:00:00 2024\nFrom: b@y.test\n\nbody two\n")
 
+    # Multiplied units (a count line, a prefix, NUL, a unit): attributes per
+    # tag, <body> and formatting tags, tags hidden in raw text; mailboxes of
+    # separators, messages and long lines.
+    write('html_attrs', 'one-tag', '20000\n<p>before</p><p\x00 a')
+    write('html_attrs', 'quoted-values', '5000\n<p \x00a="v"')
+    write('html_attrs', 'slashes', '5000\n<p\x00/a')
+    write('html_attrs', 'bodies', '3000\n\x00<body a b c d e f g h>')
+    write('html_attrs', 'bold', '10000\n\x00<b x=1 y>')
+    write('html_attrs', 'raw-text', '5000\n<script><a x="</script><p\x00 a')
+    write('html_attrs', 'comment', '5000\n<!-- <a x=" --><p\x00 a')
+    write('html_attrs', 'closed-links', '2000\n\x00<a href=x>l</a> ')
+    write('mbox', 'separators', '100000\n\x00From \n')
+    write('mbox', 'messages', '3000\n\x00From a@x Mon Jan  1 00:00:00 2024\nFrom: a@x.test\nSubject: one\n\nbody\n>From quoted\n')
+    write('mbox', 'long-line', '100000\nFrom a\n\x00xxxxxxxxxx')
+    write('mbox', 'long-separator', '100000\nFrom \x00ffffffffff')
+
     # Dataset rows: small files cut from the datasets, and malformed variants.
     def jsonl(rs):
         return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rs)

@@ -127,3 +127,71 @@ fn sarif_has_an_email_run_and_unparseable_mail_exits_three() {
         stdout(&text)
     );
 }
+
+/// 10,000,000 bare `From ` lines: every one is a message, each was held
+/// with its report (3.8 GB). The mailbox is read message by message and
+/// stops after `max_mbox_messages` (100,000) with an error.
+#[test]
+fn a_mailbox_of_separators_stops_at_the_message_limit() {
+    let sb = Sandbox::new();
+    sb.write("many.mbox", &"From \n".repeat(150_000));
+    let (code, v) = json(&sb, &["scan", "many.mbox", "--format", "json"]);
+    assert_eq!(code, Some(3));
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 100_001);
+    assert!(files[99_999]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("many.mbox#100000"));
+    let last = files.last().unwrap();
+    assert!(
+        last["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 100000 messages"),
+        "{last}"
+    );
+}
+
+#[test]
+fn the_time_budget_covers_e_mail() {
+    let sb = Sandbox::new();
+    sb.write("alert.eml", PHISH);
+    sb.write("box.mbox", &format!("From a\n{PHISH}From b\n{LEGIT}"));
+    for file in ["alert.eml", "box.mbox"] {
+        let (code, v) = json(
+            &sb,
+            &[
+                "scan",
+                file,
+                "--format",
+                "json",
+                "--time-budget",
+                "0.000000001",
+            ],
+        );
+        assert_eq!(code, Some(3), "{v}");
+        let files = v["files"].as_array().unwrap();
+        assert_eq!(files.len(), 1, "a partial mailbox is not a result: {v}");
+        assert_eq!(files[0]["findings"], Value::Array(vec![]));
+        assert!(
+            files[0]["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("time budget was exceeded"),
+            "{v}"
+        );
+    }
+    let (code, _) = json(
+        &sb,
+        &[
+            "scan",
+            "box.mbox",
+            "--format",
+            "json",
+            "--time-budget",
+            "60",
+        ],
+    );
+    assert_eq!(code, Some(1));
+}

@@ -12,7 +12,20 @@ use super::prompt::{initial_messages, system_prompt, CostTable, EvidenceRules};
 use super::reward::{E4Rewards, Profile};
 use super::row::{gold_facts, normalize_gold};
 use super::score::{score, E4Score, RowFacts, ScoreInput};
-use crate::environment::{Budgets, EnvKind, Environment, ScoreError, ScoredAnswer};
+use crate::environment::{
+    Budgets, Deadline, EnvKind, Environment, ScoreError, ScoredAnswer, TimeBudgetExceeded,
+};
+
+/// Why a row could not be scored.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowScoreError {
+    /// The row's reference (gold label, `meta`) is unusable.
+    #[error("{0}")]
+    Reference(String),
+    /// The deadline passed while scoring.
+    #[error(transparent)]
+    TimeBudget(#[from] TimeBudgetExceeded),
+}
 
 /// E4 configured with its arguments and a reward profile (which also fixes
 /// the parser mode).
@@ -78,8 +91,28 @@ impl E4Env {
         meta: Option<&Value>,
         completion: &Completion,
     ) -> Result<(E4Score, RowFacts), String> {
-        let gold = normalize_gold(answer)?;
-        let facts = gold_facts(meta, question)?;
+        self.score_row_within(question, answer, meta, completion, Deadline::NONE)
+            .map_err(|e| e.to_string())
+    }
+
+    /// [`E4Env::score_row`] that stops once `deadline` has passed (checked
+    /// inside grounding's loops over the question, the items and the spans).
+    ///
+    /// # Errors
+    /// [`RowScoreError::Reference`] naming what is wrong with the reference,
+    /// or [`RowScoreError::TimeBudget`].
+    pub fn score_row_within(
+        &self,
+        question: &str,
+        answer: &Value,
+        meta: Option<&Value>,
+        completion: &Completion,
+        deadline: Deadline,
+    ) -> Result<(E4Score, RowFacts), RowScoreError> {
+        deadline.check()?;
+        let gold = normalize_gold(answer).map_err(RowScoreError::Reference)?;
+        let facts = gold_facts(meta, question).map_err(RowScoreError::Reference)?;
+        deadline.check()?;
         let upstream_indicators: Vec<String> = meta
             .and_then(|m| m.get("upstream_indicators"))
             .and_then(Value::as_array)
@@ -97,7 +130,13 @@ impl E4Env {
             gold_source: facts.gold_source,
             upstream_indicators: &upstream_indicators,
         };
-        let scored = score(&self.rewards, &self.evidence_limits(), completion, &input);
+        let scored = score(
+            &self.rewards,
+            &self.evidence_limits(),
+            completion,
+            &input,
+            deadline,
+        )?;
         Ok((scored, row_facts(meta)))
     }
 }
@@ -174,15 +213,36 @@ impl Environment for E4Env {
         example: &Example,
         completion: &Completion,
     ) -> Result<ScoredAnswer, ScoreError> {
+        self.score_within(example, completion, Deadline::NONE)
+    }
+
+    /// Scoring with cooperative deadline checks: reading the row's gold,
+    /// normalising the question, finding each quote, choosing its
+    /// occurrence and matching it against the spans.
+    fn score_within(
+        &self,
+        example: &Example,
+        completion: &Completion,
+        deadline: Deadline,
+    ) -> Result<ScoredAnswer, ScoreError> {
+        deadline
+            .check()
+            .map_err(|e| ScoreError::time_budget(&example.id, e))?;
         let info: Info = serde_json::from_str(example.info.get()).unwrap_or_default();
         let (s, facts) = self
-            .score_row(
+            .score_row_within(
                 &example.question,
                 &example.answer,
                 info.meta.as_ref(),
                 completion,
+                deadline,
             )
-            .map_err(|e| ScoreError::reference(&example.id, e))?;
+            .map_err(|e| match e {
+                RowScoreError::Reference(message) => ScoreError::reference(&example.id, message),
+                RowScoreError::TimeBudget(exceeded) => {
+                    ScoreError::time_budget(&example.id, exceeded)
+                }
+            })?;
         Ok(ScoredAnswer {
             parse: s.parse_record(),
             parsed: Some(ParsedRecord::E4(Box::new(s.parsed(&facts)))),

@@ -11,12 +11,14 @@ use svbench_core::{ParseOutcome, RewardBreakdown};
 
 use super::{Label, NAME};
 use crate::kit::reward::{self, V1Constants};
+use svbench_scan::{Deadline, TimeBudgetExceeded};
 
 /// The compiled-in reward config (`rewards/e4.toml`).
 pub const DEFAULT_CONFIG: &str = include_str!("../../../../rewards/e4.toml");
 
 /// Bumped whenever scoring semantics change (part of `reward_config_hash`).
-pub const REWARD_IMPL_VERSION: u32 = 1;
+/// 2: a `v1` quote must also cover half of a gold span's content words.
+pub const REWARD_IMPL_VERSION: u32 = 2;
 
 /// Profiles E4 offers.
 pub const PROFILES: &[&str] = &["v1", "upstream"];
@@ -321,28 +323,45 @@ pub fn evidence_as_written(
     prompt: &str,
     indicators: &[String],
 ) -> f64 {
+    // `Deadline::NONE` never passes.
+    evidence_as_written_within(gold, evidence, prompt, indicators, &Deadline::NONE).unwrap_or(0.0)
+}
+
+/// [`evidence_as_written`] that stops once `deadline` has passed: upstream's
+/// list is not capped, and each item is searched for in the whole prompt,
+/// so the deadline is checked before every item.
+///
+/// # Errors
+/// [`TimeBudgetExceeded`].
+pub fn evidence_as_written_within(
+    gold: Label,
+    evidence: &[String],
+    prompt: &str,
+    indicators: &[String],
+    deadline: &Deadline,
+) -> Result<f64, TimeBudgetExceeded> {
     if gold != Label::Phishing || evidence.is_empty() {
-        return 0.0;
+        return Ok(0.0);
     }
+    deadline.check()?;
     let prompt = prompt.to_lowercase();
     let indicators: Vec<String> = indicators.iter().map(|i| i.to_lowercase()).collect();
-    let total: f64 = evidence
-        .iter()
-        .map(|item| {
-            let item = item.to_lowercase();
-            if indicators
-                .iter()
-                .any(|i| item.contains(i.as_str()) || i.contains(item.as_str()))
-            {
-                AS_WRITTEN_INDICATOR
-            } else if prompt.contains(item.as_str()) {
-                AS_WRITTEN_PROMPT
-            } else {
-                0.0
-            }
-        })
-        .sum();
-    (total / evidence.len() as f64).min(1.0)
+    let mut total = 0.0;
+    for item in evidence {
+        deadline.check()?;
+        let item = item.to_lowercase();
+        total += if indicators
+            .iter()
+            .any(|i| item.contains(i.as_str()) || i.contains(item.as_str()))
+        {
+            AS_WRITTEN_INDICATOR
+        } else if prompt.contains(item.as_str()) {
+            AS_WRITTEN_PROMPT
+        } else {
+            0.0
+        };
+    }
+    Ok((total / evidence.len() as f64).min(1.0))
 }
 
 /// §5.3's belief thresholds (lower, upper) on a clear-cut email, in closed

@@ -5,10 +5,13 @@ use svbench_core::env_record::ParseStatusRecord;
 use svbench_core::record::{CompatFields, E1Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
 use svbench_core::{Completion, ParseOutcome, ParseRecord, RewardBreakdown};
 
-use super::grounding::{ground, EvidenceLimits, GoldFacts, Grounding};
+use svbench_scan::{Deadline, TimeBudgetExceeded};
+
+use super::grounding::{ground, EvidenceLimits, GoldFacts, Grounding, GroundingRules, MatchRule};
 use super::parse::{parse_completion, UpstreamFields};
 use super::reward::{
-    evidence_as_written, score_upstream, score_v1, triage_call, triage_gold, E4Rewards, Profile,
+    evidence_as_written_within, score_upstream, score_v1, triage_call, triage_gold, E4Rewards,
+    Profile,
 };
 use super::{GoldSource, GoldSpan, Label};
 
@@ -72,20 +75,36 @@ pub struct E4Score {
     pub upstream: Option<UpstreamDetails>,
 }
 
-/// Scores one completion against a row.
+/// Scores one completion against a row. `v1` matches quotes with
+/// [`MatchRule::ContentWords`]; `upstream` keeps [`MatchRule::Overlap`], so
+/// its records stay as they were.
+///
+/// # Errors
+/// [`TimeBudgetExceeded`] once `deadline` has passed (checked inside the
+/// grounding's loops).
 pub fn score(
     rewards: &E4Rewards,
     limits: &EvidenceLimits,
     completion: &Completion,
     input: &ScoreInput<'_>,
-) -> E4Score {
+    deadline: Deadline,
+) -> Result<E4Score, TimeBudgetExceeded> {
     let parsed = parse_completion(completion, rewards.parse_mode(), limits);
+    deadline.check()?;
     let gold = GoldFacts {
         label: input.gold,
         spans: input.spans,
         source: input.gold_source,
     };
-    let grounding = ground(input.question, &parsed.evidence, gold, limits);
+    let rules = GroundingRules {
+        limits: *limits,
+        rule: match rewards.profile {
+            Profile::V1(_) => MatchRule::ContentWords,
+            Profile::Upstream => MatchRule::Overlap,
+        },
+        deadline,
+    };
+    let grounding = ground(input.question, &parsed.evidence, gold, &rules)?;
     let (reward, utility_cost, upstream) = match &rewards.profile {
         Profile::V1(p) => {
             let reward = score_v1(p, &parsed.outcome, input.gold, grounding.f1);
@@ -107,12 +126,13 @@ pub fn score(
                     evidence: Vec::new(),
                 }
             });
-            let as_written = evidence_as_written(
+            let as_written = evidence_as_written_within(
                 input.gold,
                 &fields.evidence,
                 input.question,
                 input.upstream_indicators,
-            );
+                &deadline,
+            )?;
             let reward = score_upstream(
                 &parsed.outcome,
                 input.gold,
@@ -126,7 +146,7 @@ pub fn score(
             (reward, None, Some(details))
         }
     };
-    E4Score {
+    Ok(E4Score {
         gold: input.gold,
         gold_source: input.gold_source,
         outcome: parsed.outcome,
@@ -134,7 +154,7 @@ pub fn score(
         reward,
         utility_cost,
         upstream,
-    }
+    })
 }
 
 impl E4Score {

@@ -254,7 +254,7 @@ fn evidence_exploits_never_beat_honest_quotes_on_the_corpus() {
             .map(str::to_string)
             .take(10)
             .collect();
-        let exploits: [(&str, Vec<String>); 5] = [
+        let exploits: [(&str, Vec<String>); 6] = [
             ("one letter", vec!["a".into(), "e".into()]),
             ("whole email", vec![q.clone()]),
             ("sentence spray", sentences),
@@ -266,6 +266,10 @@ fn evidence_exploits_never_beat_honest_quotes_on_the_corpus() {
                 ],
             ),
             ("duplicate", vec![honest[0].clone(); 10]),
+            (
+                "scaffolding",
+                vec!["https://".into(), ".example".into(), ".test".into()],
+            ),
         ];
         for (name, items) in exploits {
             let score = evidence_of(example, items);
@@ -277,4 +281,104 @@ fn evidence_exploits_never_beat_honest_quotes_on_the_corpus() {
         }
     }
     assert!(rows >= 100, "{rows}");
+}
+
+/// The shortest fragment of at least eight characters of a span (code
+/// points `start..end` of `question`) that is word-bounded where it stands:
+/// `https://` of a URL, `.example` of a domain, `48 hours` of a phrase.
+fn shortest_fragment(question: &[char], start: usize, end: usize) -> String {
+    let alnum = |i: Option<usize>| {
+        i.and_then(|i| question.get(i))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    for len in 8..=(end - start) {
+        for a in start..=(end - len) {
+            let b = a + len;
+            let fragment = &question[a..b];
+            if fragment[0].is_whitespace() || fragment[len - 1].is_whitespace() {
+                continue;
+            }
+            let start_ok = !fragment[0].is_alphanumeric() || !alnum(a.checked_sub(1));
+            let end_ok = !fragment[len - 1].is_alphanumeric() || !alnum(Some(b));
+            if start_ok && end_ok {
+                return fragment.iter().collect();
+            }
+        }
+    }
+    question[start..end].iter().collect()
+}
+
+/// Quoting eight characters of each gold span (the scaffolding of a URL or
+/// a domain, two words of a phrase) tied the honest answer on 398 of the
+/// 400 test rows when eight characters of a span were enough; under v1 a
+/// quote must carry half of the span's words.
+#[test]
+fn eight_character_fragments_score_far_below_honest_quotes() {
+    let data = test_split();
+    let env = E4Env::new("v1", None, E4Args::default()).unwrap();
+    let (mut honest_sum, mut fragment_sum, mut rows) = (0.0, 0.0, 0usize);
+    for example in &data.examples {
+        let info = example.info_value();
+        let meta = &info["meta"];
+        let gold = example.answer.as_str().unwrap_or_default();
+        let question: Vec<char> = example.question.chars().collect();
+        let relevant: Vec<&Value> = meta["spans"]
+            .as_array()
+            .map(|spans| {
+                spans
+                    .iter()
+                    .filter(|s| match gold {
+                        "Phishing" => s["polarity"] == "phish",
+                        "Legitimate" => s["polarity"] == "benign",
+                        _ => true,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let quotes = |fragment: bool| -> Vec<String> {
+            relevant
+                .iter()
+                .map(|s| {
+                    let (a, b) = (
+                        s["start"].as_u64().unwrap() as usize,
+                        s["end"].as_u64().unwrap() as usize,
+                    );
+                    if fragment {
+                        shortest_fragment(&question, a, b)
+                    } else {
+                        s["text"].as_str().unwrap().to_string()
+                    }
+                })
+                .collect()
+        };
+        let total = |items: Vec<String>| {
+            let answer = serde_json::json!({"label": gold, "confidence": 1.0, "evidence": items});
+            let (s, _) = env
+                .score_row(
+                    &example.question,
+                    &example.answer,
+                    info.get("meta"),
+                    &Completion::assistant_text(answer.to_string()),
+                )
+                .unwrap();
+            s.reward.total
+        };
+        let (honest, fragment) = (total(quotes(false)), total(quotes(true)));
+        assert!(
+            fragment <= honest + 1e-12,
+            "{}: fragments {fragment} > honest {honest}",
+            example.id
+        );
+        honest_sum += honest;
+        fragment_sum += fragment;
+        rows += 1;
+    }
+    let (honest, fragment) = (honest_sum / rows as f64, fragment_sum / rows as f64);
+    eprintln!("honest {honest:.4}, fragments {fragment:.4} over {rows} rows");
+    assert!(rows >= 400, "{rows}");
+    // Evidence weighs 0.40: fragments lose most of it.
+    assert!(
+        honest - fragment > 0.2,
+        "honest {honest:.4}, fragments {fragment:.4}"
+    );
 }

@@ -1,13 +1,58 @@
 //! HTML reduced to the text a mail client shows, deterministically: one
 //! iterative walk over html5ever's DOM (no recursion, so nesting depth costs
 //! nothing), skipping `head`, `script`, `style` and hidden elements.
+//!
+//! The part is cut before parsing at `max_html_bytes`, `max_html_tags` and
+//! the attribute limits ([`super::tags`]), so that html5ever's work is
+//! linear in what it reads. It is then fed to html5ever in small pieces:
+//! between two, the deadline is checked, and parsing stops once the tree
+//! holds twice `max_html_nodes` nodes (the tree builder re-creates every
+//! formatting element left open at each new paragraph, so 44 KB of tags
+//! built 2.5 million nodes); the walk renders at most `max_html_nodes`.
 
 use ego_tree::iter::Edge;
-use scraper::{Html, Node};
+use html5ever::tendril::{StrTendril, TendrilSink};
+use scraper::{Html, HtmlTreeSink, Node};
 
 use super::links::{normalized_url, Link};
+use super::tags::scan_attributes;
 use super::{tidy_lines, EmailLimits};
 use crate::text::cut_at_char;
+use crate::{Deadline, TimeBudgetExceeded};
+
+/// Nodes walked between two deadline checks.
+const CHECK_EVERY: usize = 4_096;
+
+/// Bytes given to html5ever at a time (then the deadline and the tree's
+/// size are checked). One piece holds at most a few hundred tags.
+const PIECE_BYTES: usize = 1_024;
+
+/// `input` parsed as a document, piece by piece, until the tree holds
+/// `max_nodes` nodes (`true` when it stopped there).
+fn parse_pieces(
+    input: &str,
+    piece_bytes: usize,
+    max_nodes: usize,
+    deadline: &Deadline,
+) -> Result<(Html, bool), TimeBudgetExceeded> {
+    let mut parser = html5ever::driver::parse_document(
+        HtmlTreeSink::new(Html::new_document()),
+        Default::default(),
+    );
+    let mut rest = input;
+    let mut stopped = false;
+    while !rest.is_empty() {
+        let piece = cut_at_char(rest, piece_bytes.max(4));
+        rest = &rest[piece.len()..];
+        parser.process(StrTendril::from_slice(piece));
+        deadline.check()?;
+        if parser.tokenizer.sink.sink.0.borrow().tree.nodes().len() > max_nodes {
+            stopped = !rest.is_empty();
+            break;
+        }
+    }
+    Ok((parser.finish(), stopped))
+}
 
 /// The text of an HTML body and what the walk found on the way.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,15 +95,54 @@ const BLOCKS: &[&str] = &[
 
 /// Reduce `html` to text within `limits`.
 pub fn html_to_text(html: &str, limits: &EmailLimits) -> HtmlText {
+    match html_to_text_within(html, limits, &Deadline::NONE) {
+        Ok(text) => text,
+        // `Deadline::NONE` never passes.
+        Err(_) => HtmlText {
+            truncated: true,
+            ..HtmlText::default()
+        },
+    }
+}
+
+/// What html5ever reads of `html`: the part cut at the byte, tag and
+/// attribute limits.
+fn parsed_prefix<'a>(html: &'a str, limits: &EmailLimits) -> &'a str {
     let input = cut_at_tags(
         cut_at_char(html, limits.max_html_bytes),
         limits.max_html_tags,
     );
+    let scan = scan_attributes(
+        input,
+        limits.max_html_attributes,
+        limits.max_html_formatting_attributes,
+    );
+    input.get(..scan.keep).unwrap_or(input)
+}
+
+/// [`html_to_text`] that stops once `deadline` has passed.
+///
+/// # Errors
+/// [`TimeBudgetExceeded`], checked before and after the parse and every
+/// few thousand nodes of the walk.
+pub fn html_to_text_within(
+    html: &str,
+    limits: &EmailLimits,
+    deadline: &Deadline,
+) -> Result<HtmlText, TimeBudgetExceeded> {
+    deadline.check()?;
+    let input = parsed_prefix(html, limits);
     let mut out = HtmlText {
         truncated: input.len() < html.len(),
         ..HtmlText::default()
     };
-    let doc = Html::parse_document(input);
+    let (doc, stopped) = parse_pieces(
+        input,
+        PIECE_BYTES,
+        limits.max_html_nodes.saturating_mul(2),
+        deadline,
+    )?;
+    out.truncated |= stopped;
     let mut text = Text::default();
     // The node whose subtree is being skipped, and whether it was hidden by style.
     let mut skipping: Option<(ego_tree::NodeId, bool)> = None;
@@ -69,6 +153,9 @@ pub fn html_to_text(html: &str, limits: &EmailLimits) -> HtmlText {
         match edge {
             Edge::Open(node) => {
                 nodes += 1;
+                if nodes.is_multiple_of(CHECK_EVERY) {
+                    deadline.check()?;
+                }
                 if nodes > limits.max_html_nodes {
                     out.truncated = true;
                     break;
@@ -140,7 +227,69 @@ pub fn html_to_text(html: &str, limits: &EmailLimits) -> HtmlText {
         }
     }
     out.text = text.finish();
-    out
+    Ok(out)
+}
+
+/// What html5ever built from the part of an HTML body that
+/// [`html_to_text`] parses: a check, for tests and fuzzing, that the limits
+/// applied before parsing hold in the tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DomStats {
+    /// Bytes html5ever read.
+    pub parsed_bytes: usize,
+    /// Elements in the tree.
+    pub elements: usize,
+    /// The most attributes of one element.
+    pub max_attributes: usize,
+    /// Attributes of the `html` and `body` elements together.
+    pub html_body_attributes: usize,
+    /// Sum over elements of attributes squared (what comparing each
+    /// attribute with its tag's earlier ones costs).
+    pub attribute_pairs: usize,
+    /// Attributes of formatting elements other than `a`.
+    pub formatting_attributes: usize,
+    /// Nodes in the tree (parsing stops past twice `max_html_nodes`).
+    pub nodes: usize,
+}
+
+/// [`DomStats`] of `html` under `limits`.
+#[must_use]
+pub fn html_dom_stats(html: &str, limits: &EmailLimits) -> DomStats {
+    const FORMATTING: [&str; 13] = [
+        "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+    ];
+    let input = parsed_prefix(html, limits);
+    let doc = match parse_pieces(
+        input,
+        PIECE_BYTES,
+        limits.max_html_nodes.saturating_mul(2),
+        &Deadline::NONE,
+    ) {
+        Ok((doc, _)) => doc,
+        // `Deadline::NONE` never passes.
+        Err(_) => Html::new_document(),
+    };
+    let mut stats = DomStats {
+        parsed_bytes: input.len(),
+        ..DomStats::default()
+    };
+    stats.nodes = doc.tree.nodes().len();
+    for node in doc.tree.nodes() {
+        let Node::Element(e) = node.value() else {
+            continue;
+        };
+        let n = e.attrs().count();
+        stats.elements += 1;
+        stats.max_attributes = stats.max_attributes.max(n);
+        stats.attribute_pairs += n * n;
+        if matches!(e.name(), "html" | "body") {
+            stats.html_body_attributes += n;
+        }
+        if FORMATTING.contains(&e.name()) {
+            stats.formatting_attributes += n;
+        }
+    }
+    stats
 }
 
 /// `html` cut before its `max`+1-th `<`: html5ever checks element scope by
@@ -275,5 +424,178 @@ mod tests {
         assert!(t.truncated);
         let t = html_to_text(&"<b>".repeat(50_000), &EmailLimits::default());
         assert!(t.text.is_empty());
+    }
+
+    fn attrs(n: usize, prefix: &str) -> String {
+        (0..n).map(|i| format!(" {prefix}{i}")).collect()
+    }
+
+    #[test]
+    fn a_tag_with_300_000_attributes_is_cut_before_parsing() {
+        // ~2 MiB: html5ever compared each attribute with every earlier one
+        // (27–50 s); the part is now cut before the tag.
+        let html = format!("<p>before</p><p{}>after</p>", attrs(300_000, "a"));
+        let t = text(&html);
+        assert_eq!(t.text, "before");
+        assert!(t.truncated);
+        let stats = html_dom_stats(&html, &EmailLimits::default());
+        assert_eq!(stats.parsed_bytes, "<p>before</p>".len());
+        // At the limit nothing is cut.
+        let html = format!("<p{}>all</p>", attrs(64, "a"));
+        let t = text(&html);
+        assert_eq!((t.text.as_str(), t.truncated), ("all", false));
+        assert_eq!(
+            html_dom_stats(&html, &EmailLimits::default()).max_attributes,
+            64
+        );
+    }
+
+    #[test]
+    fn attributes_are_counted_wherever_html5ever_may_read_a_tag() {
+        let limits = EmailLimits::default();
+        let many = attrs(5_000, "a");
+        for wrapper in [
+            // Raw text that ends where a naive scan sees a quote open.
+            format!("<script><a x=\"</script><p{many}>x</p>"),
+            format!("<style><a x='</style><p{many}>x</p>"),
+            format!("<!-- <a x=\" --><p{many}>x</p>"),
+            format!("<svg><style><p{many}>x</p></style></svg>"),
+            format!("<title><a x=\"</title><p{many}>x"),
+            // Values that hold `>`, unquoted, after a quote, after a slash.
+            format!("<p a=\">\" b='>'{many}>x"),
+            format!(
+                "<p {}>x",
+                (0..5_000)
+                    .map(|i| format!("a{i}=\"v\""))
+                    .collect::<String>()
+            ),
+            format!(
+                "<p{}>x",
+                (0..5_000).map(|i| format!("/a{i}")).collect::<String>()
+            ),
+            format!("</p{many}>x"),
+        ] {
+            let stats = html_dom_stats(&wrapper, &limits);
+            assert!(stats.max_attributes <= 64, "{}", &wrapper[..40]);
+            assert!(
+                stats.attribute_pairs <= 64 * stats.parsed_bytes + 4_096,
+                "{stats:?}"
+            );
+            assert!(
+                html_to_text(&wrapper, &limits).truncated,
+                "{}",
+                &wrapper[..40]
+            );
+        }
+    }
+
+    #[test]
+    fn repeated_html_and_body_tags_and_formatting_tags_are_bounded() {
+        let limits = EmailLimits::default();
+        // 10,000 `<body>` tags of 10 new attributes each: html5ever merges
+        // them into one sorted list.
+        let bodies: String = (0..10_000)
+            .map(|i| format!("<body{}>", attrs(10, &format!("b{i}_"))))
+            .collect();
+        let stats = html_dom_stats(&bodies, &limits);
+        assert!(stats.html_body_attributes <= 64, "{stats:?}");
+        // 10,000 unclosed `<b>` tags with distinct attributes: each new one
+        // was compared with every open one (minutes).
+        let bold: String = (0..10_000)
+            .map(|i| format!("<b x={i}{}>", attrs(20, "a")))
+            .collect();
+        let t = html_to_text(&(bold.clone() + "tail"), &limits);
+        assert!(t.truncated);
+        let stats = html_dom_stats(&bold, &limits);
+        assert!(stats.parsed_bytes < bold.len() / 10, "{stats:?}");
+        // Closed ones, and `<a>` (at most one is open), are not limited.
+        let closed: String = (0..2_000).map(|i| format!("<a href=x{i}>l</a> ")).collect();
+        assert!(!html_to_text(&closed, &limits).truncated);
+    }
+
+    #[test]
+    fn the_attribute_scan_is_linear() {
+        for n in [1_000usize, 100_000] {
+            let html = format!("<p a=\"{}\"{}>", "<b ".repeat(n), " x".repeat(n));
+            let scan = scan_attributes(&html, usize::MAX, usize::MAX);
+            assert!(
+                scan.steps <= 12 * html.len(),
+                "{} steps for {} bytes",
+                scan.steps,
+                html.len()
+            );
+        }
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_walk() {
+        let passed = Deadline::at(
+            std::time::Instant::now(),
+            std::time::Duration::from_millis(3),
+        );
+        let err = html_to_text_within("<p>x</p>", &EmailLimits::default(), &passed).unwrap_err();
+        assert_eq!(err.budget, std::time::Duration::from_millis(3));
+    }
+
+    #[test]
+    fn parsing_in_pieces_gives_the_same_tree() {
+        let samples = [
+            "<html><head><title>t</title></head><body><p>Dear&nbsp;customer,<br>x</p>\r\n\
+             <table><tr><td>a<b>b</td></tr></table><a href=\"http://x.test/\">go</a>\
+             <!-- c --><script>if (a<b) {}</script><p>caf\u{e9} \u{1F600}</p>\r\n<i>open",
+            "<svg><style><p a>b</p></style></svg><![CDATA[x]]><textarea><b>t</textarea>",
+        ];
+        for html in samples {
+            let whole = Html::parse_document(html).html();
+            for piece in 1..12 {
+                let (doc, stopped) =
+                    parse_pieces(html, piece, usize::MAX, &Deadline::NONE).unwrap();
+                assert_eq!(doc.html(), whole, "pieces of {piece} bytes");
+                assert!(!stopped);
+            }
+        }
+    }
+
+    #[test]
+    fn formatting_elements_left_open_do_not_multiply_the_tree() {
+        // 500 open <b> tags with distinct attributes, then 5,000 paragraphs:
+        // each paragraph re-created all 500 (2.5 million nodes, 425 MB).
+        let html = format!(
+            "<div>{}</div>{}",
+            (0..500).map(|i| format!("<b x={i}>")).collect::<String>(),
+            "<p>x</p>".repeat(5_000)
+        );
+        let limits = EmailLimits::default();
+        let stats = html_dom_stats(&html, &limits);
+        assert!(
+            stats.nodes <= 2 * limits.max_html_nodes + 200_000,
+            "{stats:?}"
+        );
+        assert!(html_to_text(&html, &limits).truncated);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Whatever html5ever reads as a tag, the pass has counted: with a
+        /// limit of 3, no element of the tree has more.
+        #[test]
+        fn no_element_of_the_tree_passes_the_attribute_limit(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "<p", "<b", "<body", "<html", "</p", " a", " b=1", " c=\"", "\"", "'", "=",
+                "/", ">", "<script>", "</script>", "<style>", "</style>", "<!--", "-->",
+                "<svg>", "<title>", "</title>", "<![CDATA[", "]]>", "\n", "x", "<", "\0",
+            ]), 0..60),
+        ) {
+            let html: String = pieces.concat();
+            let limits = EmailLimits {
+                max_html_attributes: 3,
+                max_html_formatting_attributes: 5,
+                ..EmailLimits::default()
+            };
+            let stats = html_dom_stats(&html, &limits);
+            proptest::prop_assert!(stats.max_attributes <= 3, "{html:?}: {stats:?}");
+            proptest::prop_assert!(stats.html_body_attributes <= 3, "{html:?}: {stats:?}");
+        }
     }
 }

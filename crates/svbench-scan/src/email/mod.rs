@@ -3,10 +3,15 @@
 //! and evidence is checked against ([`render`]).
 //!
 //! Every entry point is bounded by [`EmailLimits`]: a message larger than
-//! `max_message_bytes` is refused, an HTML part is cut at `max_html_bytes`
-//! before parsing, the DOM walk is iterative and stops after `max_html_nodes`
-//! elements, and the rendered body stops at `body_max_chars`. Nothing here
-//! panics on input; a message that cannot be parsed is an [`EmailError`].
+//! `max_message_bytes` is refused, an HTML part is cut at `max_html_bytes`,
+//! `max_html_tags` and the attribute limits before parsing, the DOM walk is
+//! iterative and stops after `max_html_nodes` elements, and the rendered
+//! body stops at `body_max_chars`. An mbox is read one message at a time
+//! ([`MboxReader`]). The `_within` entry points also stop at a [`Deadline`]
+//! (checked inside their loops). Nothing here panics on input; a message
+//! that cannot be parsed is an [`EmailError`].
+//!
+//! [`Deadline`]: crate::Deadline
 //!
 //! ```
 //! use svbench_scan::email::{parse_message, render, EmailLimits};
@@ -23,18 +28,22 @@
 mod html;
 mod indicators;
 mod links;
+mod mbox;
 mod parse;
 mod render;
+mod tags;
 mod upstream;
 
-pub use html::{html_to_text, HtmlText};
+pub use html::{html_dom_stats, html_to_text, html_to_text_within, DomStats, HtmlText};
 pub use indicators::{
-    extract, Finding, IndicatorError, IndicatorSet, Polarity, BENIGN_CATEGORIES, GENERIC_GREETING,
-    PHISH_CATEGORIES,
+    extract, extract_within, Finding, IndicatorError, IndicatorSet, Polarity, BENIGN_CATEGORIES,
+    GENERIC_GREETING, PHISH_CATEGORIES,
 };
 pub use links::{registrable_domain, Link};
+pub use mbox::{MboxError, MboxItem, MboxReader};
 pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
-pub use render::{render, Rendered, RENDER_VERSION};
+pub use render::{render, render_within, Rendered, RENDER_VERSION};
+pub use tags::{scan_attributes, AttributeLimit, AttributeScan};
 pub use upstream::parse_upstream_text;
 
 /// Bounds on what one email may cost to parse and render.
@@ -46,12 +55,23 @@ pub struct EmailLimits {
     pub max_html_bytes: usize,
     /// An HTML part is cut before its tag after this many (`<` characters).
     pub max_html_tags: usize,
+    /// An HTML part is cut before the tag that would have more attributes
+    /// than this, or take the `<html>` and `<body>` tags together past it
+    /// (html5ever compares each attribute of a tag with every earlier one).
+    pub max_html_attributes: usize,
+    /// An HTML part is cut before the formatting start tag (`<b>`,
+    /// `<font>`, … but not `<a>`) that would take the attributes of all of
+    /// them past this (html5ever compares each new formatting element with
+    /// the open ones of its name, attributes and all).
+    pub max_html_formatting_attributes: usize,
     /// The DOM walk stops after this many nodes; the rest is not rendered.
     pub max_html_nodes: usize,
     /// The rendered body is truncated here, in characters, with a marker.
     pub body_max_chars: usize,
     /// Links kept per email.
     pub max_links: usize,
+    /// Messages scanned per mbox; the rest is reported, not scanned.
+    pub max_mbox_messages: usize,
 }
 
 impl Default for EmailLimits {
@@ -60,9 +80,12 @@ impl Default for EmailLimits {
             max_message_bytes: 64 << 20,
             max_html_bytes: 2 << 20,
             max_html_tags: 10_000,
+            max_html_attributes: 64,
+            max_html_formatting_attributes: 500,
             max_html_nodes: 100_000,
             body_max_chars: 6_000,
             max_links: 200,
+            max_mbox_messages: 100_000,
         }
     }
 }

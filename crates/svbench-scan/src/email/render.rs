@@ -1,10 +1,11 @@
 //! Rendering version 1: the exact text the model reads and evidence spans
 //! are checked against. Changing anything here bumps [`RENDER_VERSION`].
 
-use super::html::html_to_text;
+use super::html::html_to_text_within;
 use super::links::Link;
 use super::parse::{collapse, Email};
 use super::{tidy_lines, EmailLimits};
+use crate::{Deadline, TimeBudgetExceeded};
 
 /// The rendering's version, recorded with every row (`meta.render_version`).
 pub const RENDER_VERSION: u32 = 1;
@@ -30,6 +31,29 @@ pub struct Rendered {
 /// present, then the body from the HTML part when there is one, else the
 /// first plain-text part.
 pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
+    match render_within(email, limits, &Deadline::NONE) {
+        Ok(rendered) => rendered,
+        // `Deadline::NONE` never passes.
+        Err(_) => Rendered {
+            text: String::new(),
+            links: Vec::new(),
+            hidden_text: false,
+            truncated: true,
+        },
+    }
+}
+
+/// [`render`] that stops once `deadline` has passed (checked around and
+/// inside the HTML body's parse and walk).
+///
+/// # Errors
+/// [`TimeBudgetExceeded`].
+pub fn render_within(
+    email: &Email,
+    limits: &EmailLimits,
+    deadline: &Deadline,
+) -> Result<Rendered, TimeBudgetExceeded> {
+    deadline.check()?;
     let h = &email.headers;
     let attachments = (!email.attachments.is_empty()).then(|| {
         email
@@ -57,7 +81,7 @@ pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
     }
     let (body, links, hidden_text, mut truncated) = match (&email.html, &email.text) {
         (Some(html), _) => {
-            let t = html_to_text(html, limits);
+            let t = html_to_text_within(html, limits, deadline)?;
             (t.text, t.links, t.hidden_text, t.truncated)
         }
         (None, Some(plain)) => {
@@ -77,12 +101,13 @@ pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
         }
         None => text.push_str(&body),
     }
-    Rendered {
+    deadline.check()?;
+    Ok(Rendered {
         text,
         links,
         hidden_text,
         truncated,
-    }
+    })
 }
 
 /// URLs written in plain text.

@@ -1,19 +1,30 @@
 //! `svbench scan` on e-mail (`.eml`, `.mbox`, or `--type email`): the E4
 //! indicator extractor (spec E4 §3.2) on each message's rendering.
 //!
-//! An mbox gives one entry per message, named `PATH#N` (N from 1). Findings
-//! have the spec's shape `{category, polarity, start, end, text, detail}`,
-//! offsets in code points into the rendering. Benign findings are reported
-//! but do not make the exit code 1: only phish findings are something to act on.
+//! An mbox gives one entry per message, named `PATH#N` (N from 1), read
+//! from the file one message at a time; after `max_mbox_messages` messages
+//! or `max_mbox_findings` findings the rest is an error, not scanned. The
+//! file's `--time-budget` covers all its messages (checked inside parsing,
+//! rendering and extraction); past it the file is one error, no findings.
+//! Findings have the spec's shape `{category, polarity, start, end, text,
+//! detail}`, offsets in code points into the rendering. Benign findings are
+//! reported but do not make the exit code 1: only phish findings are
+//! something to act on.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Serialize;
 use svbench_scan::email::{
-    extract, parse_mbox, parse_message, render, EmailLimits, Finding, IndicatorSet, Polarity,
-    RENDER_VERSION,
+    extract_within, parse_message, render_within, EmailLimits, Finding, IndicatorSet, MboxItem,
+    MboxReader, Polarity, RENDER_VERSION,
 };
 use svbench_scan::scan::AnalyzerInfo;
+use svbench_scan::{Deadline, TimeBudgetExceeded};
+
+/// Findings kept per mailbox; past it the rest is not scanned.
+pub const MAX_MBOX_FINDINGS: usize = 100_000;
 
 /// The analyzer's name in `analyzers` and SARIF.
 pub const ANALYZER: &str = "email-indicators";
@@ -69,32 +80,122 @@ pub fn is_email_path(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("eml") || e.eq_ignore_ascii_case("mbox"))
 }
 
-/// Scans one input: an mbox (`.mbox`, or text starting with a `From `
-/// separator line) message by message, anything else as one message.
-pub fn scan(name: &str, bytes: &[u8]) -> Vec<EmailReport> {
-    let limits = EmailLimits::default();
-    let set = IndicatorSet::builtin();
-    let mbox = name.to_ascii_lowercase().ends_with(".mbox") || bytes.starts_with(b"From ");
-    let one = |path: String, parsed: Result<_, svbench_scan::email::EmailError>| {
-        let mut report = EmailReport::new(path);
-        match parsed {
-            Ok(email) => {
-                let rendered = render(&email, &limits);
-                report.findings = extract(&email, &rendered, set);
-            }
-            Err(e) => report.errors.push(EmailScanError {
-                message: e.to_string(),
-            }),
-        }
-        report
+/// Whether `name` or the first bytes say mbox (`.mbox`, or a `From `
+/// separator line first).
+fn is_mbox(name: &str, head: &[u8]) -> bool {
+    name.to_ascii_lowercase().ends_with(".mbox") || head.starts_with(b"From ")
+}
+
+/// Scans one e-mail file within `time_budget`: an mbox message by message
+/// (streamed from the file), anything else as one message.
+pub fn scan_path(path: &Path, time_budget: Option<Duration>) -> Vec<EmailReport> {
+    let name = path.display().to_string();
+    let deadline = Deadline::after_opt(time_budget);
+    let mut reader = match std::fs::File::open(path) {
+        Ok(file) => BufReader::with_capacity(64 << 10, file),
+        Err(e) => return vec![EmailReport::unreadable(name, e.to_string())],
     };
-    if !mbox {
-        return vec![one(name.to_string(), parse_message(bytes, &limits))];
+    let head = match reader.fill_buf() {
+        Ok(head) => head,
+        Err(e) => return vec![EmailReport::unreadable(name, e.to_string())],
+    };
+    if is_mbox(&name, head) {
+        return scan_mbox(&name, reader, &deadline);
     }
-    let reports: Vec<EmailReport> = parse_mbox(bytes, &limits)
-        .enumerate()
-        .map(|(i, parsed)| one(format!("{name}#{}", i + 1), parsed))
-        .collect();
+    let mut bytes = Vec::new();
+    if let Err(e) = reader.take(read_cap()).read_to_end(&mut bytes) {
+        return vec![EmailReport::unreadable(name, e.to_string())];
+    }
+    vec![scan_message(name, &bytes, &deadline)]
+}
+
+/// Scans e-mail bytes already read (standard input) as [`scan_path`] does.
+pub fn scan(name: &str, bytes: &[u8], time_budget: Option<Duration>) -> Vec<EmailReport> {
+    let deadline = Deadline::after_opt(time_budget);
+    if is_mbox(name, bytes) {
+        return scan_mbox(name, bytes, &deadline);
+    }
+    vec![scan_message(name.to_string(), bytes, &deadline)]
+}
+
+/// One message's report; a passed deadline is the message's error.
+fn scan_message(path: String, raw: &[u8], deadline: &Deadline) -> EmailReport {
+    let mut report = EmailReport::new(path);
+    match findings(raw, deadline) {
+        Ok(Ok(findings)) => report.findings = findings,
+        Ok(Err(e)) => report.errors.push(EmailScanError {
+            message: e.to_string(),
+        }),
+        Err(exceeded) => report.errors.push(EmailScanError {
+            message: exceeded.to_string(),
+        }),
+    }
+    report
+}
+
+/// The findings of one raw message, or why it could not be read.
+fn findings(
+    raw: &[u8],
+    deadline: &Deadline,
+) -> Result<Result<Vec<Finding>, svbench_scan::email::EmailError>, TimeBudgetExceeded> {
+    let limits = EmailLimits::default();
+    deadline.check()?;
+    let email = match parse_message(raw, &limits) {
+        Ok(email) => email,
+        Err(e) => return Ok(Err(e)),
+    };
+    let rendered = render_within(&email, &limits, deadline)?;
+    Ok(Ok(extract_within(
+        &email,
+        &rendered,
+        IndicatorSet::builtin(),
+        deadline,
+    )?))
+}
+
+/// The messages of a mailbox, read one at a time: what is held is one
+/// message and the reports (at most `max_mbox_messages` of them, holding
+/// at most [`MAX_MBOX_FINDINGS`] findings).
+fn scan_mbox(name: &str, reader: impl BufRead, deadline: &Deadline) -> Vec<EmailReport> {
+    let limits = EmailLimits::default();
+    let mut reports: Vec<EmailReport> = Vec::new();
+    let mut held = 0usize;
+    for (i, item) in MboxReader::new(reader, &limits).enumerate() {
+        let path = format!("{name}#{}", i + 1);
+        let report = match item {
+            Ok(MboxItem::Message(raw)) => scan_message(path, &raw, deadline),
+            Ok(MboxItem::TooLarge { size, limit }) => EmailReport::unreadable(
+                path,
+                svbench_scan::email::EmailError::TooLarge {
+                    size: usize::try_from(size).unwrap_or(usize::MAX),
+                    limit,
+                }
+                .to_string(),
+            ),
+            Err(e) => {
+                reports.push(EmailReport::unreadable(name.to_string(), e.to_string()));
+                break;
+            }
+        };
+        if let Err(exceeded) = deadline.check() {
+            // A partial mailbox is not a result.
+            return vec![EmailReport::unreadable(
+                name.to_string(),
+                exceeded.to_string(),
+            )];
+        }
+        held += report.findings.len();
+        reports.push(report);
+        if held > MAX_MBOX_FINDINGS {
+            reports.push(EmailReport::unreadable(
+                name.to_string(),
+                format!(
+                    "the mailbox has more than {MAX_MBOX_FINDINGS} findings; the rest was not scanned"
+                ),
+            ));
+            break;
+        }
+    }
     if reports.is_empty() {
         return vec![EmailReport::unreadable(
             name.to_string(),

@@ -259,14 +259,8 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let emails: Vec<email::EmailReport> = email_inputs
         .into_iter()
         .flat_map(|input| match input {
-            Input::Email { path } => {
-                let name = path.display().to_string();
-                match read_capped(&path, email::read_cap()) {
-                    Ok(bytes) => email::scan(&name, &bytes),
-                    Err(e) => vec![email::EmailReport::unreadable(name, e.to_string())],
-                }
-            }
-            Input::EmailBytes { name, bytes } => email::scan(&name, &bytes),
+            Input::Email { path } => email::scan_path(&path, options.time_budget),
+            Input::EmailBytes { name, bytes } => email::scan(&name, &bytes, options.time_budget),
             _ => Vec::new(),
         })
         .collect();

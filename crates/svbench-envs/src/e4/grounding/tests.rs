@@ -29,7 +29,13 @@ fn run(q: &str, items: &[RawEvidence], spans: &[GoldSpan]) -> Grounding {
         spans,
         source: GoldSource::Annotated,
     };
-    ground(q, items, gold, &EvidenceLimits::default())
+    ground(
+        q,
+        items,
+        gold,
+        &GroundingRules::v1(EvidenceLimits::default()),
+    )
+    .unwrap()
 }
 
 fn statuses(g: &Grounding) -> Vec<ItemStatus> {
@@ -174,7 +180,13 @@ fn relevant_set_follows_the_gold_label() {
             spans: &spans,
             source: GoldSource::Annotated,
         };
-        ground(Q, &items, gold, &EvidenceLimits::default())
+        ground(
+            Q,
+            &items,
+            gold,
+            &GroundingRules::v1(EvidenceLimits::default()),
+        )
+        .unwrap()
     };
     assert_eq!(at(Label::Phishing).f1, Some(2.0 * 1.0 * 1.0 / 2.0));
     assert_eq!(at(Label::Legitimate).f1, Some(0.0));
@@ -187,27 +199,209 @@ fn relevant_set_follows_the_gold_label() {
     assert!((ab.f1.unwrap() - 2.0 * 0.5 / 1.5).abs() < 1e-12);
 }
 
+fn run_rule(q: &str, items: &[RawEvidence], spans: &[GoldSpan], rule: MatchRule) -> Grounding {
+    let gold = GoldFacts {
+        label: Label::Phishing,
+        spans,
+        source: GoldSource::Annotated,
+    };
+    let rules = GroundingRules {
+        rule,
+        ..GroundingRules::v1(EvidenceLimits::default())
+    };
+    ground(q, items, gold, &rules).unwrap()
+}
+
 #[test]
 fn match_rule_needs_half_the_quote_and_enough_of_the_span() {
     let q = "Pay the invoice via wire transfer to account 12345678 today";
     let g_span = span(q, 0, "wire transfer to account 12345678", Polarity::Phish);
     let s = std::slice::from_ref(&g_span);
-    // Inside the span but fewer than min(|g|, 8) = 8 characters.
-    assert!(run(q, &[text("wire")], s).items[0].matched_gold.is_empty());
-    // Eight characters inside: matches.
-    assert_eq!(
-        run(q, &[text("transfer")], s).items[0].matched_gold,
-        vec![0]
-    );
-    // Mostly outside the span: no match.
-    let g = run(q, &[text("Pay the invoice via wire transfer")], s);
-    assert!(g.items[0].matched_gold.is_empty());
+    let matched = |quote: &str, rule| {
+        run_rule(q, &[text(quote)], s, rule).items[0]
+            .matched_gold
+            .clone()
+    };
+    for rule in [MatchRule::Overlap, MatchRule::ContentWords] {
+        // Inside the span but fewer than min(|g|, 8) = 8 characters.
+        assert!(matched("wire", rule).is_empty());
+        // Mostly outside the span: no match.
+        assert!(matched("Pay the invoice via wire transfer", rule).is_empty());
+        // Most of the span's words: matches.
+        assert_eq!(matched("transfer to account", rule), vec![0]);
+        assert_eq!(matched("wire transfer to account 12345678", rule), vec![0]);
+    }
+    // Eight characters inside: enough for the overlap rule, not for v1,
+    // which wants half of the span's five words.
+    assert_eq!(matched("transfer", MatchRule::Overlap), vec![0]);
+    assert!(matched("transfer", MatchRule::ContentWords).is_empty());
     // A short span counts once wholly covered.
     let short = span(q, 0, "today", Polarity::Phish);
     assert_eq!(
         run(q, &[text("today")], &[short]).items[0].matched_gold,
         vec![0]
     );
+}
+
+/// The fragment exploit: the shortest word-bounded fragment of at least
+/// eight characters of each span (`https://`, `.example`) matched it under
+/// the overlap rule; under v1 it must carry the span's words.
+#[test]
+fn eight_characters_of_scaffolding_do_not_match_under_v1() {
+    let q = "From: IT <it@quillon-legal.test>\nReset within 48 hours at \
+             https://sso.quillon-legal.test/password/change or northwindbank.example now.";
+    let spans = [
+        span(
+            q,
+            0,
+            "https://sso.quillon-legal.test/password/change",
+            Polarity::Phish,
+        ),
+        span(q, 0, "northwindbank.example", Polarity::Phish),
+        span(q, 0, "within 48 hours", Polarity::Phish),
+    ];
+    let fragments = [text("https://"), text(".example"), text("within 48")];
+    let old = run_rule(q, &fragments, &spans, MatchRule::Overlap);
+    assert_eq!(old.f1, Some(1.0), "the exploit the rule closes");
+    let v1 = run_rule(q, &fragments, &spans, MatchRule::ContentWords);
+    assert_eq!(
+        v1.items
+            .iter()
+            .map(|i| i.matched_gold.len())
+            .collect::<Vec<_>>(),
+        [0, 0, 1],
+        "scaffolding matches nothing; two of three words of a phrase do"
+    );
+    assert!(v1.f1.unwrap() < 0.34, "{:?}", v1.f1);
+    // Honest quotes, whole or by their words, keep the maximum.
+    let honest = [
+        text("sso.quillon-legal.test/password/change"),
+        text("northwindbank"),
+        text("within 48 hours"),
+    ];
+    assert_eq!(
+        run_rule(q, &honest, &spans, MatchRule::ContentWords).f1,
+        Some(1.0)
+    );
+    let whole: Vec<RawEvidence> = spans.iter().map(|s| text(&s.text)).collect();
+    assert_eq!(
+        run_rule(q, &whole, &spans, MatchRule::ContentWords).f1,
+        Some(1.0)
+    );
+}
+
+/// The old choice, every occurrence against every span.
+fn choose_by_pairs(
+    occurrences: &[(usize, usize)],
+    relevant: &[(usize, usize, usize)],
+    recalled: &[bool],
+) -> (usize, usize) {
+    let earliest = occurrences.first().copied().unwrap_or_default();
+    let best = |open_only: bool| {
+        let mut best = (0usize, earliest);
+        for &occ in occurrences {
+            let o = relevant
+                .iter()
+                .zip(recalled)
+                .filter(|(_, done)| !(open_only && **done))
+                .map(|(&(gs, ge, _), _)| overlap(occ, (gs, ge)))
+                .max()
+                .unwrap_or(0);
+            if o > best.0 {
+                best = (o, occ);
+            }
+        }
+        best
+    };
+    let (o, occ) = best(true);
+    if o > 0 {
+        occ
+    } else {
+        best(false).1
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn the_sweep_chooses_as_every_pair_would(
+        n in 1usize..60,
+        len in 1usize..12,
+        starts in proptest::collection::btree_set(0usize..60, 0..12),
+        raw in proptest::collection::vec((0usize..64, 0usize..64, any::<bool>()), 0..8),
+    ) {
+        let occurrences: Vec<(usize, usize)> = starts
+            .into_iter()
+            .filter(|&s| s + len <= n)
+            .map(|s| (s, s + len))
+            .collect();
+        let relevant: Vec<(usize, usize, usize)> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b, _))| (a.min(b).min(n), a.max(b).min(n), i))
+            .collect();
+        let recalled: Vec<bool> = raw.iter().map(|r| r.2).collect();
+        let got = choose(&occurrences, &relevant, &recalled, n, &Deadline::NONE).unwrap();
+        prop_assert_eq!(got, choose_by_pairs(&occurrences, &relevant, &recalled));
+    }
+}
+
+/// 1 MB of question, 10,000 spans and ten quotes found 100,000 times each:
+/// comparing every occurrence with every span was 10¹⁰ steps per quote.
+fn big_row() -> (String, Vec<GoldSpan>, Vec<RawEvidence>) {
+    let q = "pay now ".repeat(125_000);
+    let spans: Vec<GoldSpan> = (0..10_000)
+        .map(|i| {
+            let start = i * 96;
+            GoldSpan {
+                start,
+                end: start + 7,
+                text: "pay now".into(),
+                category: format!("c{i}"),
+                polarity: Polarity::Phish,
+            }
+        })
+        .collect();
+    let items: Vec<RawEvidence> = (0..10)
+        .map(|i| text(["pay now", "now pay", "pay now pay"][i % 3]))
+        .collect();
+    (q, spans, items)
+}
+
+#[test]
+fn a_long_question_with_many_spans_grounds_in_bounded_work() {
+    let (q, spans, items) = big_row();
+    let g = run(&q, &items, &spans);
+    // "pay now" and "pay now pay" cover a not-yet-matched span wholly;
+    // "now pay" overlaps one by three characters, less than half of it.
+    assert_eq!(g.items[0].status, ItemStatus::Valid);
+    assert_eq!(g.items[0].matched_gold, vec![0]);
+    assert_eq!(g.items[1].matched_gold, Vec::<usize>::new());
+    assert_eq!(g.items[2].matched_gold, vec![1]);
+    assert_eq!(g.items[3].matched_gold, vec![2]);
+    assert_eq!(g.recalled, 7);
+    assert_eq!(g.recalled_categories.len(), g.recalled);
+}
+
+#[test]
+fn a_passed_deadline_stops_grounding() {
+    let (q, spans, items) = big_row();
+    let gold = GoldFacts {
+        label: Label::Phishing,
+        spans: &spans,
+        source: GoldSource::Annotated,
+    };
+    let passed = Deadline::at(
+        std::time::Instant::now(),
+        std::time::Duration::from_millis(5),
+    );
+    let rules = GroundingRules {
+        deadline: passed,
+        ..GroundingRules::v1(EvidenceLimits::default())
+    };
+    let err = ground(&q, &items, gold, &rules).unwrap_err();
+    assert_eq!(err.budget, std::time::Duration::from_millis(5));
 }
 
 #[test]
@@ -289,7 +483,7 @@ proptest! {
             .collect();
         let gold = GoldFacts { label, spans: &spans, source: GoldSource::Annotated };
         let limits = EvidenceLimits { max_items: 10, min_chars: 1, max_chars: 20 };
-        let g = ground(&q, &items, gold, &limits);
+        let g = ground(&q, &items, gold, &GroundingRules::v1(limits)).unwrap();
         prop_assert_eq!(g.items.len(), items.len());
         if let Some(f1) = g.f1 {
             prop_assert!((0.0..=1.0).contains(&f1));

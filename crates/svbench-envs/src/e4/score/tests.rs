@@ -130,7 +130,9 @@ fn run_with(
         &EvidenceLimits::default(),
         &Completion::Text(answer.to_string()),
         &input,
+        Deadline::NONE,
     )
+    .unwrap()
 }
 
 fn answer(label: &str, confidence: f64, evidence: &[&str]) -> String {
@@ -813,4 +815,56 @@ fn record_parts() {
     let p = up.parsed(&row);
     assert_eq!(p.upstream_parse.unwrap().status, "invalid");
     assert_eq!(p.utility, None);
+}
+
+/// A row of 1 MB with 10,000 gold spans, as an inline score request can
+/// send, and an answer quoting ten phrases found 125,000 times each.
+fn large_example() -> (svbench_core::Example, Completion) {
+    let question = "pay now ".repeat(125_000);
+    let spans: Vec<serde_json::Value> = (0..10_000)
+        .map(|i| {
+            serde_json::json!({"start": i * 96, "end": i * 96 + 7, "text": "pay now",
+                "category": "payment_request", "polarity": "phish"})
+        })
+        .collect();
+    let info = serde_json::json!({"meta": {"gold_source": "annotated", "spans": spans}});
+    let example = svbench_core::Example {
+        index: 0,
+        id: "large".into(),
+        split: None,
+        question,
+        answer: serde_json::json!("Phishing"),
+        info: serde_json::value::to_raw_value(&info).unwrap(),
+    };
+    let evidence: Vec<&str> = (0..10).map(|i| ["pay now", "now pay"][i % 2]).collect();
+    let answer = serde_json::json!({"label": "Phishing", "confidence": 0.9, "evidence": evidence});
+    (example, Completion::Text(answer.to_string()))
+}
+
+#[test]
+fn a_large_inline_row_scores_in_bounded_work_and_honours_a_deadline() {
+    use crate::environment::{Environment, ScoreErrorKind};
+    use std::time::{Duration, Instant};
+    let env = crate::e4::env::E4Env::new("v1", None, crate::e4::args::E4Args::default()).unwrap();
+    let (example, completion) = large_example();
+    // One sweep per quote instead of 125,000 occurrences × 10,000 spans.
+    let scored = env.score(&example, &completion).unwrap();
+    let Some(svbench_core::record::ParsedRecord::E4(parsed)) = scored.parsed else {
+        panic!("no E4 record");
+    };
+    let matched = parsed
+        .evidence
+        .items
+        .iter()
+        .filter(|i| !i.matched_gold.is_empty())
+        .count();
+    assert_eq!(matched, 5, "each `pay now` recalls a new span");
+    let passed = Deadline::at(Instant::now(), Duration::from_millis(1));
+    for profile in ["v1", "upstream"] {
+        let env =
+            crate::e4::env::E4Env::new(profile, None, crate::e4::args::E4Args::default()).unwrap();
+        let err = env.score_within(&example, &completion, passed).unwrap_err();
+        assert_eq!(err.kind, ScoreErrorKind::TimeBudgetExceeded, "{profile}");
+        assert!(err.message.contains("time budget"), "{}", err.message);
+    }
 }

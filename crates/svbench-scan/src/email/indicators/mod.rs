@@ -41,6 +41,7 @@ pub use compile::{IndicatorError, IndicatorSet};
 
 use super::parse::Email;
 use super::render::Rendered;
+use crate::{Deadline, TimeBudgetExceeded};
 
 /// The phish-polarity categories (spec §3.2), in the table's order.
 pub const PHISH_CATEGORIES: [&str; 14] = [
@@ -127,15 +128,34 @@ pub struct Finding {
 /// identical (category, start, end) findings merged.
 #[must_use]
 pub fn extract(email: &Email, rendered: &Rendered, set: &IndicatorSet) -> Vec<Finding> {
+    // `Deadline::NONE` never passes.
+    extract_within(email, rendered, set, &Deadline::NONE).unwrap_or_default()
+}
+
+/// [`extract`] that stops once `deadline` has passed (checked between the
+/// checks; each reads a rendering bounded by `body_max_chars`).
+///
+/// # Errors
+/// [`TimeBudgetExceeded`].
+pub fn extract_within(
+    email: &Email,
+    rendered: &Rendered,
+    set: &IndicatorSet,
+    deadline: &Deadline,
+) -> Result<Vec<Finding>, TimeBudgetExceeded> {
+    deadline.check()?;
     let doc = doc::Doc::new(&rendered.text);
     let mut out = spans::Collector::new(&rendered.text, set.min_chars, set.max_chars);
     let sender = sender::Sender::new(email, set);
     sender::check(&doc, email, &sender, set, &mut out);
+    deadline.check()?;
     let external_links = domains::check(&doc, rendered, &sender, set, &mut out);
+    deadline.check()?;
     sender::check_internal(&doc, &sender, external_links, set, &mut out);
     phrases::check(&doc, set, &mut out);
+    deadline.check()?;
     attachments::check(&doc, email, set, &mut out);
-    out.finish()
+    Ok(out.finish())
 }
 
 #[cfg(test)]

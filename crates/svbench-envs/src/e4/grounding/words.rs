@@ -1,0 +1,173 @@
+//! The words of the normalised question and which of them carry content,
+//! for the `v1` match rule (a quote must cover at least half of a span's
+//! content words).
+//!
+//! A word is a maximal run of alphanumeric characters. It is scaffolding,
+//! not content, when it is a URL scheme before `:` (`http`, `https`, `ftp`,
+//! `mailto`), `www` before `.`, the rendering's `[link:` marker, or the last
+//! label of a dotted name (`.example`, `.top`; never all digits, so an IPv4
+//! address keeps its last number). A span whose words are all scaffolding
+//! counts all of them; a span without words has only the character rule.
+
+/// URL schemes that are scaffolding when a `:` follows.
+const SCHEMES: [&str; 4] = ["http", "https", "ftp", "mailto"];
+
+/// The words of a text, in normalised character positions, with a running
+/// count of the content words among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Words {
+    /// `[start, end)` of each word, in order.
+    spans: Vec<(usize, usize)>,
+    /// `content[i]`: content words among the first `i` words.
+    content: Vec<usize>,
+}
+
+impl Words {
+    /// The words of `text` (linear in its length).
+    #[must_use]
+    pub fn new(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let mut spans = Vec::new();
+        let mut content = vec![0usize];
+        let mut i = 0;
+        while i < chars.len() {
+            if !chars[i].is_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len() && chars[i].is_alphanumeric() {
+                i += 1;
+            }
+            let is_content = !scaffolding(&chars, start, i);
+            spans.push((start, i));
+            let before = content.last().copied().unwrap_or(0);
+            content.push(before + usize::from(is_content));
+        }
+        Words { spans, content }
+    }
+
+    /// The words wholly inside `[a, b)`: `(content words, all words)`.
+    fn inside(&self, (a, b): (usize, usize)) -> (usize, usize) {
+        let first = self.spans.partition_point(|w| w.0 < a);
+        let last = self.spans.partition_point(|w| w.1 <= b).max(first);
+        let at = |i: usize| self.content.get(i).copied().unwrap_or(0);
+        (at(last) - at(first), last - first)
+    }
+
+    /// Whether the quote `quote` covers at least half of the content words
+    /// of the span `span` (all its words when none is content; true for a
+    /// span without words).
+    #[must_use]
+    pub fn covers_content(&self, quote: (usize, usize), span: (usize, usize)) -> bool {
+        let (content, all) = self.inside(span);
+        let shared = (quote.0.max(span.0), quote.1.min(span.1));
+        let (covered_content, covered_all) = if shared.0 < shared.1 {
+            self.inside(shared)
+        } else {
+            (0, 0)
+        };
+        if content > 0 {
+            2 * covered_content >= content
+        } else {
+            2 * covered_all >= all
+        }
+    }
+}
+
+/// Whether the word `chars[start..end]` is scaffolding (see the module).
+fn scaffolding(chars: &[char], start: usize, end: usize) -> bool {
+    let word: String = chars[start..end].iter().collect::<String>().to_lowercase();
+    let next = chars.get(end).copied();
+    let prev = start.checked_sub(1).and_then(|i| chars.get(i)).copied();
+    let prev2 = start.checked_sub(2).and_then(|i| chars.get(i)).copied();
+    if next == Some(':') && SCHEMES.contains(&word.as_str()) {
+        return true;
+    }
+    if next == Some('.') && word == "www" {
+        return true;
+    }
+    if prev == Some('[') && next == Some(':') && word == "link" {
+        return true;
+    }
+    let ends_name =
+        next.is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '-' | '@' | '_')));
+    prev == Some('.')
+        && prev2.is_some_and(|c| c.is_alphanumeric() || c == '-')
+        && !word.chars().all(|c| c.is_ascii_digit())
+        && ends_name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn content_words(text: &str) -> Vec<String> {
+        let w = Words::new(text);
+        let chars: Vec<char> = text.chars().collect();
+        w.spans
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| w.content[i + 1] > w.content[*i])
+            .map(|(_, &(a, b))| chars[a..b].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn url_scaffolding_is_not_content() {
+        assert_eq!(
+            content_words("https://www.litwarecloud.example/d/view"),
+            ["litwarecloud", "d", "view"]
+        );
+        assert_eq!(content_words("northwlnd-bank.top"), ["northwlnd", "bank"]);
+        assert_eq!(
+            content_words("http://203.0.113.7/northwind/login"),
+            ["203", "0", "113", "7", "northwind", "login"]
+        );
+        assert_eq!(
+            content_words("recovery.desk@freemail.example"),
+            ["recovery", "desk", "freemail"]
+        );
+        assert_eq!(
+            content_words("www.bank.test [link: https://bank-secure.xyz/x]"),
+            ["bank", "bank", "secure", "x"]
+        );
+        assert_eq!(
+            content_words("within 48 hours or your account will be suspended."),
+            [
+                "within",
+                "48",
+                "hours",
+                "or",
+                "your",
+                "account",
+                "will",
+                "be",
+                "suspended"
+            ]
+        );
+    }
+
+    #[test]
+    fn half_of_the_content_words_must_be_covered() {
+        let text = "see https://sso.quillon-legal.test/password/change now";
+        let w = Words::new(text);
+        let span = (4, 50);
+        assert_eq!(
+            &text[4..50],
+            "https://sso.quillon-legal.test/password/change"
+        );
+        // `https://` and `.test` cover no content word.
+        assert!(!w.covers_content((4, 12), span));
+        assert!(!w.covers_content((29, 34), span));
+        // 3 of the 5 content words (sso, quillon, legal, password, change).
+        assert!(w.covers_content((12, 34), span));
+        assert!(!w.covers_content((12, 23), span));
+        assert!(w.covers_content(span, span));
+        // A span of scaffolding only counts its words; one without words
+        // leaves the decision to the character rule.
+        let w = Words::new("go https:// now ::: x");
+        assert!(w.covers_content((3, 11), (3, 11)));
+        assert!(w.covers_content((16, 17), (15, 19)));
+    }
+}
