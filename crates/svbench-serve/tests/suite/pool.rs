@@ -55,3 +55,37 @@ async fn health_answers_while_the_worker_pool_is_saturated() {
         assert_eq!(j.await.unwrap().unwrap(), 200);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_request_keeps_its_turn_until_its_work_ends() {
+    let s = crate::common::TestApp::start(ServeConfig {
+        request_timeout: std::time::Duration::from_millis(300),
+        ..ServeConfig::default()
+    });
+    let turns = s.state.worker_turns();
+    s.state.hold_blocking_work();
+    let score = json!({"answer": "Benign", "completion": E1_VALID});
+    // Every turn taken by a job that outlives its request (504).
+    let mut first = Vec::new();
+    for _ in 0..turns {
+        let app = s.clone();
+        let body = score.clone();
+        first.push(tokio::spawn(async move {
+            app.post("/v1/envs/e1/score", &body).await.status().as_u16()
+        }));
+    }
+    for t in first {
+        assert_eq!(t.await.unwrap(), 504);
+    }
+    assert_eq!(s.state.paused_blocking_work(), turns);
+    // More requests, also timing out: none gets a turn while the first
+    // jobs still run, so no more than `turns` jobs ever run at once.
+    for _ in 0..2 * turns {
+        assert_eq!(s.post("/v1/envs/e1/score", &score).await.status(), 504);
+        assert_eq!(s.state.paused_blocking_work(), turns);
+    }
+    s.state.release_blocking_work();
+    let state = s.state.clone();
+    assert!(eventually(|| state.paused_blocking_work() == 0).await);
+    assert_eq!(s.post("/v1/envs/e1/score", &score).await.status(), 200);
+}
