@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 
 secs="${1:-30}"
 [ $# -gt 0 ] && shift
-all_targets=(extract yaml hcl scan patch_diff json_patch e2_score e4_score email dataset_rows api_body)
+all_targets=(extract yaml yaml_docs hcl scan patch_diff json_patch e2_score e4_score email html_attrs mbox dataset_rows api_body episodes)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
 host="$(rustc -vV | sed -n 's/^host: //p')"

@@ -404,6 +404,22 @@ def main():
     for name, (header, body) in API.items():
         write("api_body", name, header + "\n" + json.dumps(body))
 
+    # Episodes: one message (or a list) stepped N times in one episode.
+    kube = {"id": "c1", "type": "function", "function": {"name": "run_kubelinter", "arguments": "{\"paths\":[\"manifest.yaml\"]}"}}
+    final_e2 = {"role": "assistant", "content": json.dumps({"violations": [], "patch": "", "confidence": 0.5})}
+    for name, (header, body) in {
+        "e1-answer": ("e1 8", {"role": "assistant", "content": '{"label":"Malicious","confidence":0.8}'}),
+        "e1-user": ("e1 2", {"role": "user", "content": "hi"}),
+        "e2-padded-calls": ("e2 64", {"role": "assistant", "content": "p" * 2048, "tool_calls": [kube]}),
+        "e2-then-answer": ("e2 6", [{"role": "assistant", "content": None, "tool_calls": [kube, kube]}, final_e2]),
+        "e2-flat-unknown-tool": ("e2 64", {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "x" * 200, "name": "n" * 300, "arguments": {"paths": ["/etc/passwd"]}}] * 8}),
+        "e2-many-tiny-calls": ("e2 32", {"role": "assistant", "content": None, "tool_calls": [
+            {"id": str(i), "name": "run_opa", "arguments": "{}"} for i in range(200)]}),
+        "e4-tool-call": ("e4 16", {"role": "assistant", "content": "x", "tool_calls": [kube]}),
+    }.items():
+        write("episodes", name, header + "\n" + json.dumps(body))
+
 
 if __name__ == "__main__":
     main()

@@ -10,6 +10,7 @@ pub mod dataset_rows;
 pub mod e2_score;
 pub mod e4_score;
 pub mod email;
+pub mod episodes;
 pub mod extract;
 pub mod hcl;
 pub mod html_attrs;

@@ -192,6 +192,7 @@ pub fn configure(id: EnvId, config: &EnvConfig) -> Result<Configured, ApiError> 
 /// # Errors
 /// As [`configure`].
 pub fn configure_for(id: EnvId, config: &EnvConfig, remote: bool) -> Result<Configured, ApiError> {
+    check_arg_names(id, &config.env_args)?;
     let overrides = match &config.reward_config {
         None => None,
         Some(v) => Some(reward_config_toml(v)?),
@@ -219,6 +220,35 @@ pub fn configure_for(id: EnvId, config: &EnvConfig, remote: bool) -> Result<Conf
         }
         e => ApiError::new(ErrorCode::InvalidEnvArgs, e.to_string()),
     })
+}
+
+/// Refuses every key that is not exactly one of the environment's argument
+/// names: no trimming, no case folding, no Unicode normalisation. A key that
+/// only resembles a name (`"policy_dirs "`, `"\tpolicy_dirs"`,
+/// `"Policy_Dirs"`, `"policy_dirs=x"`) would otherwise slip past checks that
+/// look the name up exactly (the path check of [`crate::fs_access`]) and be
+/// read as that name further down.
+///
+/// # Errors
+/// `invalid_env_args` naming the key as given (escaped) and the known names.
+pub fn check_arg_names(id: EnvId, args: &Map<String, Value>) -> Result<(), ApiError> {
+    let known = id.arg_names();
+    let Some(bad) = args.keys().find(|k| !known.contains(&k.as_str())) else {
+        return Ok(());
+    };
+    let message = if known.is_empty() {
+        format!(
+            "env_args: `{}` takes no environment-specific arguments (got {bad:?})",
+            id.name()
+        )
+    } else {
+        format!(
+            "env_args: unknown argument {bad:?} for `{}` (names are exact; known: {})",
+            id.name(),
+            known.join(", ")
+        )
+    };
+    Err(ApiError::new(ErrorCode::InvalidEnvArgs, message))
 }
 
 /// `KEY=VALUE` pairs as `--env-arg` takes them: strings as they are,

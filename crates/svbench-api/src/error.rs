@@ -28,15 +28,19 @@ pub enum ErrorCode {
     EpisodeDone,
     /// The episode idled past its TTL and was dropped (410).
     EpisodeExpired,
-    /// Body over the size limit (413).
+    /// Body, or an episode step's message, over its size limit (413).
     PayloadTooLarge,
+    /// An episode step would make the episode hold more bytes than its
+    /// memory budget allows (413); the episode is left as it was.
+    EpisodeTooLarge,
     /// A dataset file is unreadable or malformed (400; Python
     /// `DatasetError`). The server serves embedded data only, so it answers
     /// this code only for rows that reference such a file.
     DatasetError,
     /// A bug or an unusable reference answer (500).
     Internal,
-    /// Too many live episodes (503).
+    /// Too many live episodes or open connections, or the server's episode
+    /// memory is full (503).
     CapacityExhausted,
     /// The request ran past its time limit (504).
     Timeout,
@@ -55,7 +59,7 @@ impl ErrorCode {
             | ErrorCode::EpisodeNotFound => 404,
             ErrorCode::EpisodeBusy | ErrorCode::EpisodeDone => 409,
             ErrorCode::EpisodeExpired => 410,
-            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::PayloadTooLarge | ErrorCode::EpisodeTooLarge => 413,
             ErrorCode::Internal => 500,
             ErrorCode::CapacityExhausted => 503,
             ErrorCode::Timeout => 504,
@@ -77,6 +81,7 @@ impl ErrorCode {
             ErrorCode::EpisodeDone => "episode_done",
             ErrorCode::EpisodeExpired => "episode_expired",
             ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::EpisodeTooLarge => "episode_too_large",
             ErrorCode::DatasetError => "dataset_error",
             ErrorCode::Internal => "internal",
             ErrorCode::CapacityExhausted => "capacity_exhausted",

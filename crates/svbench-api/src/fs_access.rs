@@ -105,6 +105,11 @@ impl FsAccess {
             };
             let paths = path_values(key, value)?;
             if paths.is_empty() {
+                // Names no path: pass on exactly that (not the raw text),
+                // so what the environment reads is what was checked.
+                checked
+                    .env_args
+                    .insert((*key).to_string(), Value::String(String::new()));
                 continue;
             }
             if allowed.is_empty() {

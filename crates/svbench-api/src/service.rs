@@ -11,7 +11,8 @@ use svbench_core::advantage::{self, Grouping, Norm};
 use svbench_envs::environment::Deadline;
 
 use crate::envs::{
-    configure_for, kind_name, profile_infos, Configured, EnvConfig, EnvId, EnvInfo, SplitInfo,
+    check_arg_names, configure_for, kind_name, profile_infos, Configured, EnvConfig, EnvId,
+    EnvInfo, SplitInfo,
 };
 use crate::error::{ApiError, ErrorCode};
 use crate::fs_access::{names_paths, FsAccess};
@@ -92,6 +93,18 @@ impl ResetRequest {
     pub fn env_args(&self) -> Option<&Map<String, Value>> {
         self.env_args.as_ref()
     }
+
+    /// The turn limit the request asks for, if any.
+    #[must_use]
+    pub fn max_turns(&self) -> Option<u32> {
+        self.max_turns
+    }
+
+    /// The tool budget the request asks for, if any.
+    #[must_use]
+    pub fn tool_budget(&self) -> Option<u32> {
+        self.tool_budget
+    }
 }
 
 /// The answer of `score_batch`.
@@ -137,6 +150,9 @@ impl Service {
     /// As [`crate::envs::configure`]; `invalid_env_args` for a path that is
     /// not allowed.
     pub fn configured(&self, id: EnvId, config: &EnvConfig) -> Result<Arc<Configured>, ApiError> {
+        // Exact names first: the path check below looks names up exactly,
+        // so a padded alias of a path argument must never get past here.
+        check_arg_names(id, &config.env_args)?;
         let checked;
         let config = if names_paths(id, &config.env_args) {
             checked = self.fs.check(id, config)?;

@@ -12,12 +12,67 @@ use serde_json::Value;
 /// A `tool_interactions` entry of a step (as in result records).
 pub use svbench_core::record::ToolInteraction;
 use svbench_core::{Completion, Example, ParseRecord, ParseStatus};
-use svbench_envs::environment::{run_tool_call, Episode};
+use svbench_envs::environment::{run_tool_call, Deadline, Episode};
 
 use crate::completion::normalize_message;
 use crate::envs::Configured;
 use crate::error::{ApiError, ErrorCode};
-use crate::score::{score_completion, ScoreResponse};
+use crate::score::{score_completion_within, ScoreResponse};
+
+/// The memory an episode may hold, in accounted bytes ([`value_bytes`]).
+/// A server sets them; the local user (Python in-process) runs without.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// The largest assistant message one step takes.
+    pub max_message_bytes: usize,
+    /// The most the episode holds in all: example, prompt, tool
+    /// specifications, every message and tool result, the reward.
+    pub max_bytes: usize,
+}
+
+impl SessionLimits {
+    /// No bound.
+    pub const NONE: SessionLimits = SessionLimits {
+        max_message_bytes: usize::MAX,
+        max_bytes: usize::MAX,
+    };
+}
+
+/// The bytes a JSON value holds in memory, counted as its strings' and
+/// keys' bytes plus a fixed size per value and per key: within a small
+/// constant factor of the allocator's figure for any shape (deep nesting,
+/// many tiny values, long strings).
+#[must_use]
+pub fn value_bytes(value: &Value) -> usize {
+    const NODE: usize = std::mem::size_of::<Value>();
+    const KEY: usize = std::mem::size_of::<String>();
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => NODE,
+        Value::String(s) => NODE + s.len(),
+        Value::Array(items) => NODE + items.iter().map(value_bytes).sum::<usize>(),
+        Value::Object(map) => {
+            NODE + map
+                .iter()
+                .map(|(k, v)| KEY + k.len() + value_bytes(v))
+                .sum::<usize>()
+        }
+    }
+}
+
+fn example_bytes(example: &Example) -> usize {
+    std::mem::size_of::<Example>()
+        + example.id.len()
+        + example.split.as_ref().map_or(0, String::len)
+        + example.question.len()
+        + value_bytes(&example.answer)
+        + example.info.get().len()
+}
+
+fn reward_bytes(reward: &ScoreResponse) -> usize {
+    // Serialised length (a lower bound of the struct's heap) plus the
+    // struct: the reward is small next to the transcript it scores.
+    std::mem::size_of::<ScoreResponse>() + serde_json::to_vec(reward).map_or(0, |v| v.len())
+}
 
 /// One live episode.
 pub struct Session {
@@ -32,6 +87,8 @@ pub struct Session {
     done: bool,
     truncated: bool,
     reward: Option<ScoreResponse>,
+    limits: SessionLimits,
+    held: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -40,6 +97,7 @@ impl std::fmt::Debug for Session {
             .field("example_id", &self.example.id)
             .field("turn", &self.turn)
             .field("done", &self.done)
+            .field("held", &self.held)
             .finish_non_exhaustive()
     }
 }
@@ -66,13 +124,17 @@ impl Session {
     #[must_use]
     pub fn start(configured: Arc<Configured>, example: Example) -> Self {
         let episode = configured.env.start_episode(&example);
-        let prompt = configured
+        let prompt: Vec<Value> = configured
             .env
             .initial_messages(&example)
             .iter()
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
             .collect();
-        let tools = configured.env.tools();
+        let tools: Vec<Value> = configured.env.tools();
+        let held = std::mem::size_of::<Self>()
+            + example_bytes(&example)
+            + prompt.iter().map(value_bytes).sum::<usize>()
+            + tools.iter().map(value_bytes).sum::<usize>();
         Self {
             configured,
             example,
@@ -85,7 +147,36 @@ impl Session {
             done: false,
             truncated: false,
             reward: None,
+            limits: SessionLimits::NONE,
+            held,
         }
+    }
+
+    /// The episode under memory limits.
+    ///
+    /// # Errors
+    /// `episode_too_large` when the example, prompt and tools alone are
+    /// over `limits.max_bytes`.
+    pub fn with_limits(mut self, limits: SessionLimits) -> Result<Self, ApiError> {
+        if self.held > limits.max_bytes {
+            return Err(over_budget(self.held, limits.max_bytes));
+        }
+        self.limits = limits;
+        Ok(self)
+    }
+
+    /// The memory limits.
+    #[must_use]
+    pub fn limits(&self) -> SessionLimits {
+        self.limits
+    }
+
+    /// The bytes the episode holds now, as [`value_bytes`] counts them
+    /// (example, prompt, tools, transcript, reward). Never over
+    /// [`SessionLimits::max_bytes`].
+    #[must_use]
+    pub fn held_bytes(&self) -> usize {
+        self.held
     }
 
     /// The first messages the model sees.
@@ -140,8 +231,28 @@ impl Session {
     ///
     /// # Errors
     /// `episode_done` after the end; `bad_request` for a message that is not
-    /// an assistant message; `internal` when scoring fails.
+    /// an assistant message; `internal` when scoring fails; as
+    /// [`Session::step_within`] for the memory limits.
     pub fn step(&mut self, message: &Value) -> Result<StepOutcome, ApiError> {
+        self.step_within(message, Deadline::NONE, usize::MAX)
+    }
+
+    /// [`Session::step`] whose tool calls and scoring end by `deadline`, and
+    /// after which the episode holds at most `limit` bytes (and at most its
+    /// own [`SessionLimits::max_bytes`]). A step that fails for any reason
+    /// leaves the episode as it was: its transcript, turn and tool calls.
+    ///
+    /// # Errors
+    /// As [`Session::step`]; `payload_too_large` for a message over
+    /// [`SessionLimits::max_message_bytes`]; `episode_too_large` (details:
+    /// `held`, `needed`, `limit`) when the step would take the episode over
+    /// its byte limit; `timeout` past `deadline`.
+    pub fn step_within(
+        &mut self,
+        message: &Value,
+        deadline: Deadline,
+        limit: usize,
+    ) -> Result<StepOutcome, ApiError> {
         if self.done {
             return Err(ApiError::new(
                 ErrorCode::EpisodeDone,
@@ -155,6 +266,54 @@ impl Session {
                 "message: a step takes an assistant message",
             ));
         }
+        let message_bytes = value_bytes(&message);
+        if message_bytes > self.limits.max_message_bytes {
+            return Err(ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "message: {message_bytes} bytes, over the limit of {} bytes per step",
+                    self.limits.max_message_bytes
+                ),
+            )
+            .with_details(serde_json::json!({
+                "message_bytes": message_bytes,
+                "limit": self.limits.max_message_bytes,
+            })));
+        }
+        let limit = limit.min(self.limits.max_bytes);
+        let needed = self.held.saturating_add(message_bytes);
+        if needed > limit {
+            return Err(over_budget_step(self.held, needed, limit));
+        }
+        let before = (
+            self.transcript.len(),
+            self.turn,
+            self.tool_calls_used,
+            self.held,
+        );
+        let result = self.run_step(message, message_bytes, deadline, limit);
+        if result.is_err() {
+            // Nothing of a refused step stays (tool calls are read-only
+            // queries of the example, so the episode itself is unchanged).
+            self.transcript.truncate(before.0);
+            self.turn = before.1;
+            self.tool_calls_used = before.2;
+            self.held = before.3;
+            self.done = false;
+            self.truncated = false;
+            self.reward = None;
+        }
+        result
+    }
+
+    fn run_step(
+        &mut self,
+        message: Value,
+        message_bytes: usize,
+        deadline: Deadline,
+        limit: usize,
+    ) -> Result<StepOutcome, ApiError> {
+        let before = self.held;
         let calls: Vec<Value> = message
             .get("tool_calls")
             .and_then(Value::as_array)
@@ -162,6 +321,7 @@ impl Session {
             .unwrap_or_default();
         self.turn += 1;
         self.transcript.push(message);
+        self.held += message_bytes;
         let mut out = StepOutcome {
             messages: Vec::new(),
             done: false,
@@ -171,12 +331,15 @@ impl Session {
             reward: None,
         };
         if calls.is_empty() {
-            self.finish(false)?;
+            self.finish(false, deadline)?;
         } else if self.turn >= self.configured.budgets.max_turns {
             // Turn limit with calls pending: the sample ends with no answer.
-            self.finish(true)?;
+            self.finish(true, deadline)?;
         } else {
             for call in &calls {
+                deadline.check().map_err(|e| {
+                    ApiError::new(ErrorCode::Timeout, format!("tool calls stopped: {e}"))
+                })?;
                 let run = run_tool_call(
                     self.episode.as_mut(),
                     call,
@@ -185,10 +348,17 @@ impl Session {
                     self.configured.budgets.tool_budget,
                 );
                 let message = serde_json::to_value(&run.message).unwrap_or(Value::Null);
+                self.held += value_bytes(&message);
+                if self.held > limit {
+                    return Err(over_budget_step(before, self.held, limit));
+                }
                 self.transcript.push(message.clone());
                 out.messages.push(message);
                 out.tool_interactions.push(run.interaction);
             }
+        }
+        if self.held > limit {
+            return Err(over_budget_step(before, self.held, limit));
         }
         out.done = self.done;
         out.truncated = self.truncated;
@@ -199,7 +369,7 @@ impl Session {
     /// Ends the episode and scores it. With calls pending the answer
     /// components see the last assistant message without its content (tool
     /// calls kept) and the parse is `no_answer`/`turn_limit`, as in `eval`.
-    fn finish(&mut self, pending: bool) -> Result<(), ApiError> {
+    fn finish(&mut self, pending: bool, deadline: Deadline) -> Result<(), ApiError> {
         self.done = true;
         self.truncated = pending;
         let mut messages = self.transcript.clone();
@@ -214,11 +384,12 @@ impl Session {
                 }
             }
         }
-        let mut reward = score_completion(
+        let mut reward = score_completion_within(
             &self.configured,
             &self.example,
             Some(&self.example.id),
             &Completion::Messages(messages),
+            deadline,
         )?;
         if pending {
             reward.parse = ParseRecord {
@@ -227,9 +398,30 @@ impl Session {
                 format_ok: Some(false),
             };
         }
+        self.held += reward_bytes(&reward);
         self.reward = Some(reward);
         Ok(())
     }
+}
+
+fn over_budget(held: usize, limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorCode::EpisodeTooLarge,
+        format!("the episode would hold {held} bytes, over its limit of {limit} bytes"),
+    )
+    .with_details(serde_json::json!({"held": 0, "needed": held, "limit": limit}))
+}
+
+fn over_budget_step(held: usize, needed: usize, limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorCode::EpisodeTooLarge,
+        format!(
+            "this step would take the episode from {held} to at least {needed} bytes, over \
+             its limit of {limit} bytes; the step was not taken (finish with a shorter \
+             message, or delete the episode)"
+        ),
+    )
+    .with_details(serde_json::json!({"held": held, "needed": needed, "limit": limit}))
 }
 
 /// One rollout's tool calls driven call by call, with no transcript (an MCP

@@ -482,3 +482,181 @@ fn e4_inline_reference_needs_the_email_and_scores_like_the_example() {
         assert!(err.message.contains("meta.spans"), "{}", err.message);
     }
 }
+
+/// Keys that only resemble an argument name: padded with ASCII or Unicode
+/// whitespace, another case, or carrying an `=`.
+fn lookalikes(name: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    for pad in [
+        " ", "\t", "\n", "\r", "\u{a0}", "\u{2003}", "\u{3000}", "\u{feff}",
+    ] {
+        keys.push(format!("{name}{pad}"));
+        keys.push(format!("{pad}{name}"));
+        keys.push(format!("{pad}{name}{pad}"));
+    }
+    keys.push(name.to_uppercase());
+    keys.push(format!("{}{}", name[..1].to_uppercase(), &name[1..]));
+    keys.push(format!("{name}=/"));
+    keys
+}
+
+#[test]
+fn argument_names_are_exact() {
+    let e2 = EnvId::resolve("e2").unwrap();
+    let outside = std::env::temp_dir().display().to_string();
+    for name in ["policy_dirs", "semgrep_config", "lang"] {
+        for key in lookalikes(name) {
+            let config = EnvConfig {
+                env_args: [(key.clone(), json!(outside))].into_iter().collect(),
+                ..EnvConfig::default()
+            };
+            // Both a server's service (no paths) and the local one refuse
+            // it, before any path is looked at.
+            for service in [
+                Service::new(),
+                Service::with_fs_access(crate::FsAccess::Local),
+            ] {
+                let err = service.configured(e2, &config).expect_err(&key);
+                assert_eq!(err.code, ErrorCode::InvalidEnvArgs, "{key:?}");
+                assert!(err.message.contains("unknown argument"), "{}", err.message);
+                assert!(
+                    err.message.contains(&format!("{key:?}")),
+                    "the key is named as given: {}",
+                    err.message
+                );
+            }
+        }
+    }
+    // The exact name still works.
+    let config = EnvConfig {
+        env_args: [("lang".to_string(), json!("tf"))].into_iter().collect(),
+        ..EnvConfig::default()
+    };
+    Service::new().configured(e2, &config).expect("lang=tf");
+}
+
+/// A session of E2 with a huge turn limit and tool budget, as a client
+/// could ask for.
+fn e2_long_session(limits: crate::session::SessionLimits) -> Session {
+    let service = Service::new();
+    let configured = service
+        .configured(
+            EnvId::resolve("e2").unwrap(),
+            &EnvConfig {
+                max_turns: Some(1_000_000_000),
+                tool_budget: Some(1_000_000_000),
+                ..EnvConfig::default()
+            },
+        )
+        .unwrap();
+    let example = service.split(&configured, "test").unwrap().examples[0].clone();
+    Session::start(configured, example)
+        .with_limits(limits)
+        .unwrap()
+}
+
+#[test]
+fn value_bytes_grows_with_every_unit_of_a_value() {
+    use crate::session::value_bytes;
+    let node = std::mem::size_of::<Value>();
+    assert_eq!(value_bytes(&json!("x".repeat(1000))), node + 1000);
+    // Many tiny values cost a node each, not the byte or two of their text.
+    let many = Value::Array(vec![json!(0); 10_000]);
+    assert_eq!(value_bytes(&many), node * 10_001);
+    let keyed = json!({"abc": 1});
+    assert!(value_bytes(&keyed) >= 2 * node + 3);
+}
+
+#[test]
+fn an_episode_never_holds_more_than_its_byte_limit() {
+    use crate::session::SessionLimits;
+    let limits = SessionLimits {
+        max_message_bytes: 64 << 10,
+        max_bytes: 1 << 20,
+    };
+    let mut session = e2_long_session(limits);
+    let start = session.held_bytes();
+    // Steps of ~32 KiB with a tool call each: the turn limit and the tool
+    // budget would allow a billion of them.
+    let pad = "p".repeat(32 << 10);
+    let call = json!({"role": "assistant", "content": pad,
+        "tool_calls": [{"id": "c1", "name": "run_kubelinter", "arguments": {"paths": ["manifest.yaml"]}}]});
+    let mut accepted = 0;
+    let mut refused = None;
+    for _ in 0..1000 {
+        let before = (
+            session.held_bytes(),
+            session.turn(),
+            session.transcript().len(),
+        );
+        match session.step(&call) {
+            Ok(out) => {
+                assert!(!out.done);
+                accepted += 1;
+            }
+            Err(e) => {
+                // Refused whole: nothing of the step stays.
+                assert_eq!(
+                    (
+                        session.held_bytes(),
+                        session.turn(),
+                        session.transcript().len()
+                    ),
+                    before
+                );
+                refused = Some(e);
+                break;
+            }
+        }
+        assert!(session.held_bytes() <= limits.max_bytes);
+    }
+    let e = refused.expect("the byte limit stopped the episode");
+    assert_eq!(e.code, ErrorCode::EpisodeTooLarge, "{}", e.message);
+    assert_eq!(e.details["limit"], limits.max_bytes);
+    // About (limit − start) / step bytes steps fit, not a thousand.
+    let per_step = (32 << 10) + std::mem::size_of::<Value>();
+    assert!(
+        accepted >= 10 && accepted <= (limits.max_bytes - start) / per_step,
+        "{accepted}"
+    );
+    // Held bytes follow what is stored: the transcript's strings at least.
+    let stored: usize = session
+        .transcript()
+        .iter()
+        .map(crate::session::value_bytes)
+        .sum();
+    assert!(session.held_bytes() >= start + stored);
+    // The episode is full: even a short answer (whose reward takes room
+    // too) may not fit, and is refused whole like any step.
+    let held = session.held_bytes();
+    if let Err(e) = session.step(&json!({"role": "assistant", "content": E2_ANSWER})) {
+        assert_eq!(e.code, ErrorCode::EpisodeTooLarge);
+        assert_eq!(session.held_bytes(), held);
+        assert!(!session.done());
+    }
+    assert!(session.held_bytes() <= limits.max_bytes);
+}
+
+#[test]
+fn a_message_over_the_step_limit_is_refused() {
+    use crate::session::SessionLimits;
+    let mut session = e2_long_session(SessionLimits {
+        max_message_bytes: 1 << 10,
+        max_bytes: 1 << 30,
+    });
+    let held = session.held_bytes();
+    let e = session
+        .step(&json!({"role": "assistant", "content": "x".repeat(2 << 10)}))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PayloadTooLarge, "{}", e.message);
+    assert_eq!(session.held_bytes(), held);
+    assert_eq!(session.turn(), 0);
+    // Many tool calls in one message count as the message's size too.
+    let calls: Vec<Value> = (0..100)
+        .map(|i| json!({"id": format!("c{i}"), "name": "run_opa", "arguments": "{}"}))
+        .collect();
+    let e = session
+        .step(&json!({"role": "assistant", "content": null, "tool_calls": calls}))
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::PayloadTooLarge, "{}", e.message);
+}

@@ -3,12 +3,20 @@
 //! cap): a client that is slow to send its request head, a connection that
 //! sits idle, and connections beyond the cap are all closed, so slow or
 //! idle clients can hold neither memory nor shutdown.
+//!
+//! At the cap a new connection takes the slot of the connection that has
+//! waited longest with no request in flight (an idle keep-alive connection,
+//! a client that connected and sent nothing or half a head): a flood of
+//! half-open sockets only evicts itself, and a client that sends its
+//! request promptly is served. When every slot has a request in flight, a
+//! small reserve of slots serves the health routes only.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -20,7 +28,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tower::ServiceExt;
 
@@ -34,24 +42,39 @@ pub struct ConnLimits {
     /// for this long is closed (an idle keep-alive connection, a client
     /// that connected and sent nothing, a client that stopped reading).
     pub idle_timeout: Duration,
-    /// Open connections at most; one more is answered 503 and closed.
+    /// Open connections at most. At the cap a new connection evicts the
+    /// one that has waited longest with no request in flight; when all
+    /// have one in flight it gets a health slot, else 503.
     pub max_connections: usize,
+    /// Extra slots, beyond `max_connections`, that serve one request each
+    /// to `/healthz`, `/readyz` or `/metrics` (others get 503), used when
+    /// every general slot has a request in flight.
+    pub health_connections: usize,
 }
 
 impl Default for ConnLimits {
     fn default() -> Self {
         Self {
-            header_read_timeout: Duration::from_secs(10),
+            header_read_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(5),
             max_connections: 1024,
+            health_connections: 16,
         }
     }
 }
 
+/// Routes a health slot serves.
+const HEALTH_ROUTES: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+
+/// The most a health slot waits for its request head.
+const HEALTH_HEAD_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// The answer to a connection beyond the cap, written without reading the
 /// request.
+const OVER_CAPACITY_BODY: &str = r#"{"error":{"code":"capacity_exhausted","message":"too many open connections (--max-connections)","details":null}}"#;
+
 fn over_capacity() -> Vec<u8> {
-    let body = r#"{"error":{"code":"capacity_exhausted","message":"too many open connections (--max-connections)","details":null}}"#;
+    let body = OVER_CAPACITY_BODY;
     format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n\
          connection: close\r\ncontent-length: {}\r\n\r\n{body}",
@@ -69,6 +92,66 @@ pub struct ConnStats {
     pub refused: AtomicU64,
     /// Connections closed for idling or a slow request head.
     pub timed_out: AtomicU64,
+    /// Connections with no request in flight closed to give their slot to
+    /// a new connection at the cap.
+    pub evicted: AtomicU64,
+    /// Connections served on a health slot.
+    pub health: AtomicU64,
+}
+
+/// Slots of one kind, and the connections holding them in the order they
+/// started waiting, to find the one that has waited longest.
+struct Pool {
+    slots: Arc<Semaphore>,
+    cap: usize,
+    holders: Mutex<VecDeque<Weak<Activity>>>,
+}
+
+impl Pool {
+    fn new(cap: usize) -> Self {
+        let cap = cap.min(Semaphore::MAX_PERMITS);
+        Self {
+            slots: Arc::new(Semaphore::new(cap)),
+            cap,
+            holders: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// A free slot, or the slot of the holder that has waited longest with
+    /// no request in flight (told to close).
+    fn admit(&self, stats: &ConnStats) -> Option<OwnedSemaphorePermit> {
+        if let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() {
+            return Some(permit);
+        }
+        let mut holders = self.holders.lock().unwrap_or_else(PoisonError::into_inner);
+        // Each holder is looked at once: busy ones go to the back.
+        for _ in 0..holders.len() {
+            let Some(weak) = holders.pop_front() else {
+                break;
+            };
+            let Some(holder) = weak.upgrade() else {
+                continue;
+            };
+            if let Some(permit) = holder.evict() {
+                stats.evicted.fetch_add(1, Ordering::Relaxed);
+                return Some(permit);
+            }
+            if holder.permit_held() {
+                holders.push_back(weak);
+            }
+        }
+        None
+    }
+
+    fn hold(&self, activity: &Arc<Activity>, permit: OwnedSemaphorePermit) {
+        *activity
+            .permit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(permit);
+        let mut holders = self.holders.lock().unwrap_or_else(PoisonError::into_inner);
+        holders.retain(|w| w.strong_count() > 0);
+        holders.push_back(Arc::downgrade(activity));
+    }
 }
 
 /// Serves `app` on `listener` until `stop` turns true, then stops
@@ -85,14 +168,20 @@ pub async fn serve(
     stats: Arc<ConnStats>,
     mut stop: watch::Receiver<bool>,
 ) -> io::Result<()> {
-    let cap = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
-    let slots = Arc::new(Semaphore::new(cap));
+    let general = Arc::new(Pool::new(limits.max_connections.max(1)));
+    let health = Arc::new(Pool::new(limits.health_connections));
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
         .keep_alive(true);
     let builder = Arc::new(builder);
+    let mut health_builder = hyper::server::conn::http1::Builder::new();
+    health_builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout.min(HEALTH_HEAD_TIMEOUT))
+        .keep_alive(false);
+    let health_builder = Arc::new(health_builder);
     loop {
         let accepted = tokio::select! {
             biased;
@@ -109,26 +198,47 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let Ok(permit) = Arc::clone(&slots).try_acquire_owned() else {
+        let (pool, builder, health_only) = if let Some(permit) = general.admit(&stats) {
+            ((Arc::clone(&general), permit), Arc::clone(&builder), false)
+        } else if let Some(permit) = health.admit(&stats) {
+            stats.health.fetch_add(1, Ordering::Relaxed);
+            (
+                (Arc::clone(&health), permit),
+                Arc::clone(&health_builder),
+                true,
+            )
+        } else {
             stats.refused.fetch_add(1, Ordering::Relaxed);
             tokio::spawn(refuse(stream));
             continue;
         };
+        // Registered before the task runs, so the next accept can already
+        // take this slot if it stays idle.
+        let activity = Arc::new(Activity::new());
+        let (pool, permit) = pool;
+        pool.hold(&activity, permit);
         tokio::spawn(connection(
             stream,
             app.clone(),
-            Arc::clone(&builder),
+            builder,
             limits,
             Arc::clone(&stats),
             stop.clone(),
-            permit,
+            activity,
+            health_only,
         ));
     }
     drop(listener);
-    // Every connection holds a permit until it is closed.
-    let _all = slots
-        .acquire_many(u32::try_from(cap).unwrap_or(u32::MAX))
-        .await;
+    // Every connection holds a permit until it is closed (a permit taken
+    // from an evicted connection moves to its successor).
+    for pool in [&general, &health] {
+        if pool.cap > 0 {
+            let _all = pool
+                .slots
+                .acquire_many(u32::try_from(pool.cap).unwrap_or(u32::MAX))
+                .await;
+        }
+    }
     Ok(())
 }
 
@@ -149,6 +259,10 @@ struct Activity {
     start: Instant,
     last: AtomicU64,
     in_flight: AtomicUsize,
+    // Set when another connection took this one's slot; the task closes.
+    evicted: AtomicBool,
+    close: Notify,
+    permit: Mutex<Option<OwnedSemaphorePermit>>,
 }
 
 impl Activity {
@@ -157,7 +271,38 @@ impl Activity {
             start: Instant::now(),
             last: AtomicU64::new(0),
             in_flight: AtomicUsize::new(0),
+            evicted: AtomicBool::new(false),
+            close: Notify::new(),
+            permit: Mutex::new(None),
         }
+    }
+
+    fn permit_held(&self) -> bool {
+        self.permit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Takes this connection's slot if it has no request in flight, and
+    /// tells it to close.
+    fn evict(&self) -> Option<OwnedSemaphorePermit> {
+        if self.in_flight.load(Ordering::SeqCst) > 0 || self.evicted.swap(true, Ordering::SeqCst) {
+            return None;
+        }
+        // A request that began meanwhile keeps its connection (the request
+        // side checks `evicted` after counting itself, in the same order).
+        if self.in_flight.load(Ordering::SeqCst) > 0 {
+            self.evicted.store(false, Ordering::SeqCst);
+            return None;
+        }
+        let permit = self
+            .permit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        self.close.notify_one();
+        permit
     }
 
     fn touch(&self) {
@@ -182,9 +327,34 @@ struct InFlight(Arc<Activity>);
 
 impl InFlight {
     fn begin(activity: &Arc<Activity>) -> Self {
-        activity.in_flight.fetch_add(1, Ordering::AcqRel);
+        activity.in_flight.fetch_add(1, Ordering::SeqCst);
         Self(Arc::clone(activity))
     }
+
+    /// Whether the connection lost its slot before this request counted.
+    fn evicted(&self) -> bool {
+        self.0.evicted.load(Ordering::SeqCst)
+    }
+}
+
+/// The JSON 503 of a request a connection cannot serve.
+fn over_capacity_response() -> Response {
+    let mut response = Response::new(Body::from(OVER_CAPACITY_BODY));
+    *response.status_mut() = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("1"),
+    );
+    headers.insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 impl Drop for InFlight {
@@ -194,8 +364,10 @@ impl Drop for InFlight {
     }
 }
 
-/// One connection: served until the client closes it, it times out, or
-/// shutdown closes it.
+/// One connection: served until the client closes it, it times out,
+/// another connection takes its slot, or shutdown closes it. On a health
+/// slot (`health_only`) it serves one request to a health route.
+#[allow(clippy::too_many_arguments)]
 async fn connection(
     stream: TcpStream,
     app: Router,
@@ -203,10 +375,10 @@ async fn connection(
     limits: ConnLimits,
     stats: Arc<ConnStats>,
     mut stop: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    activity: Arc<Activity>,
+    health_only: bool,
 ) {
     stats.open.fetch_add(1, Ordering::Relaxed);
-    let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Tracked {
         inner: stream,
         activity: Arc::clone(&activity),
@@ -215,8 +387,14 @@ async fn connection(
         let activity = Arc::clone(&activity);
         hyper::service::service_fn(move |req: Request<Incoming>| {
             let guard = InFlight::begin(&activity);
+            let refused =
+                guard.evicted() || (health_only && !HEALTH_ROUTES.contains(&req.uri().path()));
             let app = app.clone();
             async move {
+                if refused {
+                    drop(guard);
+                    return Ok::<_, Infallible>(over_capacity_response());
+                }
                 let response: Response = match app.oneshot(req.map(Body::new)).await {
                     Ok(r) => r,
                     Err(never) => match never {},
@@ -254,6 +432,10 @@ async fn connection(
                     break;
                 }
             }
+            () = activity.close.notified() => {
+                // Another connection took the slot.
+                break;
+            }
             _ = stop.wait_for(|s| *s), if !stopping => {
                 stopping = true;
                 if activity.in_flight.load(Ordering::Acquire) == 0 {
@@ -272,6 +454,14 @@ async fn connection(
             break;
         }
     }
+    // Give the slot back (unless an eviction took it already).
+    drop(
+        activity
+            .permit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(),
+    );
     stats.open.fetch_sub(1, Ordering::Relaxed);
 }
 

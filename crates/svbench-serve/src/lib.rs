@@ -28,6 +28,7 @@ use svbench_api::FsAccess;
 use tokio::net::TcpListener;
 
 pub use conn::{ConnLimits, ConnStats};
+pub use episodes::EpisodeLimits;
 pub use error::HttpError;
 pub use state::AppState;
 
@@ -44,6 +45,8 @@ pub struct ServeConfig {
     pub request_timeout: Duration,
     /// Request body size limit in bytes (`payload_too_large` beyond).
     pub max_body: usize,
+    /// Budgets a reset may ask for and the memory episodes may hold.
+    pub episodes: EpisodeLimits,
     /// How long shutdown waits for in-flight requests.
     pub shutdown_grace: Duration,
     /// Bearer token required on all routes but the health ones.
@@ -66,6 +69,7 @@ impl Default for ServeConfig {
             episode_ttl: Duration::from_secs(600),
             request_timeout: Duration::from_secs(30),
             max_body: 2 * 1024 * 1024,
+            episodes: EpisodeLimits::default(),
             shutdown_grace: Duration::from_secs(30),
             auth_token: None,
             sweep_interval: Duration::from_secs(10),
@@ -132,6 +136,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             middleware::auth,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            middleware::content_length,
         ))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),

@@ -133,9 +133,10 @@ impl Metrics {
             .observe(seconds);
     }
 
-    /// The exposition text (`live` = episodes held now).
+    /// The exposition text (`live` = episodes held now, `bytes` = what
+    /// they hold).
     #[must_use]
-    pub fn render(&self, live: usize) -> String {
+    pub fn render(&self, live: usize, bytes: usize) -> String {
         let inner = self.lock();
         let mut out = String::with_capacity(4096);
         out.push_str("# HELP svbench_http_requests_total HTTP requests answered, by route pattern and status.\n# TYPE svbench_http_requests_total counter\n");
@@ -160,7 +161,9 @@ impl Metrics {
         }
         out.push_str("# HELP svbench_live_episodes Episodes held in memory.\n# TYPE svbench_live_episodes gauge\n");
         let _ = writeln!(out, "svbench_live_episodes {live}");
-        out.push_str("# HELP svbench_episodes_total Episodes by environment and outcome (created, done, truncated, deleted, expired).\n# TYPE svbench_episodes_total counter\n");
+        out.push_str("# HELP svbench_episode_bytes Bytes the live episodes hold (accounted), with the grants of running steps.\n# TYPE svbench_episode_bytes gauge\n");
+        let _ = writeln!(out, "svbench_episode_bytes {bytes}");
+        out.push_str("# HELP svbench_episodes_total Episodes by environment and outcome (created, done, truncated, deleted, expired, evicted).\n# TYPE svbench_episodes_total counter\n");
         for ((env, outcome), n) in &inner.episodes {
             let _ = writeln!(
                 out,

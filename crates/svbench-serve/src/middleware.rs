@@ -68,6 +68,41 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Answers 413 `payload_too_large` at once to a request whose declared
+/// `Content-Length` is over `--max-body`, without reading a byte of its
+/// body (or waiting for it), and closes the connection, whose unread body
+/// would otherwise be the next request's start.
+pub async fn content_length(
+    State(state): State<Arc<AppState>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let limit = state.config.max_body;
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(n) if n > u64::try_from(limit).unwrap_or(u64::MAX) => {
+            let mut response = HttpError::api(
+                ErrorCode::PayloadTooLarge,
+                format!(
+                    "the request declares a {n}-byte body, over the --max-body limit of {limit} \
+                     bytes"
+                ),
+            )
+            .into_response();
+            response.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            response
+        }
+        _ => next.run(req).await,
+    }
+}
+
 /// Answers `timeout` (504) when a request runs past `--request-timeout`.
 /// Work already handed to a blocking thread finishes there and releases
 /// its episode lock itself.

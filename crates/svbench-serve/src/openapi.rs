@@ -58,7 +58,7 @@ pub fn document() -> Value {
             "code": {"type": "string", "enum": [
                 "bad_request", "invalid_env_args", "unauthorized", "unknown_env", "unknown_split",
                 "unknown_example", "episode_not_found", "episode_busy", "episode_done",
-                "episode_expired", "payload_too_large", "dataset_error", "internal",
+                "episode_expired", "payload_too_large", "episode_too_large", "dataset_error", "internal",
                 "capacity_exhausted", "timeout", "not_found", "method_not_allowed"]},
             "message": {"type": "string"},
             "details": {}

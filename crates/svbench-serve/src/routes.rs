@@ -1,7 +1,9 @@
 //! The route handlers of §6. Each resolves its environment among the served
-//! ones, calls `svbench-api`, and answers JSON; CPU work (scoring that can
-//! scan configs, tool calls, bulk rows) runs on blocking threads so the
-//! runtime keeps answering.
+//! ones, calls `svbench-api`, and answers JSON. Every piece of work that
+//! reads a split or scores (scores, batches, rows, resets, steps) runs on
+//! the bounded worker pool ([`AppState::run_blocking`]) with the request's
+//! deadline, so the async threads stay free for health checks and metrics,
+//! which never wait for a turn.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,8 +19,8 @@ use svbench_api::envs::EnvConfig;
 use svbench_api::rows::row;
 use svbench_api::score::ScoreRequest;
 use svbench_api::service::{ResetRequest, ScoreBatchRequest};
-use svbench_api::session::{Session, StepOutcome};
-use svbench_api::{Deadline, ErrorCode};
+use svbench_api::session::{value_bytes, Session, StepOutcome};
+use svbench_api::{ApiError, Deadline, ErrorCode};
 
 use crate::body::{JsonBody, Params, QueryParams};
 use crate::error::HttpError;
@@ -29,16 +31,6 @@ type St = State<Arc<AppState>>;
 
 /// Rows per page at most.
 pub const MAX_ROWS_LIMIT: usize = 1000;
-
-/// Runs CPU work on a blocking thread. If the client goes away the work
-/// still finishes there and drops what it holds (an episode lock included).
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, HttpError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| HttpError::internal(format!("worker failed: {e}")))
-}
 
 /// `GET /healthz`.
 pub async fn healthz() -> Response {
@@ -65,7 +57,9 @@ pub async fn metrics(State(state): St) -> Response {
             header::CONTENT_TYPE,
             "text/plain; version=0.0.4; charset=utf-8",
         )],
-        state.metrics.render(state.episodes.live()),
+        state
+            .metrics
+            .render(state.episodes.live(), state.episodes.total_bytes()),
     )
         .into_response()
 }
@@ -75,7 +69,9 @@ async fn catalog(state: &Arc<AppState>) -> Result<Vec<Value>, HttpError> {
         return Ok(state.catalog()?.to_vec());
     }
     let st = Arc::clone(state);
-    Ok(blocking(move || st.catalog().map(<[Value]>::to_vec)).await??)
+    Ok(state
+        .run_blocking(move || st.catalog().map(<[Value]>::to_vec))
+        .await??)
 }
 
 /// `GET /v1/openapi.json`.
@@ -133,26 +129,27 @@ pub async fn rows(
     }
     let include_answer = q.include_answer.unwrap_or(false);
     let service = Arc::clone(&state.service);
-    let body = blocking(move || -> Result<Value, HttpError> {
-        let configured = service.configured(id, &EnvConfig::default())?;
-        let data = service.split(&configured, &split)?;
-        let rows: Vec<_> = data
-            .examples
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|e| row(&configured, e, include_answer))
-            .collect();
-        Ok(json!({
-            "env": id.name(),
-            "split": data.split,
-            "dataset_sha256": data.dataset_sha256,
-            "total": data.examples.len(),
-            "offset": offset,
-            "rows": rows,
-        }))
-    })
-    .await??;
+    let body = state
+        .run_blocking(move || -> Result<Value, HttpError> {
+            let configured = service.configured(id, &EnvConfig::default())?;
+            let data = service.split(&configured, &split)?;
+            let rows: Vec<_> = data
+                .examples
+                .iter()
+                .skip(offset)
+                .take(limit)
+                .map(|e| row(&configured, e, include_answer))
+                .collect();
+            Ok(json!({
+                "env": id.name(),
+                "split": data.split,
+                "dataset_sha256": data.dataset_sha256,
+                "total": data.examples.len(),
+                "offset": offset,
+                "rows": rows,
+            }))
+        })
+        .await??;
     Ok(Json(body).into_response())
 }
 
@@ -174,10 +171,20 @@ pub async fn one_row(
     let index: usize = index.parse().map_err(|_| {
         HttpError::bad_request(format!("row index `{index}` is not a non-negative integer"))
     })?;
-    let configured = state.service.configured(id, &EnvConfig::default())?;
-    let data = state.service.split(&configured, &split)?;
-    let example = data.by_index(index)?;
-    Ok(Json(row(&configured, example, q.include_answer.unwrap_or(false))).into_response())
+    let include_answer = q.include_answer.unwrap_or(false);
+    let service = Arc::clone(&state.service);
+    // The split may load here (the first request after start-up): off the
+    // async threads.
+    let body = state
+        .run_blocking(move || -> Result<Value, HttpError> {
+            let configured = service.configured(id, &EnvConfig::default())?;
+            let data = service.split(&configured, &split)?;
+            let example = data.by_index(index)?;
+            serde_json::to_value(row(&configured, example, include_answer))
+                .map_err(|e| HttpError::internal(e.to_string()))
+        })
+        .await??;
+    Ok(Json(body).into_response())
 }
 
 /// Scoring stops at `--request-timeout` (counted from the handler's start),
@@ -194,16 +201,13 @@ pub async fn score(
     JsonBody(req): JsonBody<ScoreRequest>,
 ) -> AppResult {
     let id = state.env(&env)?;
-    // Cheap scoring (E1: microseconds) would cost more in a hop to a
-    // blocking thread than the work; analyzers (E2) move off the runtime.
-    let scored = if id.entry().cheap_scoring {
-        state.service.score(id.name(), &req)?
-    } else {
-        let service = Arc::clone(&state.service);
-        let deadline = request_deadline(&state);
-        let _permit = state.cpu_permit().await?;
-        blocking(move || service.score_within(id.name(), &req, deadline)).await??
-    };
+    // Every environment, E1 too: a score's cost follows its input (E4 reads
+    // the whole email), so none runs on the async threads.
+    let service = Arc::clone(&state.service);
+    let deadline = request_deadline(&state);
+    let scored = state
+        .run_blocking(move || service.score_within(id.name(), &req, deadline))
+        .await??;
     state.metrics.scores(id.name(), &scored.reward_profile, 1);
     Ok(Json(scored).into_response())
 }
@@ -217,8 +221,9 @@ pub async fn score_batch(
     let id = state.env(&env)?;
     let service = Arc::clone(&state.service);
     let deadline = request_deadline(&state);
-    let _permit = state.cpu_permit().await?;
-    let scored = blocking(move || service.score_batch_within(id.name(), &req, deadline)).await??;
+    let scored = state
+        .run_blocking(move || service.score_batch_within(id.name(), &req, deadline))
+        .await??;
     for r in &scored.results {
         state.metrics.scores(id.name(), &r.reward_profile, 1);
     }
@@ -232,8 +237,43 @@ pub async fn reset(
     JsonBody(req): JsonBody<ResetRequest>,
 ) -> AppResult {
     let id = state.env(&env)?;
+    let limits = state.config.episodes;
+    // Refused before anything is configured (or cached) for them.
+    within_limit(
+        "max_turns",
+        req.max_turns(),
+        limits.max_turns,
+        "--max-turns-limit",
+    )?;
+    within_limit(
+        "tool_budget",
+        req.tool_budget(),
+        limits.tool_budget,
+        "--tool-budget-limit",
+    )?;
     let service = Arc::clone(&state.service);
-    let session = blocking(move || service.start_episode(id, req)).await??;
+    let session = state
+        .run_blocking(move || -> Result<Session, HttpError> {
+            let session = service.start_episode(id, req)?;
+            // The environment's defaults, when the request named none.
+            let budgets = session.configured().budgets;
+            within_limit(
+                "max_turns",
+                Some(budgets.max_turns),
+                limits.max_turns,
+                "--max-turns-limit",
+            )?;
+            within_limit(
+                "tool_budget",
+                Some(budgets.tool_budget),
+                limits.tool_budget,
+                "--tool-budget-limit",
+            )?;
+            session
+                .with_limits(limits.session())
+                .map_err(|e| flagged(e, "--max-episode-bytes"))
+        })
+        .await??;
     state.episode_gate().await;
     let budgets = session.configured().budgets;
     let body = json!({
@@ -243,7 +283,8 @@ pub async fn reset(
         "max_turns": budgets.max_turns,
         "tool_budget": budgets.tool_budget,
     });
-    let slot = state.episodes.insert(id, session)?;
+    let (slot, evicted) = state.episodes.insert(id, session)?;
+    record_evictions(&state, &evicted);
     state.metrics.episode(id.name(), "created");
     let mut body = body;
     if let Value::Object(m) = &mut body {
@@ -283,20 +324,35 @@ pub async fn step(
             format!("episode `{episode_id}` has ended"),
         ));
     }
+    if !slot.is_live() {
+        // Deleted or evicted between the lookup and the lock.
+        return Err(state.episodes.missing(&episode_id).error(&episode_id));
+    }
     state.episode_gate().await;
+    let permit = state.cpu_permit().await?;
+    // Bytes for the step from the episodes' total (evicting idle episodes
+    // when it is full); the step may grow the episode by at most that.
+    let (grant, evicted) = state.episodes.reserve(&slot, value_bytes(&req.message))?;
+    record_evictions(&state, &evicted);
+    let deadline = request_deadline(&state);
     let st = Arc::clone(&state);
     let slot_for_work = Arc::clone(&slot);
-    // Everything after the step (slot state, metrics) happens on the worker,
-    // so it is recorded even when the client has gone.
-    let outcome = blocking(move || -> Result<StepOutcome, HttpError> {
-        let outcome = guard.step(&req.message)?;
-        slot_for_work.record_step(outcome.turn, outcome.done);
-        st.episodes.touch(&slot_for_work);
-        record_step_metrics(&st, &guard, &outcome);
-        drop(guard);
-        Ok(outcome)
-    })
-    .await??;
+    // Everything after the step (slot state, memory, metrics) happens on
+    // the worker, so it is recorded even when the client has gone.
+    let outcome = state
+        .spawn_blocking_with(permit, move || -> Result<StepOutcome, HttpError> {
+            let limit = guard.held_bytes().saturating_add(grant.bytes());
+            let result = guard.step_within(&req.message, deadline, limit);
+            st.episodes
+                .settle(&slot_for_work, grant, guard.held_bytes());
+            let outcome = result.map_err(|e| step_error(&st, e))?;
+            slot_for_work.record_step(outcome.turn, outcome.done);
+            st.episodes.touch(&slot_for_work);
+            record_step_metrics(&st, &guard, &outcome);
+            drop(guard);
+            Ok(outcome)
+        })
+        .await??;
     let mut body = json!({
         "observation": {"messages": outcome.messages},
         "done": outcome.done,
@@ -311,6 +367,64 @@ pub async fn step(
         );
     }
     Ok(Json(body).into_response())
+}
+
+/// A budget a reset asks for, within the server's limit.
+fn within_limit(name: &str, asked: Option<u32>, limit: u32, flag: &str) -> Result<(), HttpError> {
+    match asked {
+        Some(n) if n > limit => Err(HttpError::Api(
+            ApiError::bad_request(format!(
+                "{name} {n} is over this server's limit of {limit} ({flag}); ask for at most {limit}"
+            ))
+            .with_details(json!({"field": name, "requested": n, "limit": limit})),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Names the flag that sets the limit an error is about.
+fn flagged(e: ApiError, flag: &str) -> HttpError {
+    let message = format!("{} ({flag})", e.message);
+    HttpError::Api(ApiError { message, ..e })
+}
+
+/// A step's error as answered: over the episode's own budget is 413
+/// `episode_too_large`; over what the server's total could grant (the
+/// episode's own budget would have allowed it) is 503 `capacity_exhausted`.
+fn step_error(state: &AppState, e: ApiError) -> HttpError {
+    let limits = &state.config.episodes;
+    match e.code {
+        ErrorCode::EpisodeTooLarge => {
+            let needed = e.details["needed"]
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(usize::MAX);
+            if needed <= limits.max_episode_bytes {
+                crate::episodes::memory_full(
+                    state.episodes.total_bytes(),
+                    needed.saturating_sub(
+                        e.details["held"]
+                            .as_u64()
+                            .map_or(0, |h| usize::try_from(h).unwrap_or(usize::MAX)),
+                    ),
+                    limits.max_total_bytes,
+                    false,
+                )
+            } else {
+                flagged(e, "--max-episode-bytes")
+            }
+        }
+        ErrorCode::PayloadTooLarge => flagged(e, "--max-message-bytes"),
+        _ => e.into(),
+    }
+}
+
+/// Counts episodes evicted to make room.
+fn record_evictions(state: &AppState, evicted: &[Arc<crate::episodes::Slot>]) {
+    for slot in evicted {
+        state.metrics.eviction("memory");
+        state.metrics.episode(slot.env.name(), "evicted");
+    }
 }
 
 fn record_step_metrics(state: &AppState, session: &Session, outcome: &StepOutcome) {

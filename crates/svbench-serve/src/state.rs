@@ -1,8 +1,8 @@
 //! What every handler shares: the API service, the configuration, the
 //! episode store, metrics, readiness and the catalogue.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use serde_json::Value;
 use svbench_api::envs::EnvId;
@@ -29,28 +29,65 @@ pub struct AppState {
     pub connections: Arc<ConnStats>,
     ready: AtomicBool,
     catalog: OnceLock<Result<Vec<Value>, ApiError>>,
-    // Scoring jobs on blocking threads at once: one per core. More only
-    // adds threads that contend for the allocator and the analyzers.
-    cpu: tokio::sync::Semaphore,
+    // Jobs on blocking threads at once (scoring, rows, resets, steps): one
+    // per core. More only adds threads that contend for the allocator and
+    // the analyzers. A job holds its permit until it ends, even when its
+    // request has timed out meanwhile.
+    cpu: Arc<tokio::sync::Semaphore>,
     // Test hook: episode work waits while this is false (see `hold_episode_work`).
     gate: watch::Sender<bool>,
+    // Test hook: blocking jobs wait while this is true, holding their permit
+    // (see `hold_blocking_work`).
+    blocking_gate: Arc<BlockingGate>,
+    turns: usize,
+}
+
+/// A gate blocking threads wait at (test hook).
+#[derive(Debug, Default)]
+struct BlockingGate {
+    closed: Mutex<bool>,
+    opened: Condvar,
+    waiting: AtomicUsize,
+}
+
+impl BlockingGate {
+    fn set(&self, closed: bool) {
+        *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = closed;
+        self.opened.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*closed {
+            return;
+        }
+        self.waiting.fetch_add(1, Ordering::AcqRel);
+        while *closed {
+            closed = self
+                .opened
+                .wait(closed)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl AppState {
     /// State for a configuration.
     #[must_use]
     pub fn new(config: ServeConfig) -> Self {
+        let turns = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
         Self {
             service: Arc::new(Service::with_fs_access(config.fs_access.clone())),
-            episodes: Episodes::new(config.max_episodes, config.episode_ttl),
+            episodes: Episodes::new(config.max_episodes, config.episode_ttl, config.episodes),
             metrics: Metrics::default(),
             connections: Arc::new(ConnStats::default()),
             ready: AtomicBool::new(false),
             catalog: OnceLock::new(),
             gate: watch::Sender::new(true),
-            cpu: tokio::sync::Semaphore::new(
-                std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get),
-            ),
+            cpu: Arc::new(tokio::sync::Semaphore::new(turns)),
+            blocking_gate: Arc::new(BlockingGate::default()),
+            turns,
             config,
         }
     }
@@ -121,15 +158,74 @@ impl AppState {
         }
     }
 
-    /// A turn at scoring on a blocking thread (FIFO, one per core).
+    /// Runs CPU work on a blocking thread once a turn is free (FIFO, one
+    /// job per core). The turn is held by the job itself, so a request that
+    /// timed out or whose client went away frees it only when the work has
+    /// really ended (scoring honours the request's deadline); the work's
+    /// own result and the locks it holds are dropped there.
+    ///
+    /// # Errors
+    /// `internal` if the job panicked.
+    pub async fn run_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, HttpError> {
+        let permit = Arc::clone(&self.cpu)
+            .acquire_owned()
+            .await
+            .map_err(|_| HttpError::internal("the worker pool is shut down"))?;
+        self.spawn_blocking_with(permit, f).await
+    }
+
+    /// Runs `f` on a blocking thread that holds `permit` until it ends.
+    pub(crate) async fn spawn_blocking_with<T: Send + 'static>(
+        &self,
+        permit: tokio::sync::OwnedSemaphorePermit,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, HttpError> {
+        let gate = Arc::clone(&self.blocking_gate);
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            gate.wait();
+            f()
+        })
+        .await
+        .map_err(|e| HttpError::internal(format!("worker failed: {e}")))
+    }
+
+    /// A turn on the worker pool, waited for in FIFO order.
     ///
     /// # Errors
     /// Never in practice: the semaphore is never closed.
-    pub async fn cpu_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, HttpError> {
-        self.cpu
-            .acquire()
+    pub async fn cpu_permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, HttpError> {
+        Arc::clone(&self.cpu)
+            .acquire_owned()
             .await
-            .map_err(|_| HttpError::internal("scoring is shut down"))
+            .map_err(|_| HttpError::internal("the worker pool is shut down"))
+    }
+
+    /// Test hook: while held, every job on the worker pool waits on its
+    /// blocking thread, holding its turn, before it starts: tests saturate
+    /// the pool deterministically.
+    pub fn hold_blocking_work(&self) {
+        self.blocking_gate.set(true);
+    }
+
+    /// Test hook: lets held blocking jobs go on.
+    pub fn release_blocking_work(&self) {
+        self.blocking_gate.set(false);
+    }
+
+    /// Test hook: blocking jobs waiting at the hold now.
+    #[must_use]
+    pub fn paused_blocking_work(&self) -> usize {
+        self.blocking_gate.waiting.load(Ordering::Acquire)
+    }
+
+    /// Jobs the worker pool runs at once.
+    #[must_use]
+    pub fn worker_turns(&self) -> usize {
+        self.turns
     }
 
     /// Test hook: while held, episode resets and steps pause after taking

@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use svbench_api::envs::{self, EnvId};
 use svbench_api::FsAccess;
-use svbench_serve::{ConnLimits, ServeConfig, Server};
+use svbench_serve::{ConnLimits, EpisodeLimits, ServeConfig, Server};
 
 use super::GlobalArgs;
 use crate::exit;
@@ -27,6 +27,28 @@ pub struct ServeArgs {
     /// Live episodes at most; more resets get 503 capacity_exhausted.
     #[arg(long, default_value_t = 1024)]
     pub max_episodes: usize,
+    /// The largest max_turns a reset may ask for (more is a 400).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max_turns_limit: u32,
+    /// The largest tool_budget a reset may ask for (more is a 400).
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub tool_budget_limit: u32,
+    /// Largest assistant message one episode step takes, in bytes (more is
+    /// a 413 payload_too_large).
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub max_message_bytes: usize,
+    /// Most bytes one episode holds (prompt, transcript, tool results,
+    /// reward); a step that would pass it is a 413 episode_too_large.
+    #[arg(long, default_value_t = 8 << 20, value_name = "BYTES")]
+    pub max_episode_bytes: usize,
+    /// Most bytes all live episodes hold together; when full, ended and idle
+    /// episodes are evicted, else resets and steps get 503.
+    #[arg(long, default_value_t = 512 << 20, value_name = "BYTES")]
+    pub max_total_episode_bytes: usize,
+    /// Seconds an episode must have idled before it may be evicted to make
+    /// room when the episodes' memory is full.
+    #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+    pub evict_idle_after: f64,
     /// Seconds an episode may idle (refreshed by each step) before it is dropped.
     #[arg(long, default_value_t = 600.0, value_name = "SECONDS")]
     pub episode_ttl: f64,
@@ -46,15 +68,22 @@ pub struct ServeArgs {
     /// Seconds a client has to send a complete request head, counted from
     /// when the server starts waiting for it (a new connection, or the end
     /// of the previous response); then the connection is closed.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub header_read_timeout: f64,
     /// Seconds a connection may sit with no request in flight and no byte
     /// moving either way (an idle keep-alive connection) before it is closed.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub idle_timeout: f64,
-    /// Open connections at most; one more is answered 503 and closed.
+    /// Open connections at most. At the cap a new connection takes the slot
+    /// of the connection that has waited longest for a request (idle or
+    /// slow to send its head); when every slot has a request in flight it
+    /// gets a health slot (below), else 503.
     #[arg(long, default_value_t = 1024, value_name = "N")]
     pub max_connections: usize,
+    /// Extra connection slots that serve only /healthz, /readyz and
+    /// /metrics, used when --max-connections are all busy.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub health_connections: usize,
     /// A directory whose files requests may name in path-valued environment
     /// arguments (E2's policy_dirs, semgrep_config); repeatable. Without it
     /// such arguments are refused: they would read the server's disk.
@@ -125,10 +154,36 @@ pub fn config(args: &ServeArgs) -> anyhow::Result<ServeConfig> {
             "--max-episodes, --max-body and --max-connections must be positive",
         ));
     }
+    if args.max_turns_limit == 0
+        || args.tool_budget_limit == 0
+        || args.max_message_bytes == 0
+        || args.max_episode_bytes == 0
+    {
+        return Err(exit::usage(
+            "--max-turns-limit, --tool-budget-limit, --max-message-bytes and \
+             --max-episode-bytes must be positive",
+        ));
+    }
+    if args.max_total_episode_bytes < args.max_episode_bytes {
+        return Err(exit::usage(
+            "--max-total-episode-bytes must be at least --max-episode-bytes",
+        ));
+    }
     let connections = ConnLimits {
         header_read_timeout: seconds("header-read-timeout", args.header_read_timeout)?,
         idle_timeout: seconds("idle-timeout", args.idle_timeout)?,
         max_connections: args.max_connections,
+        health_connections: args.health_connections,
+    };
+    let episodes = EpisodeLimits {
+        max_turns: args.max_turns_limit,
+        tool_budget: args.tool_budget_limit,
+        max_message_bytes: args.max_message_bytes,
+        max_episode_bytes: args.max_episode_bytes,
+        max_total_bytes: args.max_total_episode_bytes,
+        evict_idle_after: Duration::try_from_secs_f64(args.evict_idle_after).map_err(|_| {
+            exit::usage("--evict-idle-after must be a non-negative number of seconds")
+        })?,
     };
     Ok(ServeConfig {
         envs,
@@ -136,6 +191,7 @@ pub fn config(args: &ServeArgs) -> anyhow::Result<ServeConfig> {
         episode_ttl: seconds("episode-ttl", args.episode_ttl)?,
         request_timeout: seconds("request-timeout", args.request_timeout)?,
         max_body: args.max_body,
+        episodes,
         shutdown_grace: Duration::try_from_secs_f64(args.shutdown_grace).map_err(|_| {
             exit::usage("--shutdown-grace must be a non-negative number of seconds")
         })?,

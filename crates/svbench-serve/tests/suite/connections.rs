@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use std::sync::atomic::Ordering;
+
 use svbench_serve::{ConnLimits, ServeConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -19,9 +21,20 @@ fn limits(header: u64, idle: u64, max: usize) -> ServeConfig {
             header_read_timeout: Duration::from_secs(header),
             idle_timeout: Duration::from_secs(idle),
             max_connections: max,
+            health_connections: 0,
         },
         ..ServeConfig::default()
     }
+}
+
+/// Sends a request on a fresh connection and reads the answer's first
+/// bytes (within [`BOUND`]); empty when the server closed without one.
+async fn ask(s: &TestServer, head: &str) -> String {
+    let mut c = connect(s).await;
+    if c.write_all(head.as_bytes()).await.is_err() {
+        return String::new();
+    }
+    closed_within_bound(&mut c).await.unwrap_or_default()
 }
 
 async fn connect(s: &TestServer) -> TcpStream {
@@ -94,60 +107,150 @@ async fn idle_connections_are_closed() {
     );
 }
 
-#[tokio::test]
-async fn connections_beyond_the_cap_are_refused() {
-    let s = TestServer::start(limits(60, 60, 2)).await;
-    // The readiness probe's pooled connection may still be open: keep
-    // opening idle connections until one is refused.
-    let mut held = Vec::new();
-    let mut refused = None;
-    for _ in 0..4 {
-        let mut c = connect(&s).await;
-        c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            .await
-            .expect("write");
-        let mut buf = vec![0u8; 4096];
-        let n = tokio::time::timeout(BOUND, c.read(&mut buf))
-            .await
-            .expect("an answer")
-            .unwrap_or(0);
-        let text = String::from_utf8_lossy(&buf[..n]).into_owned();
-        if text.starts_with("HTTP/1.1 503") {
-            refused = Some((c, text));
-            break;
-        }
-        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
-        held.push(c);
+/// Holds every general slot with a request in flight: score requests
+/// paused on the worker pool by the state's hold hook (the pool's turns,
+/// then requests queued for a turn). Returns their tasks.
+async fn busy_slots(s: &TestServer, n: usize) -> Vec<tokio::task::JoinHandle<String>> {
+    s.state.hold_blocking_work();
+    let mut tasks = Vec::new();
+    for _ in 0..n {
+        let mut c = connect(s).await;
+        let body = r#"{"answer":"Benign","completion":"{\"label\":\"Benign\",\"confidence\":1}"}"#;
+        c.write_all(
+            format!(
+                "POST /v1/envs/e1/score HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+                 content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("write");
+        tasks.push(tokio::spawn(async move {
+            closed_within_bound(&mut c).await.unwrap_or_default()
+        }));
     }
-    let (mut c, text) = refused.expect("no connection was refused at the cap");
-    assert!(text.contains("capacity_exhausted"), "{text}");
-    assert!(held.len() <= 2, "{} connections held", held.len());
-    assert!(closed_within_bound(&mut c).await.is_some());
+    let state = s.state.clone();
+    let turns = n.min(state.worker_turns());
     assert!(
-        s.state
-            .connections
-            .refused
-            .load(std::sync::atomic::Ordering::Relaxed)
-            >= 1
+        crate::common::eventually(|| state.paused_blocking_work() == turns).await,
+        "the score requests did not reach the pool"
     );
+    tasks
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_cap_are_refused_when_all_are_busy() {
+    let s = TestServer::start(limits(60, 60, 2)).await;
+    // The readiness probe's pooled connection is idle: it gives its slot.
+    let busy = busy_slots(&s, 2).await;
+    let text = ask(&s, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    assert!(text.contains("capacity_exhausted"), "{text}");
+    assert!(s.state.connections.refused.load(Ordering::Relaxed) >= 1);
     // A slot freed is a slot served.
-    drop(held);
-    let mut served = false;
-    for _ in 0..crate::common::POLLS {
-        let mut c = connect(&s).await;
-        c.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            .await
-            .expect("write");
-        if closed_within_bound(&mut c)
-            .await
-            .is_some_and(|t| t.starts_with("HTTP/1.1 200"))
-        {
-            served = true;
-            break;
-        }
-        tokio::time::sleep(crate::common::POLL_EVERY).await;
+    s.state.release_blocking_work();
+    for t in busy {
+        let answer = t.await.expect("task");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     }
-    assert!(served, "closed connections did not free their slots");
+    let text = ask(
+        &s,
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_slots_answer_when_every_slot_is_busy() {
+    let mut config = limits(60, 60, 2);
+    config.connections.health_connections = 2;
+    let s = TestServer::start(config).await;
+    let busy = busy_slots(&s, 2).await;
+    for path in ["/healthz", "/readyz", "/metrics"] {
+        let text = ask(&s, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n")).await;
+        assert!(text.starts_with("HTTP/1.1 200"), "{path}: {text}");
+    }
+    // Anything else on a health slot is refused.
+    let text = ask(&s, "GET /v1/envs HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    assert!(text.contains("capacity_exhausted"), "{text}");
+    assert!(s.state.connections.health.load(Ordering::Relaxed) >= 4);
+    s.state.release_blocking_work();
+    for t in busy {
+        assert!(t.await.expect("task").starts_with("HTTP/1.1 200"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_half_open_sockets_does_not_starve_health_checks() {
+    // Timeouts far away: only eviction at the cap can free the slots.
+    let mut config = limits(600, 600, 16);
+    config.connections.health_connections = 2;
+    let s = TestServer::start(config).await;
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let mut flood = Vec::new();
+    let mut answered = 0;
+    // 40 rounds of 25 half-open sockets (1,000 in all, 25 × the cap)
+    // opened, some silent and some with half a head; a health check on a
+    // fresh connection after each round.
+    for round in 0..40 {
+        for i in 0..25 {
+            let mut c = TcpStream::connect(&addr).await.expect("connect");
+            if i % 2 == 0 {
+                let _ = c.write_all(b"GET /healthz HTT").await;
+            }
+            flood.push(c);
+        }
+        let text = ask(
+            &s,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        )
+        .await;
+        assert!(text.starts_with("HTTP/1.1 200"), "round {round}: {text}");
+        answered += 1;
+        // Old sockets are dropped as new ones come: at most 200 held.
+        if flood.len() > 200 {
+            flood.drain(..25);
+        }
+    }
+    assert_eq!(answered, 40);
+    assert!(s.state.connections.evicted.load(Ordering::Relaxed) >= 900);
+    // Open connections stay near the cap, not the flood's size.
+    let open = s.state.connections.open.load(Ordering::Relaxed);
+    assert!(open <= 16 + 2 + 25, "{open} open");
+}
+
+#[tokio::test]
+async fn a_declared_oversized_body_is_refused_before_it_is_read() {
+    // A request timeout far away: only the declared length can answer.
+    let mut config = limits(600, 600, 64);
+    config.request_timeout = Duration::from_secs(600);
+    let s = TestServer::start(config).await;
+    for path in ["/v1/envs/e1/score", "/v1/envs/e2/episodes", "/nowhere"] {
+        let mut c = connect(&s).await;
+        c.write_all(
+            format!(
+                "POST {path} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n\
+                 content-length: 1000000000\r\n\r\n{{\"answer\":"
+            )
+            .as_bytes(),
+        )
+        .await
+        .expect("write");
+        // The body never comes: the answer must not wait for it.
+        let text = closed_within_bound(&mut c)
+            .await
+            .expect("the connection was held for the body");
+        assert!(text.starts_with("HTTP/1.1 413"), "{path}: {text}");
+        assert!(text.contains("payload_too_large"), "{text}");
+        assert!(text.contains("1000000000"), "{text}");
+        assert!(
+            text.to_ascii_lowercase().contains("connection: close"),
+            "{text}"
+        );
+    }
 }
 
 #[tokio::test]

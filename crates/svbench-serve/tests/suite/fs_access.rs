@@ -197,3 +197,48 @@ async fn an_unusable_inline_reference_is_a_bad_request() {
         assert_eq!(status, StatusCode::BAD_REQUEST, "{env} batch: {got}");
     }
 }
+
+#[tokio::test]
+async fn padded_argument_names_are_unknown_arguments() {
+    // A server that allows one directory: a padded key must not reach a
+    // directory outside it, nor tell existing paths from missing ones.
+    let allowed = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("p.rego"), GOOD_POLICY).expect("write");
+    let existing = outside.path().display().to_string();
+    let missing = outside.path().join("nope").display().to_string();
+    let mut keys = Vec::new();
+    for pad in [" ", "\t", "\n", "\u{a0}", "\u{2003}", "\u{feff}"] {
+        keys.push(format!("policy_dirs{pad}"));
+        keys.push(format!("{pad}policy_dirs"));
+        keys.push(format!("{pad}semgrep_config{pad}"));
+    }
+    keys.extend([
+        "POLICY_DIRS".into(),
+        "Policy_dirs".into(),
+        "policy_dirs=".into(),
+    ]);
+    for key in &keys {
+        let mut answers = Vec::new();
+        for path in [&existing, &missing] {
+            let (status, body) =
+                score(allowing(allowed.path()), json!({ key.as_str(): path })).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{key:?}: {body}");
+            assert_eq!(body["error"]["code"], "invalid_env_args", "{body}");
+            assert!(
+                message(&body).contains("unknown argument"),
+                "{key:?}: {body}"
+            );
+            answers.push(message(&body));
+        }
+        assert_eq!(answers[0], answers[1], "{key:?}: existence leaks");
+        // Resets configure through the same check.
+        let (status, body) = call(
+            allowing(allowed.path()),
+            "/v1/envs/e2/episodes",
+            &json!({"example_id": "e2-k8s-000003", "env_args": { key.as_str(): existing }}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{key:?}: {body}");
+    }
+}

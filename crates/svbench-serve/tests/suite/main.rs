@@ -3,10 +3,12 @@
 //! 127.0.0.1:0 per test, driven over loopback HTTP, for the connections,
 //! the background sweeper and shutdown.
 
+mod budgets;
 mod common;
 mod connections;
 mod episodes;
 mod errors;
 mod fs_access;
 mod parity;
+mod pool;
 mod routes;
