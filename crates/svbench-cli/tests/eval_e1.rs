@@ -251,6 +251,32 @@ fn reward_config_override_is_recorded() {
 }
 
 #[test]
+fn weights_whose_total_can_overflow_are_refused_before_any_sample() {
+    let sb = Sandbox::new();
+    // Each weight is finite; the largest possible total (1 + 1e308 + 1e308)
+    // is not, so a sample's total would be recorded as `null`.
+    sb.write(
+        "huge.toml",
+        "[v1]\nw_calibration = 1e308\nw_format = 1e308\n",
+    );
+    let out = sb.run(&[
+        "eval",
+        "e1",
+        "--reward-config",
+        "huge.toml",
+        "--run-id",
+        "h",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("largest possible total reward is not finite") && err.contains("`format`"),
+        "{err}"
+    );
+    assert!(!sb.path().join("evals").exists(), "nothing is created");
+}
+
+#[test]
 fn replay_rescoring_matches_the_original_run() {
     let sb = Sandbox::new();
     let out = sb.run(&["eval", "e1", "--run-id", "orig"]);
