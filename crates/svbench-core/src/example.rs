@@ -36,6 +36,23 @@ impl Example {
         // The text was produced by serde_json from a value, so it parses.
         serde_json::from_str(self.info.get()).unwrap_or(Value::Null)
     }
+
+    /// [`sample_row_sha256`] of this example: what a result record of it
+    /// must carry.
+    pub fn row_sha256(&self) -> String {
+        sample_row_sha256(&self.question, &self.answer, &self.info_value())
+    }
+}
+
+/// The canonical hash of a dataset row as a result record carries it: its
+/// `question`, reference `answer` and `info` (the rest of the row). A record
+/// whose hash differs from its example's was not written from that row.
+pub fn sample_row_sha256(question: &str, answer: &Value, info: &Value) -> String {
+    canonical_sha256(&serde_json::json!({
+        "question": question,
+        "answer": answer,
+        "info": info,
+    }))
 }
 
 /// The selected examples of a run in evaluation order, handed out one at a
