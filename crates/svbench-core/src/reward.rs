@@ -130,7 +130,7 @@ pub fn check_total_finite(
     for (name, w) in weights {
         if !w.is_finite() {
             return Err(invalid(format!(
-                "the weight of component `{name}` must be a finite number (got {w})"
+                "the weight of component `{name}` must be a finite number (got {w:e})"
             )));
         }
         let bound = bounds
@@ -141,7 +141,7 @@ pub fn check_total_finite(
         if !largest.is_finite() {
             return Err(invalid(format!(
                 "the largest possible total reward is not finite: the weight of component \
-                 `{name}` ({w}) makes Σ |weight| × bound overflow; use smaller weights"
+                 `{name}` ({w:e}) makes Σ |weight| × bound overflow; use smaller weights"
             )));
         }
     }
