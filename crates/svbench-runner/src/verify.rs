@@ -139,6 +139,27 @@ impl Verification {
 /// Longest rendering of a value in a [`Mismatch`].
 const SHOWN_CHARS: usize = 120;
 
+/// Both values shown; two long strings around where they first differ
+/// (`…` marks what is left out), so the difference is visible.
+fn shown_pair(a: &Value, b: &Value) -> (String, String) {
+    let (Value::String(x), Value::String(y)) = (a, b) else {
+        return (shown(a), shown(b));
+    };
+    let at = x.chars().zip(y.chars()).take_while(|(p, q)| p == q).count();
+    let window = |t: &str| {
+        let start = at.saturating_sub(SHOWN_CHARS / 4);
+        let part: String = t.chars().skip(start).take(SHOWN_CHARS).collect();
+        let more = t.chars().count() > start + SHOWN_CHARS;
+        format!(
+            "{}{}{}",
+            if start > 0 { "…" } else { "" },
+            Value::String(part),
+            if more { "…" } else { "" }
+        )
+    };
+    (window(x), window(y))
+}
+
 fn shown(v: &Value) -> String {
     let text = v.to_string();
     if text.chars().count() <= SHOWN_CHARS {
@@ -348,12 +369,13 @@ impl Checker<'_> {
                 split: example.split.clone().unwrap_or_else(|| "all".into()),
                 ..ResultRecord::default()
             };
+            let (recorded, expected) = shown_pair(&pick(record), &pick(&from_row));
             return Ok(Self::mismatch(
                 line,
                 record,
                 field,
-                shown(&pick(record)),
-                format!("the dataset row has {}", shown(&pick(&from_row))),
+                recorded,
+                format!("the dataset row has {expected}"),
             ));
         }
         if record.error.is_some() {
@@ -629,7 +651,10 @@ fn first_difference(got: &Value, want: &Value) -> Option<(String, String, String
             return None;
         }
     }
-    (got != want).then(|| (String::new(), shown(got), shown(want)))
+    (got != want).then(|| {
+        let (a, b) = shown_pair(got, want);
+        (String::new(), a, b)
+    })
 }
 
 #[cfg(test)]
@@ -652,6 +677,13 @@ mod tests {
         assert!(first_difference(&json!({"r": 0.1 + 0.2}), &json!({"r": 0.3})).is_none());
         assert!(first_difference(&json!({"r": 0.3}), &json!({"r": 0.31})).is_some());
         assert!(first_difference(&json!({"a": null}), &json!({})).is_none());
+        // Long strings are shown where they differ.
+        let long = |tail: &str| json!({"q": format!("{}{tail}", "z".repeat(500))});
+        let (_, a, b) = first_difference(&long("AAA"), &long("BBB")).unwrap();
+        assert!(
+            a.starts_with('…') && a.contains("AAA") && b.contains("BBB"),
+            "{a} / {b}"
+        );
     }
 
     #[test]
