@@ -251,6 +251,32 @@ fn reward_config_override_is_recorded() {
 }
 
 #[test]
+fn weights_whose_total_can_overflow_are_refused_before_any_sample() {
+    let sb = Sandbox::new();
+    // Each weight is finite; the largest possible total (1 + 1e308 + 1e308)
+    // is not, so a sample's total would be recorded as `null`.
+    sb.write(
+        "huge.toml",
+        "[v1]\nw_calibration = 1e308\nw_format = 1e308\n",
+    );
+    let out = sb.run(&[
+        "eval",
+        "e1",
+        "--reward-config",
+        "huge.toml",
+        "--run-id",
+        "h",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("largest possible total reward is not finite") && err.contains("`format`"),
+        "{err}"
+    );
+    assert!(!sb.path().join("evals").exists(), "nothing is created");
+}
+
+#[test]
 fn replay_rescoring_matches_the_original_run() {
     let sb = Sandbox::new();
     let out = sb.run(&["eval", "e1", "--run-id", "orig"]);
@@ -501,4 +527,42 @@ fn resume_and_report_refuse_foreign_duplicated_and_damaged_records() {
     std::fs::remove_file(swapped.join("selected_ids.jsonl")).unwrap();
     let out = sb.run(&["report", swapped.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_row_over_the_maximum_row_size_is_refused_naming_file_and_line() {
+    let sb = Sandbox::new();
+    // Good rows of each environment, then one single-line row of 17 MiB
+    // (past the 16 MiB maximum): refused once the limit is read.
+    for env in ["e1", "e4"] {
+        let good = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("../../datasets/{env}/test.jsonl")),
+        )
+        .unwrap();
+        let mut text: String = good.lines().take(30).map(|l| format!("{l}\n")).collect();
+        text.push_str(&format!(
+            "{{\"question\": \"q\", \"answer\": \"{}\"}}\n",
+            "x".repeat(17 << 20)
+        ));
+        let name = format!("{env}-big.jsonl");
+        sb.write(&name, &text);
+        drop(text);
+        let out = sb.run(&[
+            "eval",
+            env,
+            "--dataset",
+            &name,
+            "--split",
+            "all",
+            "--run-id",
+            env,
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{name}:31")) && err.contains("maximum row size of 16 MiB"),
+            "{env}: {err}"
+        );
+    }
 }

@@ -775,3 +775,83 @@ fn base_url_userinfo_is_refused_with_a_hint_and_never_echoed() {
     assert_eq!(server.request_count(), 0);
     assert!(!sb.path().join("outputs").exists());
 }
+
+#[test]
+fn every_query_value_and_key_looking_path_segment_is_kept_out_of_every_file() {
+    const CODE: &str = "c0de-4ll0ws-access";
+    const QKEY: &str = "sk-q1u2e3r4y5";
+    const PKEY: &str = "sk-p1a2t3h4k5e6y7";
+    let server = FakeServer::start(solver());
+    let sb = Sandbox::new();
+    let cache = sb.path().join("xdg-cache");
+    let run = |url: &str, id: &str| {
+        Command::new(env!("CARGO_BIN_EXE_svbench"))
+            .args([
+                "eval",
+                "e1",
+                "--model",
+                "fake-model",
+                "--base-url",
+                url,
+                "--api-key-env",
+                "SVB_TEST_KEY",
+                "--no-progress",
+                "-n",
+                "3",
+                "--run-id",
+                id,
+            ])
+            .current_dir(sb.path())
+            .env("SVB_TEST_KEY", KEY)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // Query values under names that do not look secret: sent, recorded as
+    // REDACTED (the API version, allow-listed, is kept); the response cache
+    // (on here) records the same form.
+    let url = format!(
+        "{}?code={CODE}&x={QKEY}&api-version=2024-06-01",
+        server.base_url()
+    );
+    let out = run(&url, "q");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        server.requests()[0].query.as_deref(),
+        Some(format!("code={CODE}&x={QKEY}&api-version=2024-06-01").as_str())
+    );
+    let dir = run_dir(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(
+        meta["endpoint"]["base_url"],
+        format!(
+            "{}?code=REDACTED&x=REDACTED&api-version=2024-06-01",
+            server.base_url()
+        )
+    );
+    // A key in the path: the fake server knows no such path (404, the run
+    // aborts), and the key is in no message either.
+    let url = format!("{}/key/{PKEY}", server.base_url());
+    let out = run(&url, "p");
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    let dir = run_dir(&sb, &out);
+    let meta = read_json(&dir.join("metadata.json"));
+    assert_eq!(
+        meta["endpoint"]["base_url"],
+        format!("{}/key/REDACTED", server.base_url())
+    );
+    let printed = format!("{}{}", stderr(&out), stdout(&out));
+    let mut files = all_text_under(sb.path());
+    files.push((PathBuf::from("stdout+stderr"), printed));
+    assert!(files.iter().any(|(p, _)| p.ends_with("responses.sqlite")));
+    for (path, text) in files {
+        for secret in [CODE, QKEY, PKEY] {
+            assert!(
+                !text.contains(secret),
+                "{secret} leaked into {}",
+                path.display()
+            );
+        }
+    }
+}

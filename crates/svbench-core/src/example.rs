@@ -36,6 +36,23 @@ impl Example {
         // The text was produced by serde_json from a value, so it parses.
         serde_json::from_str(self.info.get()).unwrap_or(Value::Null)
     }
+
+    /// [`sample_row_sha256`] of this example: what a result record of it
+    /// must carry.
+    pub fn row_sha256(&self) -> String {
+        sample_row_sha256(&self.question, &self.answer, &self.info_value())
+    }
+}
+
+/// The canonical hash of a dataset row as a result record carries it: its
+/// `question`, reference `answer` and `info` (the rest of the row). A record
+/// whose hash differs from its example's was not written from that row.
+pub fn sample_row_sha256(question: &str, answer: &Value, info: &Value) -> String {
+    canonical_sha256(&serde_json::json!({
+        "question": question,
+        "answer": answer,
+        "info": info,
+    }))
 }
 
 /// The selected examples of a run in evaluation order, handed out one at a
@@ -309,22 +326,55 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor<'_> {
     }
 }
 
-/// Reads a JSONL file (UTF-8) into objects.
+/// Reads a JSONL file (UTF-8) into objects, line by line: a line longer
+/// than [`crate::lines::MAX_ROW_BYTES`] is an error naming it, read no
+/// further than the limit.
 pub fn read_jsonl(path: &Path) -> Result<Vec<RawRow>, DatasetError> {
-    let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
+    read_jsonl_limited(path, crate::lines::MAX_ROW_BYTES)
+}
+
+/// [`read_jsonl`] with rows of at most `max_row_bytes`.
+pub fn read_jsonl_limited(path: &Path, max_row_bytes: usize) -> Result<Vec<RawRow>, DatasetError> {
+    let io = |source| DatasetError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
-        DatasetError::Row {
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut lines = crate::lines::BoundedLines::new(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        max_row_bytes,
+    );
+    let mut rows = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        let line = match lines.next_into(&mut buf) {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(crate::lines::LineError::Io(e)) => return Err(io(e)),
+            Err(e @ crate::lines::LineError::TooLong { line, .. }) => {
+                return Err(DatasetError::Row {
+                    path: path.to_path_buf(),
+                    line,
+                    message: e.to_string(),
+                })
+            }
+        };
+        let row_error = |message: String| DatasetError::Row {
             path: path.to_path_buf(),
             line,
-            message: "invalid UTF-8".to_string(),
+            message,
+        };
+        let text = std::str::from_utf8(&buf).map_err(|_| row_error("invalid UTF-8".into()))?;
+        let text = if line == 1 { strip_bom(text) } else { text };
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
         }
-    })?;
-    parse_jsonl(&text, path)
+        let value = parse_row_object(trimmed).map_err(|e| row_error(e.to_string()))?;
+        check_common_fields(&value).map_err(|e| row_error(e.to_string()))?;
+        rows.push(RawRow { line, value });
+    }
+    Ok(rows)
 }
 
 /// The split a row declares: top-level `split`, else `meta.split`.

@@ -16,6 +16,7 @@ pub mod example;
 pub mod extract;
 pub mod identity;
 pub mod json;
+pub mod lines;
 pub mod manifest;
 pub mod message;
 pub mod metrics;

@@ -173,6 +173,14 @@ pub struct ResultRecord {
     pub compat: CompatFields,
 }
 
+impl ResultRecord {
+    /// [`crate::example::sample_row_sha256`] of the row this record carries
+    /// (`question`, `answer`, `info`).
+    pub fn row_sha256(&self) -> String {
+        crate::example::sample_row_sha256(&self.question, &self.answer, &self.info)
+    }
+}
+
 /// Upstream results may store the completion as a message list; keep its
 /// last message's text so tolerant readers see a string.
 fn completion_text<'de, D>(de: D) -> Result<Option<String>, D::Error>

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
+use crate::reward_config::RewardConfigError;
 
 /// Component name → `[min, max]` of its value.
 type ComponentBounds = &'static [(&'static str, [f64; 2])];
@@ -101,6 +102,50 @@ pub fn total_range(
         range[1] += a.max(b);
     }
     range.iter().all(|x| x.is_finite()).then_some(range)
+}
+
+/// Refuses component weights whose largest possible total is not a finite
+/// number: a non-finite weight, or Σ |weight| × the component's largest
+/// absolute value (its bounds in `environment`'s `profile`; ±1 for a
+/// component without declared bounds) that overflows. Reward configs are
+/// checked with it when they load, so no sample's total can be ±∞ or NaN
+/// (which JSON would record as `null`, as if the sample had errored).
+///
+/// # Errors
+/// [`RewardConfigError::Invalid`] naming the weight.
+pub fn check_total_finite(
+    environment: &str,
+    profile: &str,
+    weights: &[(&str, f64)],
+) -> Result<(), RewardConfigError> {
+    let bounds = COMPONENT_BOUNDS
+        .iter()
+        .find(|(e, p, _)| *e == environment && *p == profile)
+        .map_or(&[][..], |(_, _, b)| *b);
+    let invalid = |message: String| RewardConfigError::Invalid {
+        profile: profile.to_string(),
+        message,
+    };
+    let mut largest = 0.0f64;
+    for (name, w) in weights {
+        if !w.is_finite() {
+            return Err(invalid(format!(
+                "the weight of component `{name}` must be a finite number (got {w:e})"
+            )));
+        }
+        let bound = bounds
+            .iter()
+            .find(|(c, _)| c == name)
+            .map_or(1.0, |(_, [lo, hi])| lo.abs().max(hi.abs()));
+        largest += w.abs() * bound;
+        if !largest.is_finite() {
+            return Err(invalid(format!(
+                "the largest possible total reward is not finite: the weight of component \
+                 `{name}` ({w:e}) makes Σ |weight| × bound overflow; use smaller weights"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One named reward component with its weight and value.
@@ -280,6 +325,35 @@ mod range_tests {
         ]);
         let r = total_range(PHISHING_DETECTION.name, "v1", &e4).unwrap();
         assert!((r[1] - 1.7).abs() < 1e-12 && r[0] == 0.0);
+    }
+
+    #[test]
+    fn weights_whose_largest_total_overflows_are_refused_naming_the_weight() {
+        let ok = [("utility", 1.0), ("calibration", 1e300), ("format", 1.0)];
+        assert!(check_total_finite(NETWORK_LOGS.name, "v1", &ok).is_ok());
+        // Each weight is finite; their sum over many components is not.
+        let many: Vec<(&str, f64)> = ["utility", "calibration", "format"]
+            .iter()
+            .map(|c| (*c, 1e308))
+            .collect();
+        let e = check_total_finite(NETWORK_LOGS.name, "v1", &many).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`calibration`") && msg.contains("not finite"),
+            "{msg}"
+        );
+        // A bound above 1 counts: E2 upstream's auditing reward reaches 2.
+        let e = check_total_finite(
+            CONFIG_VERIFICATION.name,
+            "upstream",
+            &[("reward_config_auditing", 1e308)],
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("reward_config_auditing"), "{e}");
+        for w in [f64::INFINITY, f64::NAN] {
+            let e = check_total_finite("sv-env-unknown", "v1", &[("x", w)]).unwrap_err();
+            assert!(e.to_string().contains("`x` must be a finite number"), "{e}");
+        }
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub fn build_summary(
             counts.errored += 1;
             *by_error.entry(tags.error).or_default() += 1;
             if is_e4 {
-                let gold = lr.full(p).and_then(crate::e4::sample).map(|s| s.gold);
+                let gold = lr.e4(p).map(|s| s.gold);
                 e4_errored_phishing += u64::from(gold == Some(crate::e4::Gold::Phishing));
             }
             continue;
@@ -230,7 +230,7 @@ pub fn build_summary(
             items.e2.push(e2_item);
         }
         if is_e4 {
-            match lr.full(p).and_then(crate::e4::sample) {
+            match lr.take_e4(p) {
                 Some(s) => {
                     let example = lr.example(p);
                     let same = example.is_some() && example == e4_last_example;

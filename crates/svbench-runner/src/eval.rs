@@ -18,7 +18,7 @@ use tokio::task::JoinSet;
 use crate::artifacts::{create_run_dir, write_json_atomic, ArtifactError, RunLock};
 use crate::integrity::{write_selected_ids, SampleKey, Selection, SELECTED_IDS_FILE};
 use crate::progress::Progress;
-use crate::results::{recover, ResultsWriter};
+use crate::results::{recover_checked, ResultsWriter};
 use crate::rollout::{run_sample, run_sample_within, Agent};
 
 /// How long samples in flight may take to finish after an interrupt or an
@@ -276,7 +276,9 @@ pub async fn run_eval(plan: EvalPlan) -> Result<EvalOutcome, EvalError> {
     }
     let _lock = RunLock::acquire(&dir)?;
     let results_path = dir.join("results.jsonl");
-    let mut recovered = recover(&results_path, Some(&selection))?;
+    // Each kept record must carry its dataset row (a record edited after
+    // the fact is refused, not continued).
+    let mut recovered = recover_checked(&results_path, Some(&selection), Some(examples.as_ref()))?;
     drop(selection);
     let mut done = SampleStates::new(examples.len(), rollouts);
     for (key, ok) in std::mem::take(&mut recovered.done) {

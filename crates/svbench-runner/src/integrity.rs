@@ -64,6 +64,25 @@ pub enum IntegrityError {
         /// What makes it foreign.
         why: String,
     },
+    /// A record whose row (`question`, `answer`, `info`) is not the row of
+    /// the dataset example with its id: written from other data, or edited.
+    #[error(
+        "{path}: line {line}: the record of sample `{example_id}` rollout {rollout_index} does \
+         not match the dataset row with that id: its `{field}` differs (the row hash of a \
+         record is that of its question, answer and info)"
+    )]
+    RowMismatch {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// Example id.
+        example_id: String,
+        /// Rollout.
+        rollout_index: usize,
+        /// The first differing field: `question`, `answer`, `info` or `split`.
+        field: &'static str,
+    },
     /// More distinct samples than the run planned.
     #[error("{path}: {found} distinct samples recorded, but the run planned {planned}")]
     TooMany {
@@ -247,6 +266,37 @@ pub fn read_selected_ids(dir: &Path, rollouts: usize) -> Result<Option<Selection
         ids,
         rollouts: rollouts.max(1),
     }))
+}
+
+/// Checks that `record` (line `line` of `path`) carries the row of
+/// `example`, the dataset example with its id: the same row hash
+/// ([`svbench_core::example::sample_row_sha256`]) and split. The error names
+/// the first differing field.
+pub fn check_record_row(
+    path: &Path,
+    line: usize,
+    record: &svbench_core::record::ResultRecord,
+    example: &svbench_core::Example,
+) -> Result<(), IntegrityError> {
+    let split = example.split.as_deref().unwrap_or("all");
+    let field = if record.question != example.question {
+        "question"
+    } else if record.answer != example.answer {
+        "answer"
+    } else if record.row_sha256() != example.row_sha256() {
+        "info"
+    } else if record.split != split {
+        "split"
+    } else {
+        return Ok(());
+    };
+    Err(IntegrityError::RowMismatch {
+        path: path.to_path_buf(),
+        line,
+        example_id: record.example_id.clone(),
+        rollout_index: record.rollout_index,
+        field,
+    })
 }
 
 /// The fields of a record the checks need.

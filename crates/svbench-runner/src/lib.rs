@@ -12,6 +12,7 @@ pub mod prepare;
 pub mod progress;
 pub mod results;
 pub mod rollout;
+pub mod verify;
 
 pub use eval::{run_eval, AbortCause, EvalOutcome, EvalPlan, RunAbort, RunSettings};
 pub use rollout::{Agent, AssistantTurn, Responder, TurnContext, TurnFailure};

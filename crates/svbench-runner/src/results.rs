@@ -12,9 +12,10 @@ use std::time::{Duration, Instant};
 
 use svbench_core::compact::StrIndex;
 use svbench_core::record::ResultRecord;
+use svbench_core::ExampleSet;
 
 use crate::artifacts::ArtifactError;
-use crate::integrity::{IntegrityError, KeyTracker, SampleKey, Selection};
+use crate::integrity::{check_record_row, IntegrityError, KeyTracker, SampleKey, Selection};
 
 const FSYNC_EVERY: Duration = Duration::from_secs(5);
 
@@ -94,6 +95,20 @@ pub struct Recovered {
 /// before the file is touched. The file is read line by line; each line is
 /// parsed as a whole record (so validity is unchanged) and then dropped.
 pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, ArtifactError> {
+    recover_checked(path, selection, None)
+}
+
+/// [`recover`] that also checks each kept record against `rows`, the run's
+/// selected examples (indexed as `selection` numbers them): a record whose
+/// row hash or split differs from its example's is an
+/// [`IntegrityError::RowMismatch`] naming the line, found before the file
+/// is touched. `eval --resume` uses it, so a record edited after the fact
+/// (its question, gold or info) is refused instead of being kept.
+pub fn recover_checked(
+    path: &Path,
+    selection: Option<&Selection>,
+    rows: Option<&dyn ExampleSet>,
+) -> Result<Recovered, ArtifactError> {
     let ioerr = |source| ArtifactError::Io {
         path: path.to_path_buf(),
         source,
@@ -157,6 +172,16 @@ pub fn recover(path: &Path, selection: Option<&Selection>) -> Result<Recovered, 
                         None => (unselected_ids.insert(&rec.example_id).0, rec.rollout_index),
                     };
                     keys.observe(path, line_no, key, &rec.example_id, rec.error.is_some())?;
+                    if let (Some(rows), Some(_)) = (rows, selection) {
+                        let example = rows.example(key.0).map_err(|e| IntegrityError::Io {
+                            path: path.to_path_buf(),
+                            message: format!(
+                                "line {line_no}: cannot read the dataset example of `{}`: {e}",
+                                rec.example_id
+                            ),
+                        })?;
+                        check_record_row(path, line_no, &rec, &example)?;
+                    }
                     good_end = next;
                 }
                 Err(message) => {

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use svbench_core::record::{RequestRecord, ResultRecord, SampleError, Usage};
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
 use svbench_envs::environment::{
-    run_tool_call, Budgets, Deadline, Environment, Episode, ScoreErrorKind,
+    run_tool_call, Budgets, Deadline, Environment, Episode, ScoreErrorKind, ScoredAnswer,
 };
 use svbench_envs::policy::Policy;
 
@@ -407,30 +407,26 @@ async fn score_into(
     } else {
         t.completion
     };
-    record.completion = Some(if t.no_answer {
-        String::new()
-    } else {
-        final_text(&messages)
-    });
+    record.completion = Some(recorded_completion(&messages, t.no_answer));
     record.completion_messages = messages;
     let (env, owned) = (env.clone(), example.clone());
     let scored = off_runtime(move || env.score_within(&owned, &scored_completion, deadline)).await;
-    match scored {
-        Ok(scored) => {
-            record.parsed = scored.parsed;
-            record.parse = Some(if t.no_answer {
-                ParseRecord {
-                    status: ParseStatus::NoAnswer,
-                    reason: Some("turn_limit".into()),
-                    format_ok: Some(false),
-                }
-            } else {
-                scored.parse
-            });
-            record.reward = Some(scored.reward.total);
-            record.rewards = scored.reward.values();
-            record.reward_profile = scored.reward.profile.to_string();
-            record.compat = scored.compat;
+    match scored.map(|s| (non_finite_score(&s), s)) {
+        Ok((None, scored)) => fill_scored(record, scored, t.no_answer),
+        // JSON would write the total as `null`, as if the sample had
+        // errored; say so instead (reward configs refuse weights that can
+        // overflow, so this is a bug in a reward).
+        Ok((Some(message), _)) => {
+            let err = SampleError {
+                kind: "internal".into(),
+                message,
+                http_status: None,
+                attempts: 0,
+                retryable: false,
+            };
+            record.completion = None;
+            record.completion_error = Some(err.message.clone());
+            record.error = Some(err);
         }
         // The sample's time limit, not the environment's own scoring
         // budget: a timeout like any other.
@@ -451,6 +447,65 @@ async fn score_into(
         }
     }
     false
+}
+
+/// Fills a record's answer fields from its scored answer (`parse` says
+/// `no_answer` for a sample stopped with tool calls pending). `eval` and
+/// `report --verify` both go through here, so they record alike.
+pub(crate) fn fill_scored(record: &mut ResultRecord, scored: ScoredAnswer, no_answer: bool) {
+    record.parsed = scored.parsed;
+    record.parse = Some(if no_answer {
+        ParseRecord {
+            status: ParseStatus::NoAnswer,
+            reason: Some("turn_limit".into()),
+            format_ok: Some(false),
+        }
+    } else {
+        scored.parse
+    });
+    record.reward = Some(scored.reward.total);
+    record.rewards = scored.reward.values();
+    record.reward_profile = scored.reward.profile.to_string();
+    record.compat = scored.compat;
+}
+
+/// Why a scored answer cannot be recorded: a total or component that is
+/// not a finite number.
+pub(crate) fn non_finite_score(scored: &ScoredAnswer) -> Option<String> {
+    let r = &scored.reward;
+    if !r.total.is_finite() {
+        return Some(format!(
+            "the reward total is not a finite number ({}); components: {:?}",
+            r.total,
+            r.values()
+        ));
+    }
+    r.components.iter().find(|c| !c.value.is_finite()).map(|c| {
+        format!(
+            "reward component `{}` is not a finite number ({})",
+            c.name, c.value
+        )
+    })
+}
+
+/// The record's `completion`: the final assistant text, `""` for a sample
+/// without an answer.
+pub(crate) fn recorded_completion(messages: &[Value], no_answer: bool) -> String {
+    if no_answer {
+        String::new()
+    } else {
+        final_text(messages)
+    }
+}
+
+/// The completion a transcript is scored with: with the pending message's
+/// content removed when the sample has no answer.
+pub(crate) fn scored_completion(messages: &[Value], no_answer: bool) -> Completion {
+    if no_answer {
+        Completion::Messages(without_pending_content(messages))
+    } else {
+        Completion::Messages(messages.to_vec())
+    }
 }
 
 /// The transcript with the content of its last assistant message (the one

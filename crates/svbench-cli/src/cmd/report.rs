@@ -9,6 +9,7 @@ use svbench_core::metrics::BootstrapConfig;
 use svbench_report::schema::{schema_text, SCHEMA_NAMES};
 use svbench_report::{check_run, report_run, ReportError, ReportOptions};
 use svbench_runner::integrity::{check_results_file, read_selected_ids, IntegrityError};
+use svbench_runner::verify::{verify_run, VerifyError};
 
 use super::GlobalArgs;
 use crate::exit;
@@ -26,6 +27,13 @@ pub struct ReportArgs {
     /// `timestamp`); exit 6 on any difference. Writes nothing.
     #[arg(long)]
     pub check: bool,
+    /// Re-score every record from its stored transcript against the
+    /// dataset and reward config the run recorded (by hash), through the
+    /// environment's own scoring; exit 6 naming the first record whose row,
+    /// completion, tool results or score differs. Writes nothing; with
+    /// --check, the summary is checked too.
+    #[arg(long)]
+    pub verify: bool,
     /// Treat incomplete artifacts (missing fields, unknown environment) as errors.
     #[arg(long)]
     pub strict: bool,
@@ -76,10 +84,13 @@ pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let single = args.run_dirs.len() == 1;
     let mut code = exit::OK;
     for dir in &args.run_dirs {
-        let result = if args.check {
-            check_one(dir, &opts)
-        } else {
-            report_one(dir, &opts)
+        let result = match (args.verify, args.check) {
+            (true, check) => verify_one(dir).and_then(|c| match (c, check) {
+                (exit::OK, true) => check_one(dir, &opts),
+                (c, _) => Ok(c),
+            }),
+            (false, true) => check_one(dir, &opts),
+            (false, false) => report_one(dir, &opts),
         };
         match result {
             Ok(c) => code = code.max(c),
@@ -194,6 +205,46 @@ fn check_one(dir: &Path, opts: &ReportOptions) -> anyhow::Result<u8> {
             eprintln!("  {d}");
         }
         Ok(exit::CHECK_FAILED)
+    }
+}
+
+/// `--verify`: re-scores the run's records (exit 6 naming the first that
+/// differs); inputs that cannot be opened or differ from the recorded ones
+/// exit 3.
+fn verify_one(dir: &Path) -> anyhow::Result<u8> {
+    check_integrity(dir)?;
+    let outcome = verify_run(dir).map_err(|e| match &e {
+        VerifyError::Inputs { source, .. } => match &source.hint {
+            Some(hint) => exit::with_hint(exit::DATA, e.to_string(), hint.clone()),
+            None => exit::data(e.to_string()),
+        },
+        VerifyError::InputsChanged { .. } => exit::with_hint(
+            exit::DATA,
+            e.to_string(),
+            "verify with the dataset and reward config the run used (the paths in its \
+             metadata.json, unchanged)",
+        ),
+        _ => exit::data(e.to_string()),
+    })?;
+    match &outcome.mismatch {
+        None => {
+            eprintln!(
+                "✓ {}: {} record(s) match the dataset and re-score as recorded ({} re-scored, {} errored)",
+                dir.display(),
+                outcome.records,
+                outcome.rescored,
+                outcome.errored
+            );
+            Ok(exit::OK)
+        }
+        Some(m) => {
+            eprintln!("✗ {}: {m}", dir.display());
+            eprintln!(
+                "hint: the record was changed after the run, or written from other data; \
+                 re-run the evaluation"
+            );
+            Ok(exit::CHECK_FAILED)
+        }
     }
 }
 

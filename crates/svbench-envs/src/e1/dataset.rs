@@ -39,6 +39,7 @@ pub const FORMAT: RowFormat<'static, Gold> = RowFormat {
     validate: &|row| normalize_gold(&row["answer"]).map_err(|e| e.to_string()),
     answer: |gold| Value::String(gold.as_str().to_string()),
     synthetic: synthetic_rows,
+    max_row_bytes: rows::MAX_ROW_BYTES,
 };
 
 /// Loads, validates, filters and selects E1 rows, building every example.

@@ -63,6 +63,7 @@ pub fn open(
         validate: &validate,
         answer: |gold| Value::String(gold.as_str().to_string()),
         synthetic: synthetic_rows,
+        max_row_bytes: rows::MAX_ROW_BYTES,
     };
     rows::open(&format, spec, split, selection)
 }

@@ -103,7 +103,10 @@ impl<P: V1Constants> Rewards<P> {
                 })
             }
         };
-        Ok(Self { profile, params })
+        let rewards = Self { profile, params };
+        // No sample's total may be ±∞ or NaN (recorded as `null`).
+        svbench_core::reward::check_total_finite(P::ENV, name, &rewards.weights())?;
+        Ok(rewards)
     }
 
     /// The default `v1` profile.

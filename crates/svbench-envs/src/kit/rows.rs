@@ -42,7 +42,12 @@ pub struct RowFormat<'a, G> {
     pub answer: fn(G) -> Value,
     /// `synthetic:SEED:N` rows.
     pub synthetic: SyntheticRows,
+    /// The longest row a dataset file may hold, in bytes of one line
+    /// ([`MAX_ROW_BYTES`] unless an environment needs another).
+    pub max_row_bytes: usize,
 }
+
+pub use svbench_core::lines::MAX_ROW_BYTES;
 
 impl<G> std::fmt::Debug for RowFormat<'_, G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -154,27 +159,42 @@ fn spool_error(origin: &std::path::Path) -> impl Fn(std::io::Error) -> DatasetEr
     }
 }
 
-/// Reads a JSONL file line by line into a spool, hashing its bytes.
-fn spool_file(path: &std::path::Path) -> Result<(Spool, String), DatasetError> {
+/// Reads a JSONL file line by line into a spool, hashing its bytes. A
+/// line longer than `max_row_bytes` is an error naming the file and line,
+/// raised once that many bytes of it are read (the line is never held
+/// whole).
+fn spool_file(
+    path: &std::path::Path,
+    max_row_bytes: usize,
+) -> Result<(Spool, String), DatasetError> {
     use sha2::{Digest, Sha256};
-    use std::io::BufRead;
+    use svbench_core::lines::{BoundedLines, LineError};
     let io = |source| DatasetError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut lines = BoundedLines::new(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        max_row_bytes,
+    );
     let mut hasher = Sha256::new();
     let mut spool = SpoolWriter::new().map_err(spool_error(path))?;
     let mut buf = Vec::new();
-    let mut line_no = 0usize;
     loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(io)? == 0 {
-            break;
-        }
+        let line_no = match lines.next_into(&mut buf) {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(LineError::Io(e)) => return Err(io(e)),
+            Err(e) => {
+                return Err(DatasetError::Row {
+                    path: path.to_path_buf(),
+                    line: e.line().unwrap_or(lines.line() + 1),
+                    message: e.to_string(),
+                })
+            }
+        };
         hasher.update(&buf);
-        line_no += 1;
         let text = std::str::from_utf8(&buf).map_err(|_| DatasetError::Row {
             path: path.to_path_buf(),
             line: line_no,
@@ -219,7 +239,7 @@ fn load_source<G: Copy>(
             })
         }
         DatasetSpec::File(path) => {
-            let (spool, sha256) = spool_file(path)?;
+            let (spool, sha256) = spool_file(path, format.max_row_bytes)?;
             Ok(Source {
                 rows: Rows::Spooled(spool),
                 origins: vec![path.clone()],

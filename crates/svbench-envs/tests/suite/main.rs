@@ -26,6 +26,7 @@ mod e4_acceptance;
 mod e4_generate;
 mod e4_import;
 mod parse_nesting;
+mod row_size;
 
 /// A scored answer's `parsed` and compatibility fields as written to
 /// `results.jsonl`: the tests check the bytes' contract, not the Rust shape.

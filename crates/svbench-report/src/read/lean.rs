@@ -5,9 +5,11 @@
 //! latency, E1 outcome (a code and a confidence), an example fingerprint,
 //! status flags, one interned id for the record's texts (profile, error
 //! kind, source, scenario) and its component values (in a shared arena).
-//! Usage counters are kept only for records that have them, and only E2
-//! records keep their full view (E2's metrics read the findings and
-//! patches; its datasets hold hundreds of items, not millions).
+//! Usage counters are kept only for records that have them; an E4 record
+//! is reduced to its [`E4Sample`] (gold, call, grouping keys, evidence
+//! counts) on the parsing thread, not kept whole; and only E2 records keep
+//! their full view (E2's metrics read the findings and patches; its
+//! datasets hold hundreds of items, not millions).
 //!
 //! De-duplication and ordering produce [`LeanRecords::order`], the
 //! surviving positions in report order; the columns are not copied. A
@@ -24,6 +26,7 @@ use svbench_core::ParseStatus;
 
 use super::records::{read_reduced, survivors, Key, RecordView, CHUNK};
 use crate::e1::outcome::{classify, status_of, E1Sample, Prediction};
+use crate::e4::E4Sample;
 use crate::error::ReportError;
 
 /// "None" for the interned ids below.
@@ -164,6 +167,8 @@ pub struct LeanRecords {
     pub calls: Vec<Calls>,
     /// Full views of E2 records, by position.
     full: Vec<RecordView>,
+    /// E4 samples by position (`None`: no usable gold label), E4 runs only.
+    e4: Vec<Option<E4Sample>>,
     /// Distinct revision tokens of the records kept.
     pub revisions: BTreeSet<String>,
     /// SHA-256 of the file bytes (of the empty string when the file is absent).
@@ -277,6 +282,17 @@ impl LeanRecords {
         self.full.get(pos)
     }
 
+    /// The E4 sample of a record (E4 runs; `None` without a usable gold
+    /// label).
+    pub fn e4(&self, pos: usize) -> Option<&E4Sample> {
+        self.e4.get(pos).and_then(Option::as_ref)
+    }
+
+    /// Takes the E4 sample of a record out of the column.
+    pub fn take_e4(&mut self, pos: usize) -> Option<E4Sample> {
+        self.e4.get_mut(pos).and_then(Option::take)
+    }
+
     /// Frees the latency column (once the summary has taken its values).
     pub fn release_latency(&mut self) {
         self.latency = Vec::new();
@@ -309,6 +325,7 @@ impl LeanRecords {
         self.release_components();
         self.calls = Vec::new();
         self.full = Vec::new();
+        self.e4 = Vec::new();
     }
 }
 
@@ -331,6 +348,7 @@ struct Parsed {
     calls: Option<Calls>,
     revisions: Vec<String>,
     full: Option<Box<RecordView>>,
+    e4: Option<E4Sample>,
 }
 
 /// A 128-bit fingerprint of an example id (two SipHash passes with
@@ -346,7 +364,20 @@ pub(crate) fn fingerprint(id: &str) -> [u64; 2] {
     out
 }
 
-fn reduce(r: RecordView, is_e1: bool, keep_full: bool) -> Parsed {
+/// What a reader keeps of each record beyond the shared columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep {
+    /// E1 outcomes and grouping keys.
+    pub e1: bool,
+    /// E4 samples ([`crate::e4::sample`]).
+    pub e4: bool,
+    /// The full view (E2).
+    pub full: bool,
+}
+
+fn reduce(r: RecordView, keep: Keep) -> Parsed {
+    let (is_e1, keep_full) = (keep.e1, keep.full);
+    let e4 = if keep.e4 { crate::e4::sample(&r) } else { None };
     let error = r.error_kind();
     let status = status_of(&r, is_e1);
     let e1 = (is_e1 && error.is_none()).then(|| classify(&r).ok());
@@ -394,6 +425,7 @@ fn reduce(r: RecordView, is_e1: bool, keep_full: bool) -> Parsed {
         calls,
         revisions,
         full: keep_full.then(|| Box::new(r)),
+        e4,
     }
 }
 
@@ -426,25 +458,19 @@ fn intern_copy<K: Hash + Eq + Clone>(map: &mut HashMap<K, u32>, list: &mut Vec<K
     id
 }
 
-/// Reads `results.jsonl` into lean records. `is_e1` decides whether E1
-/// outcomes and grouping keys are kept, `keep_full` whether the full view
-/// is (E2).
-pub fn read_lean(
-    path: &Path,
-    strict: bool,
-    is_e1: bool,
-    keep_full: bool,
-) -> Result<LeanRecords, ReportError> {
-    read_lean_chunked(path, strict, is_e1, keep_full, CHUNK)
+/// Reads `results.jsonl` into lean records, keeping per record what
+/// `keep` says beyond the shared columns.
+pub fn read_lean(path: &Path, strict: bool, keep: Keep) -> Result<LeanRecords, ReportError> {
+    read_lean_chunked(path, strict, keep, CHUNK)
 }
 
 fn read_lean_chunked(
     path: &Path,
     strict: bool,
-    is_e1: bool,
-    keep_full: bool,
+    keep: Keep,
     chunk: usize,
 ) -> Result<LeanRecords, ReportError> {
+    let is_e1 = keep.e1;
     let mut out = LeanRecords::default();
     let mut int = Interner::default();
     // Dedupe keys, dropped once the order is known.
@@ -457,7 +483,7 @@ fn read_lean_chunked(
         path,
         strict,
         chunk,
-        &|r| reduce(r, is_e1, keep_full),
+        &|r| reduce(r, keep),
         &mut |_line, p: Parsed| {
             let pos = out.reward.len();
             let mut tags = Tags {
@@ -507,6 +533,9 @@ fn read_lean_chunked(
             if !p.revisions.is_empty() {
                 revisions.push((pos, p.revisions));
             }
+            if keep.e4 {
+                out.e4.push(p.e4);
+            }
             if let Some(f) = p.full {
                 // Aligned with the positions: E2 keeps every record's view.
                 out.full.resize_with(pos, RecordView::default);
@@ -549,6 +578,41 @@ fn read_lean_chunked(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn e4_records_are_reduced_to_samples_not_kept_whole() {
+        // Many records, each with a large question: what is kept per record
+        // is its sample (a few fields), never the record (issue item 11d:
+        // a 200,000-record E4 report held every record).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let question = "q".repeat(64 << 10);
+        let lines: String = (0..400)
+            .map(|i| {
+                let gold = ["Phishing", "Legitimate", "Abstain"][i % 3];
+                format!(
+                    "{}\n",
+                    serde_json::json!({"example_id": format!("e{i}"), "index": i,
+                        "answer": gold, "question": question, "reward": 1.0,
+                        "parse": {"status": "valid", "reason": null, "format_ok": true}})
+                )
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        let keep = Keep {
+            e1: false,
+            e4: true,
+            full: false,
+        };
+        let mut lr = read_lean(&path, false, keep).unwrap();
+        assert_eq!(lr.len(), 400);
+        for p in 0..400 {
+            assert!(lr.full(p).is_none(), "record {p} kept whole");
+            let gold = lr.e4(p).map(|s| s.gold.name());
+            assert_eq!(gold, Some(["Phishing", "Legitimate", "Abstain"][p % 3]));
+        }
+        assert!(lr.take_e4(0).is_some() && lr.e4(0).is_none());
+    }
 
     #[test]
     fn e1_codes_round_trip() {

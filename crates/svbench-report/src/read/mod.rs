@@ -36,10 +36,15 @@ pub fn load_lean(dir: &Path, strict: bool) -> Result<LeanRun, ReportError> {
         });
     }
     let info = metadata::read_metadata(&dir.join("metadata.json"), dir, strict)?;
-    let is_e1 = info.environment == E1_NAME;
-    // E2 and E4 metrics read whole records (findings, evidence items).
-    let keep_full = info.environment == E2_NAME || info.environment == E4_NAME;
-    let records = lean::read_lean(&dir.join("results.jsonl"), strict, is_e1, keep_full)?;
+    // E2 metrics read whole records (findings, patches); E4's read a
+    // sample reduced from each record as it is read, so a 200,000-record
+    // E4 run holds its samples, not its records.
+    let keep = lean::Keep {
+        e1: info.environment == E1_NAME,
+        e4: info.environment == E4_NAME,
+        full: info.environment == E2_NAME,
+    };
+    let records = lean::read_lean(&dir.join("results.jsonl"), strict, keep)?;
     Ok(LoadedRun {
         dir: dir.to_path_buf(),
         info,

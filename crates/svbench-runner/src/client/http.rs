@@ -157,8 +157,8 @@ pub struct RawReply {
 }
 
 /// A reqwest error as a connection failure. The message is reqwest's
-/// description without the URL (which carries no secret, but keeps messages
-/// short) and never includes headers.
+/// description without the URL (whose path and query may carry a key) and
+/// never includes headers.
 fn connection_error(e: reqwest::Error) -> AttemptError {
     if e.is_timeout() {
         return AttemptError::Timeout;

@@ -178,16 +178,19 @@ pub struct RetryEvent {
 /// Callback receiving [`RetryEvent`]s.
 pub type RetryObserver = Arc<dyn Fn(&RetryEvent) + Send + Sync>;
 
-/// Scrubs the key, and the secret query values of the base URL, out of
-/// text that came from the server (error bodies may echo them).
+/// Scrubs the key, URLs (as recorded), and the secrets of the base URL
+/// ([`EndpointUrl::secrets`]) out of text that came from the server (error
+/// bodies may echo them).
 #[derive(Clone, Default)]
 struct Redactor(Option<ApiKey>, Vec<String>);
 
 impl Redactor {
     fn scrub(&self, text: &str) -> String {
+        // A server that echoes the request URL echoes its query and path.
+        let text = url::redact_urls_in(text);
         let mut out = match &self.0 {
             Some(k) if !k.expose().is_empty() => text.replace(k.expose(), "[REDACTED]"),
-            _ => text.to_string(),
+            _ => text,
         };
         for secret in &self.1 {
             out = out.replace(secret.as_str(), "[REDACTED]");

@@ -8,9 +8,12 @@
 //! `--api-key-env` (or a profile's `api_key_env`), and it would share the
 //! `Authorization` header with Basic auth.
 //!
-//! What is recorded or printed (metadata, cache rows, messages) is the
-//! [`EndpointUrl::display`] form: the query values whose names look
-//! secret ([`is_secret_param`]) replaced by `REDACTED`.
+//! What is recorded or printed (metadata, argv, cache rows, messages) is
+//! the [`EndpointUrl::display`] form: every query value replaced by
+//! `REDACTED` unless its name is allow-listed ([`RECORDED_PARAMS`]), and
+//! every path segment that looks like a key ([`looks_like_key`]) too.
+//! Gateways take keys in all of these places (`?code=…`, `?x=sk-…`,
+//! `/key/sk-…`), and a name cannot tell which values are secret.
 
 use std::fmt;
 
@@ -90,27 +93,42 @@ impl EndpointUrl {
         url
     }
 
-    /// The form that may be recorded: secret-looking query values redacted.
+    /// The form that may be recorded: query values (but allow-listed
+    /// ones) and key-looking path segments redacted.
     pub fn display(&self) -> String {
-        match &self.query {
-            Some(q) => format!("{}?{}", self.base, redact_query(q)),
+        redact_url(&match &self.query {
+            Some(q) => format!("{}?{q}", self.base),
             None => self.base.clone(),
-        }
+        })
     }
 
-    /// The query values [`EndpointUrl::display`] hides (for scrubbing
-    /// server messages that might echo them).
+    /// The secrets [`EndpointUrl::display`] hides that server messages
+    /// might echo, for scrubbing them: key-looking path segments, and query
+    /// values that look like keys, are named like secrets or are at least
+    /// [`SCRUBBED_MIN_CHARS`] long (a short value such as `1` would scrub
+    /// every `1` of a message).
     pub fn secrets(&self) -> Vec<String> {
-        self.query
-            .as_deref()
-            .map(|q| {
-                q.split('&')
-                    .filter_map(|pair| pair.split_once('='))
-                    .filter(|(k, v)| is_secret_param(k) && !v.is_empty())
-                    .map(|(_, v)| v.to_string())
-                    .collect()
-            })
-            .unwrap_or_default()
+        let path = self
+            .base
+            .split_once("://")
+            .map_or("", |(_, rest)| rest)
+            .split('/')
+            .skip(1)
+            .filter(|seg| looks_like_key(seg))
+            .map(str::to_string);
+        let query = self
+            .query
+            .iter()
+            .flat_map(|q| q.split('&'))
+            .filter_map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or(("", pair));
+                let hidden = !is_recorded_param(k)
+                    && (is_secret_param(k)
+                        || looks_like_key(v)
+                        || v.chars().count() >= SCRUBBED_MIN_CHARS);
+                (hidden && !v.is_empty()).then(|| v.to_string())
+            });
+        path.chain(query).collect()
     }
 }
 
@@ -150,18 +168,98 @@ pub fn is_secret_param(name: &str) -> bool {
     .any(|w| norm.contains(w))
 }
 
+/// Query parameters whose values are recorded as given: API versions,
+/// which identify the endpoint and hold no secret. Every other value is
+/// recorded as `REDACTED`.
+pub const RECORDED_PARAMS: &[&str] = &["api-version", "api_version"];
+
+/// Shortest query value [`EndpointUrl::secrets`] scrubs out of server
+/// messages when neither its name nor its shape says it is a key.
+pub const SCRUBBED_MIN_CHARS: usize = 8;
+
+fn is_recorded_param(name: &str) -> bool {
+    RECORDED_PARAMS.iter().any(|p| p.eq_ignore_ascii_case(name))
+}
+
+/// Prefixes of provider keys and tokens (OpenAI `sk-`, Stripe-style `rk-`
+/// / `pk-`, Google `AIza`, GitHub `ghp_`, Slack `xox…`, Hugging Face
+/// `hf_`, Groq `gsk_`, generic `key-`).
+const KEY_PREFIXES: &[&str] = &[
+    "sk-",
+    "sk_",
+    "rk-",
+    "rk_",
+    "pk-",
+    "pk_",
+    "key-",
+    "AIza",
+    "ghp_",
+    "gho_",
+    "github_pat_",
+    "xox",
+    "hf_",
+    "gsk_",
+];
+
+/// Shortest run of letters and digits, mixing both, that
+/// [`looks_like_key`] takes for a random token.
+const TOKEN_RUN_CHARS: usize = 16;
+
+/// Whether a path segment or query value looks like a key: it starts with
+/// a known key prefix ([`KEY_PREFIXES`]) and has more after it, or it is a
+/// token of at least 20 characters of `[A-Za-z0-9_-]` holding a run of at
+/// least 16 letters and digits with both in it (random keys do; words,
+/// versions, dates, UUIDs and model names such as
+/// `gpt-4o-mini-2024-07-18` do not).
+pub fn looks_like_key(text: &str) -> bool {
+    let decoded = text
+        .replace("%2D", "-")
+        .replace("%2d", "-")
+        .replace("%5F", "_");
+    let text = decoded.as_str();
+    if KEY_PREFIXES
+        .iter()
+        .any(|p| text.len() > p.len() + 3 && text.starts_with(p))
+    {
+        return true;
+    }
+    if text.len() < 20
+        || !text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return false;
+    }
+    text.split(['-', '_']).any(|run| {
+        run.len() >= TOKEN_RUN_CHARS
+            && run.bytes().any(|b| b.is_ascii_digit())
+            && run.bytes().any(|b| b.is_ascii_alphabetic())
+    })
+}
+
 fn redact_query(q: &str) -> String {
     q.split('&')
         .map(|pair| match pair.split_once('=') {
-            Some((k, _)) if is_secret_param(k) => format!("{k}={REDACTED}"),
-            _ => pair.to_string(),
+            Some((k, v)) if is_recorded_param(k) && !looks_like_key(v) => pair.to_string(),
+            Some((k, _)) => format!("{k}={REDACTED}"),
+            None if pair.is_empty() => String::new(),
+            None => REDACTED.to_string(),
         })
         .collect::<Vec<_>>()
         .join("&")
 }
 
-/// Redacts one URL: userinfo becomes `REDACTED@`, secret-looking query
-/// values `REDACTED`. Text that is not an http(s) URL is returned as is.
+fn redact_path(path: &str) -> String {
+    path.split('/')
+        .map(|seg| if looks_like_key(seg) { REDACTED } else { seg })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Redacts one URL: userinfo becomes `REDACTED@`, every query value but
+/// the allow-listed ones ([`RECORDED_PARAMS`]) and every key-looking path
+/// segment ([`looks_like_key`]) `REDACTED`. Text that is not an http(s)
+/// URL is returned as is.
 pub fn redact_url(url: &str) -> String {
     let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
         return url.to_string();
@@ -173,13 +271,20 @@ pub fn redact_url(url: &str) -> String {
         Some(at) => format!("{REDACTED}@{}", &authority[at + 1..]),
         None => authority.to_string(),
     };
-    let tail = match tail.split_once('?') {
-        Some((path, q)) => match q.split_once('#') {
-            Some((q, frag)) => format!("{path}?{}#{frag}", redact_query(q)),
-            None => format!("{path}?{}", redact_query(q)),
-        },
-        None => tail.to_string(),
+    let (path, rest) = match tail.find(['?', '#']) {
+        Some(i) => tail.split_at(i),
+        None => (tail, ""),
     };
+    let path = redact_path(path);
+    let rest = match rest.strip_prefix('?') {
+        Some(q) => match q.split_once('#') {
+            Some((q, frag)) => format!("?{}#{frag}", redact_query(q)),
+            None => format!("?{}", redact_query(q)),
+        },
+        // A fragment is never sent; it is kept as written.
+        None => rest.to_string(),
+    };
+    let tail = format!("{path}{rest}");
     format!("{scheme}{authority}{tail}")
 }
 
@@ -192,7 +297,7 @@ pub fn redact_urls_in(text: &str) -> String {
         out.push_str(&rest[..start]);
         let url_part = &rest[start..];
         let end = url_part
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>'))
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '<' | '>' | ')'))
             .unwrap_or(url_part.len());
         out.push_str(&redact_url(&url_part[..end]));
         rest = &url_part[end..];
@@ -226,6 +331,81 @@ mod tests {
         );
         assert!(!format!("{u:?}").contains("S3CRET"));
         assert_eq!(u.secrets(), vec!["S3CRET".to_string()]);
+    }
+
+    #[test]
+    fn every_query_value_but_the_api_version_is_redacted() {
+        let u = EndpointUrl::parse(
+            "http://127.0.0.1:9/v1?code=secret&x=sk-abc123def456&api-version=2024-02-01&flag",
+        )
+        .unwrap();
+        assert_eq!(
+            u.display(),
+            "http://127.0.0.1:9/v1?code=REDACTED&x=REDACTED&api-version=2024-02-01&REDACTED"
+        );
+        // Requests still carry them.
+        assert!(u
+            .request_url("chat/completions")
+            .ends_with("?code=secret&x=sk-abc123def456&api-version=2024-02-01&flag"));
+        // Long or key-looking values are scrubbed from server messages; a
+        // short anonymous one (`flag`) would scrub too much.
+        assert_eq!(u.secrets(), vec!["sk-abc123def456".to_string()]);
+        // An allow-listed name does not let a key through.
+        let u = EndpointUrl::parse("http://h/v1?api-version=sk-live-abcdef123456").unwrap();
+        assert_eq!(u.display(), "http://h/v1?api-version=REDACTED");
+    }
+
+    #[test]
+    fn key_looking_path_segments_are_redacted() {
+        for (raw, shown) in [
+            (
+                "http://h/v1/key/sk-abc123def456",
+                "http://h/v1/key/REDACTED",
+            ),
+            ("http://h/k/sk_live_abc123/v1", "http://h/k/REDACTED/v1"),
+            ("http://h/AIzaSyA1b2c3d4e5/v1", "http://h/REDACTED/v1"),
+            (
+                "http://h/t/ghp_abcdef0123456789/v1",
+                "http://h/t/REDACTED/v1",
+            ),
+            (
+                "http://h/t/xoxb-1234-5678-abcd/v1",
+                "http://h/t/REDACTED/v1",
+            ),
+            ("http://h/hf_AbCdEf123456/v1", "http://h/REDACTED/v1"),
+            ("http://h/gsk_AbCdEf123456/v1", "http://h/REDACTED/v1"),
+            ("http://h/rk-abc1234/v1", "http://h/REDACTED/v1"),
+            ("http://h/pk-abc1234/v1", "http://h/REDACTED/v1"),
+            ("http://h/key-abc1234/v1", "http://h/REDACTED/v1"),
+            // A random token without a known prefix.
+            (
+                "http://h/gw/3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c/v1",
+                "http://h/gw/REDACTED/v1",
+            ),
+            (
+                "http://h/gw/Ab3dEf6hIj9lMn2pQr5t/v1",
+                "http://h/gw/REDACTED/v1",
+            ),
+        ] {
+            let u = EndpointUrl::parse(raw).unwrap();
+            assert_eq!(u.display(), shown, "{raw}");
+            assert_eq!(redact_url(raw), shown, "{raw}");
+            assert_eq!(u.secrets().len(), 1, "{raw}");
+        }
+        // Names, versions, dates, UUIDs and model names stay readable.
+        for plain in [
+            "https://api.openai.com/v1",
+            "https://x.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18",
+            "http://h/v1/projects/123e4567-e89b-12d3-a456-426614174000/chat",
+            "http://h/api/v2/openai-compatible/skills",
+            "http://h/sk-/v1",
+        ] {
+            assert_eq!(EndpointUrl::parse(plain).unwrap().display(), plain);
+            assert!(
+                EndpointUrl::parse(plain).unwrap().secrets().is_empty(),
+                "{plain}"
+            );
+        }
     }
 
     #[test]
@@ -283,7 +463,11 @@ mod tests {
     fn text_redaction_covers_argv_forms() {
         assert_eq!(
             redact_urls_in("--base-url=http://u:PW@h:1/v1?token=T&x=1"),
-            "--base-url=http://REDACTED@h:1/v1?token=REDACTED&x=1"
+            "--base-url=http://REDACTED@h:1/v1?token=REDACTED&x=REDACTED"
+        );
+        assert_eq!(
+            redact_urls_in("http://h/key/sk-abc123def456?code=c0de"),
+            "http://h/key/REDACTED?code=REDACTED"
         );
         assert_eq!(
             redact_urls_in("see HTTPS://a:b@h/ and http://ok/v1 done"),

@@ -14,13 +14,15 @@ use svbench_core::canonical::sha256_hex;
 use svbench_core::example::DatasetError;
 use svbench_core::record::FileRef;
 use svbench_core::ExampleSet;
-use svbench_envs::registry::{Configured, DataProvenance, DataRequest, EnvEntry, EnvSetup};
+use svbench_envs::registry::{
+    Configured, DataProvenance, DataRequest, EnvEntry, EnvSetup, SelectedData,
+};
 
 use crate::artifacts::{new_run_id, run_dir, validate_run_id};
 
 pub use agent::{builtin_name, AgentSetup, EndpointOptions};
 pub use metadata::{new_metadata, BuildFacts, RunLabels};
-pub use resume::{check_resume_inputs, resume_spec, Requested};
+pub use resume::{check_resume_inputs, read_metadata, recorded_spec, resume_spec, Requested};
 
 /// The run-defining settings, from flags or from a resumed run's metadata.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,12 +175,43 @@ fn read_flag_file(flag: &str, path: &Path) -> Result<String, PrepareError> {
         .map_err(|e| PrepareError::usage(format!("cannot read {flag} {}: {e}", path.display())))
 }
 
-/// Configures the environment, selects the rows and resolves who answers.
+/// The environment configured and the rows selected as a run spec says,
+/// without anyone to answer: what `report --verify` re-scores against.
+pub struct Inputs {
+    /// The configured environment and what metadata records about it.
+    pub configured: Configured,
+    /// The selected examples and where they came from.
+    pub selected: SelectedData,
+    /// `--reward-config` path and hash.
+    pub reward_config_file: Option<FileRef>,
+}
+
+impl std::fmt::Debug for Inputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inputs")
+            .field("configured", &self.configured)
+            .field("selected", &self.selected)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures the environment and selects the rows of `spec` (the reward
+/// config file and system prompt read as the spec names them).
 ///
 /// # Errors
 /// Usage errors for settings the environment refuses, data errors for rows
-/// or replay files that cannot be used.
-pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, PrepareError> {
+/// that cannot be used.
+pub fn open_inputs(spec: &RunSpec) -> Result<Inputs, PrepareError> {
+    let (configured, reward_config_file) = configure(spec)?;
+    let selected = open_rows(spec, &configured)?;
+    Ok(Inputs {
+        configured,
+        selected,
+        reward_config_file,
+    })
+}
+
+fn configure(spec: &RunSpec) -> Result<(Configured, Option<FileRef>), PrepareError> {
     let overrides = match &spec.reward_config {
         Some(path) => Some((
             read_flag_file("--reward-config", path)?,
@@ -205,12 +238,12 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
     let configured =
         (spec.entry.configure)(&setup).map_err(|e| PrepareError::usage(e.to_string()))?;
     check_selection(spec)?;
-    let agent = match builtin_name(&spec.model) {
-        Some(name) => agent::builtin_agent((spec.entry.builtin)(name, &configured))?,
-        None => agent::model_agent(&spec.model, endpoint, spec.seed, spec.entry.sampling)?,
-    };
-    let selected = (spec.entry.open)(
-        &configured,
+    Ok((configured, reward_config_file))
+}
+
+fn open_rows(spec: &RunSpec, configured: &Configured) -> Result<SelectedData, PrepareError> {
+    (spec.entry.open)(
+        configured,
         &DataRequest {
             dataset: spec.dataset.clone(),
             split: spec.split.clone(),
@@ -219,7 +252,21 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
             seed: spec.seed,
         },
     )
-    .map_err(dataset_error)?;
+    .map_err(dataset_error)
+}
+
+/// Configures the environment, selects the rows and resolves who answers.
+///
+/// # Errors
+/// Usage errors for settings the environment refuses, data errors for rows
+/// or replay files that cannot be used.
+pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, PrepareError> {
+    let (configured, reward_config_file) = configure(spec)?;
+    let agent = match builtin_name(&spec.model) {
+        Some(name) => agent::builtin_agent((spec.entry.builtin)(name, &configured))?,
+        None => agent::model_agent(&spec.model, endpoint, spec.seed, spec.entry.sampling)?,
+    };
+    let selected = open_rows(spec, &configured)?;
     check_replay_coverage(&agent, selected.examples.as_ref(), spec.rollouts)?;
     Ok(Prepared {
         configured,

@@ -76,26 +76,8 @@ pub fn resume_spec(
             entry.name()
         )));
     }
-    let recorded_env_args = entry.recorded_arg_pairs(&meta.env_args);
-    let recorded = RunSpec {
-        entry,
-        env_args: recorded_env_args.clone(),
-        max_turns: meta.max_turns,
-        tool_budget: meta.tool_budget,
-        model: meta.model.clone(),
-        dataset: meta.dataset.clone(),
-        split: Some(meta.split.clone()),
-        num_examples: Some(meta.selection.num_examples),
-        shuffle: meta.selection.mode == "shuffle",
-        seed: meta.seed,
-        rollouts: meta.rollouts_per_example,
-        reward_profile: meta.reward_profile.clone(),
-        reward_config: meta
-            .reward_config_file
-            .as_ref()
-            .map(|f| PathBuf::from(&f.path)),
-        system_prompt_file: meta.system_prompt_file.as_ref().map(PathBuf::from),
-    };
+    let recorded = recorded_spec(entry, &meta);
+    let recorded_env_args = recorded.env_args.clone();
     let check = |name: &str, given: Option<String>, was: String| -> Option<String> {
         given
             .filter(|g| *g != was)
@@ -186,6 +168,30 @@ pub fn resume_spec(
         )));
     }
     Ok((recorded, meta))
+}
+
+/// The run-defining settings `meta` recorded, for a run of `entry`.
+#[must_use]
+pub fn recorded_spec(entry: &'static EnvEntry, meta: &RunMetadata) -> RunSpec {
+    RunSpec {
+        entry,
+        env_args: entry.recorded_arg_pairs(&meta.env_args),
+        max_turns: meta.max_turns,
+        tool_budget: meta.tool_budget,
+        model: meta.model.clone(),
+        dataset: meta.dataset.clone(),
+        split: Some(meta.split.clone()),
+        num_examples: Some(meta.selection.num_examples),
+        shuffle: meta.selection.mode == "shuffle",
+        seed: meta.seed,
+        rollouts: meta.rollouts_per_example,
+        reward_profile: meta.reward_profile.clone(),
+        reward_config: meta
+            .reward_config_file
+            .as_ref()
+            .map(|f| PathBuf::from(&f.path)),
+        system_prompt_file: meta.system_prompt_file.as_ref().map(PathBuf::from),
+    }
 }
 
 /// Refuses to resume when the inputs changed since the run started: the

@@ -9,5 +9,6 @@ mod client_http;
 mod client_routing;
 mod e2_rollout;
 mod example_set;
+mod non_finite;
 mod sample_timeout;
 mod shutdown;
