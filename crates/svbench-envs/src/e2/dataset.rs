@@ -129,10 +129,7 @@ impl LoadedDataset {
 pub fn load(spec: &DatasetSpec, split: Option<&str>) -> Result<LoadedDataset, DatasetError> {
     match spec {
         DatasetSpec::File(path) => {
-            let bytes = std::fs::read(path).map_err(|source| DatasetError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let bytes = crate::kit::rows::read_bounded(path, crate::kit::rows::MAX_ROW_BYTES)?;
             let file_sha256 = Some(sha256_hex(&bytes));
             let text = String::from_utf8(bytes).map_err(|e| {
                 let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];

@@ -159,6 +159,43 @@ fn spool_error(origin: &std::path::Path) -> impl Fn(std::io::Error) -> DatasetEr
     }
 }
 
+/// Reads a whole JSONL file whose rows are parsed together (E2's loader
+/// resolves ids across rows), refusing a line longer than `max_row_bytes`
+/// as soon as that many bytes of it are read: the file costs its own size
+/// in memory, and a single hostile line never more than the limit.
+///
+/// # Errors
+/// [`DatasetError::Io`] when the file cannot be read; [`DatasetError::Row`]
+/// naming the line that is too long.
+pub fn read_bounded(path: &std::path::Path, max_row_bytes: usize) -> Result<Vec<u8>, DatasetError> {
+    use svbench_core::lines::{BoundedLines, LineError};
+    let io = |source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut lines = BoundedLines::new(
+        std::io::BufReader::with_capacity(1 << 16, file),
+        max_row_bytes,
+    );
+    let mut bytes = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        match lines.next_into(&mut buf) {
+            Ok(Some(_)) => bytes.extend_from_slice(&buf),
+            Ok(None) => return Ok(bytes),
+            Err(LineError::Io(e)) => return Err(io(e)),
+            Err(e) => {
+                return Err(DatasetError::Row {
+                    path: path.to_path_buf(),
+                    line: e.line().unwrap_or(lines.line() + 1),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
 /// Reads a JSONL file line by line into a spool, hashing its bytes. A
 /// line longer than `max_row_bytes` is an error naming the file and line,
 /// raised once that many bytes of it are read (the line is never held

@@ -81,3 +81,41 @@ fn the_default_limit_is_16_mib() {
     assert_eq!(MAX_ROW_BYTES, 16 << 20);
     assert_eq!(FORMAT.max_row_bytes, MAX_ROW_BYTES);
 }
+
+#[test]
+fn an_e2_file_with_a_row_over_the_limit_is_named_by_file_and_line() {
+    use svbench_envs::e2::dataset::{load, DatasetSpec as E2Spec};
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("e2.jsonl");
+    let good = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/e2/test.jsonl"),
+    )
+    .expect("committed rows");
+    let good: Vec<&str> = good.lines().take(50).collect();
+    let mut file = std::fs::File::create(&path).expect("create");
+    for row in &good {
+        writeln!(file, "{row}").expect("write");
+    }
+    file.flush().expect("flush");
+    assert_eq!(
+        load(&E2Spec::File(path.clone()), Some("all"))
+            .expect("good rows load")
+            .examples
+            .len(),
+        good.len()
+    );
+    // One line a byte over the limit (no newline inside): refused by number.
+    let mut long = String::with_capacity(MAX_ROW_BYTES + 2);
+    long.push_str("{\"question\": \"");
+    long.push_str(&"x".repeat(MAX_ROW_BYTES + 1 - long.len() - 2));
+    long.push_str("\"}");
+    assert_eq!(long.len(), MAX_ROW_BYTES + 1);
+    writeln!(file, "{long}").expect("write");
+    drop(file);
+    let e = load(&E2Spec::File(path.clone()), Some("all")).unwrap_err();
+    let DatasetError::Row { line, message, .. } = &e else {
+        panic!("not a row error: {e}");
+    };
+    assert_eq!(*line, good.len() + 1, "{e}");
+    assert!(message.contains("maximum row size of 16 MiB"), "{e}");
+}
