@@ -24,7 +24,11 @@ pub fn run(data: &[u8]) {
     for item in MboxReader::new(mbox.as_bytes(), &limits) {
         match item {
             Ok(MboxItem::Message(m)) => {
-                assert!(m.len() <= limits.max_message_bytes, "{} bytes kept", m.len());
+                assert!(
+                    m.len() <= limits.max_message_bytes,
+                    "{} bytes kept",
+                    m.len()
+                );
                 messages += 1;
                 handed_out += m.len();
             }
@@ -40,5 +44,9 @@ pub fn run(data: &[u8]) {
         }
         assert!(errors <= 1 && messages <= limits.max_mbox_messages);
     }
-    assert!(handed_out <= mbox.len(), "{handed_out} bytes out of {}", mbox.len());
+    assert!(
+        handed_out <= mbox.len(),
+        "{handed_out} bytes out of {}",
+        mbox.len()
+    );
 }

@@ -126,6 +126,10 @@ fn check_stop(docs: &[ParsedDocument]) {
         .iter()
         .position(|d| matches!(d.result, Err(YamlError::BudgetExceeded { .. })))
     {
-        assert_eq!(i + 1, docs.len(), "documents were read after the budget ran out");
+        assert_eq!(
+            i + 1,
+            docs.len(),
+            "documents were read after the budget ran out"
+        );
     }
 }
