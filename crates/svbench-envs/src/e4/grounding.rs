@@ -257,7 +257,6 @@ pub fn ground_in(
         relevant: &relevant,
         recalled: vec![false; relevant.len()],
         cited: Vec::new(),
-        words: None,
         rules,
     };
     let mut grounded = Vec::with_capacity(items.len().min(rules.limits.max_items + 1));
@@ -284,8 +283,6 @@ struct State<'a> {
     relevant: &'a [(usize, usize, usize)],
     recalled: Vec<bool>,
     cited: Vec<(usize, usize)>,
-    /// The question's words, built at the first match check that needs them.
-    words: Option<Words>,
     rules: &'a GroundingRules,
 }
 
@@ -396,12 +393,10 @@ impl State<'_> {
             if 2 * overlap < len || overlap < (ge - gs).min(MATCH_MIN_OVERLAP) {
                 continue;
             }
-            if self.rules.rule == MatchRule::ContentWords {
-                let text = self.text;
-                let words = self.words.get_or_insert_with(|| Words::new(text.as_str()));
-                if !words.covers_content((start, end), (gs, ge)) {
-                    continue;
-                }
+            if self.rules.rule == MatchRule::ContentWords
+                && !Words::covers_content_in(self.text, (start, end), (gs, ge))
+            {
+                continue;
             }
             self.recalled[k] = true;
             matched_gold.push(i);

@@ -42,6 +42,18 @@ impl NormalizedText {
         self.source.len()
     }
 
+    /// The normalised characters `[start, end)`, clamped to the text.
+    pub(crate) fn char_slice(&self, start: usize, end: usize) -> &str {
+        let byte = |i: usize| {
+            self.char_bytes
+                .get(i.min(self.source.len()))
+                .map_or(self.text.len(), |&b| b as usize)
+        };
+        self.text
+            .get(byte(start)..byte(end.max(start)))
+            .unwrap_or("")
+    }
+
     /// Character index of a byte offset that starts a character (or is the
     /// end of the text).
     pub(crate) fn char_index(&self, byte: usize) -> usize {

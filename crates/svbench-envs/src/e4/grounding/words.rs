@@ -9,6 +9,8 @@
 //! address keeps its last number). A span whose words are all scaffolding
 //! counts all of them; a span without words has only the character rule.
 
+use crate::e4::normalize::NormalizedText;
+
 /// URL schemes that are scaffolding when a `:` follows.
 const SCHEMES: [&str; 4] = ["http", "https", "ftp", "mailto"];
 
@@ -55,6 +57,22 @@ impl Words {
         (at(last) - at(first), last - first)
     }
 
+    /// [`Words::covers_content`] over `text`, reading only the span and the
+    /// two characters before and one after it (all that decides a word
+    /// inside the span and whether it is scaffolding), so a match costs the
+    /// span's length, not the email's.
+    #[must_use]
+    pub fn covers_content_in(
+        text: &NormalizedText,
+        quote: (usize, usize),
+        span: (usize, usize),
+    ) -> bool {
+        let from = span.0.saturating_sub(2);
+        let window = Words::new(text.char_slice(from, span.1 + 1));
+        let shift = |(a, b): (usize, usize)| (a.saturating_sub(from), b.saturating_sub(from));
+        window.covers_content(shift(quote), shift(span))
+    }
+
     /// Whether the quote `quote` covers at least half of the content words
     /// of the span `span` (all its words when none is content; true for a
     /// span without words).
@@ -77,24 +95,32 @@ impl Words {
 
 /// Whether the word `chars[start..end]` is scaffolding (see the module).
 fn scaffolding(chars: &[char], start: usize, end: usize) -> bool {
-    let word: String = chars[start..end].iter().collect::<String>().to_lowercase();
+    let word = &chars[start..end];
+    // Compared as its lowercase form, without building it.
+    let is = |name: &str| {
+        word.len() == name.chars().count()
+            && word.iter().zip(name.chars()).all(|(&c, n)| {
+                let mut lower = c.to_lowercase();
+                lower.next() == Some(n) && lower.next().is_none()
+            })
+    };
     let next = chars.get(end).copied();
     let prev = start.checked_sub(1).and_then(|i| chars.get(i)).copied();
     let prev2 = start.checked_sub(2).and_then(|i| chars.get(i)).copied();
-    if next == Some(':') && SCHEMES.contains(&word.as_str()) {
+    if next == Some(':') && SCHEMES.iter().any(|s| is(s)) {
         return true;
     }
-    if next == Some('.') && word == "www" {
+    if next == Some('.') && is("www") {
         return true;
     }
-    if prev == Some('[') && next == Some(':') && word == "link" {
+    if prev == Some('[') && next == Some(':') && is("link") {
         return true;
     }
     let ends_name =
         next.is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '-' | '@' | '_')));
     prev == Some('.')
         && prev2.is_some_and(|c| c.is_alphanumeric() || c == '-')
-        && !word.chars().all(|c| c.is_ascii_digit())
+        && !word.iter().all(char::is_ascii_digit)
         && ends_name
 }
 
@@ -146,6 +172,32 @@ mod tests {
                 "suspended"
             ]
         );
+    }
+
+    #[test]
+    fn the_span_window_decides_as_the_whole_text_does() {
+        let text =
+            "Hi, see https://www.sso.quillon-legal.test/pw?x=1 [link: http://203.0.113.7/a] \
+                    or mail recovery.desk@freemail.example within 48 hours.example.org end";
+        let normalized = NormalizedText::new(text);
+        let whole = Words::new(normalized.as_str());
+        let n = normalized.char_len();
+        for a in 0..n {
+            for b in a + 1..=n.min(a + 40) {
+                for q in [
+                    (a, b),
+                    (a + 1, b),
+                    (a, b.saturating_sub(1)),
+                    (a.saturating_sub(3), b + 2),
+                ] {
+                    assert_eq!(
+                        Words::covers_content_in(&normalized, q, (a, b)),
+                        whole.covers_content(q, (a, b)),
+                        "span {a}..{b}, quote {q:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
