@@ -159,22 +159,49 @@ pub struct AttributeScan {
 /// The prefix of `html` within the attribute limits (see the module).
 #[must_use]
 pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> AttributeScan {
+    const NO_TAG: Tag = Tag {
+        start: 0,
+        attributes: 0,
+        end_tag: false,
+        name: None,
+        html_or_body: false,
+        formatting: false,
+    };
+    const DOUBLE: u16 = 1 << State::ValueDoubleQuoted as u16;
+    const SINGLE: u16 = 1 << State::ValueSingleQuoted as u16;
     let bytes = html.as_bytes();
-    let mut tags: [Option<Tag>; STATES] = [None; STATES];
-    let mut active = 0usize;
+    // The candidates: `tags[i]` is meaningful when bit `i` of `live` is set
+    // (a bit set instead of `Option`s keeps the per-byte work to the live
+    // candidates, usually one).
+    let mut tags = [NO_TAG; STATES];
+    let mut live = 0u16;
+    let mut next = [NO_TAG; STATES];
     let (mut html_body_attributes, mut formatting_attributes) = (0usize, 0usize);
     let mut steps = 0usize;
-    for (at, &byte) in bytes.iter().enumerate() {
-        if active == 0 && byte != b'<' {
-            continue;
+    let mut at = 0;
+    while at < bytes.len() {
+        // Where only a `<` (or the closing quote of the one live quoted
+        // value) can change anything, jump to it.
+        let stop = match live {
+            0 => Some(b'<'),
+            DOUBLE => Some(b'"'),
+            SINGLE => Some(b'\''),
+            _ => None,
+        };
+        if let Some(stop) = stop {
+            match bytes[at..].iter().position(|&b| b == b'<' || b == stop) {
+                Some(i) => at += i,
+                None => break,
+            }
         }
-        let mut next: [Option<Tag>; STATES] = [None; STATES];
-        for (state, tag) in ALL.iter().zip(&tags) {
-            let Some(tag) = tag else {
-                continue;
-            };
+        let byte = bytes[at];
+        let mut next_live = 0u16;
+        let mut pending = live;
+        while pending != 0 {
+            let from = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
             steps += 1;
-            let (to, created) = step(*state, byte, *tag);
+            let (to, created) = step(ALL[from], byte, tags[from]);
             let Some((to, mut tag)) = to else {
                 continue;
             };
@@ -197,36 +224,38 @@ pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> Attribu
                     };
                 }
             }
-            let slot = &mut next[to.index()];
-            *slot = Some(match *slot {
-                Some(other) => other.merge(tag),
-                None => tag,
-            });
+            merge_into(&mut next, &mut next_live, to, tag);
         }
         // Any `<` may open a tag, whatever html5ever's state.
         if byte == b'<' {
             let tag = Tag {
                 start: at,
-                attributes: 0,
-                end_tag: false,
                 name: Some(([0; NAME_MAX], 0)),
-                html_or_body: false,
-                formatting: false,
+                ..NO_TAG
             };
-            let slot = &mut next[State::TagOpen.index()];
-            *slot = Some(match *slot {
-                Some(other) => other.merge(tag),
-                None => tag,
-            });
+            merge_into(&mut next, &mut next_live, State::TagOpen, tag);
         }
-        tags = next;
-        active = tags.iter().flatten().count();
+        std::mem::swap(&mut tags, &mut next);
+        live = next_live;
+        at += 1;
     }
     AttributeScan {
         keep: html.len(),
         limit: None,
         steps,
     }
+}
+
+/// Puts `tag` in state `to`'s slot, merged with the candidate already there.
+fn merge_into(slots: &mut [Tag; STATES], live: &mut u16, to: State, tag: Tag) {
+    let i = to.index();
+    let bit = 1u16 << i;
+    slots[i] = if *live & bit != 0 {
+        slots[i].merge(tag)
+    } else {
+        tag
+    };
+    *live |= bit;
 }
 
 /// html5ever's transition on `byte` (ASCII whitespace includes `\r`,
