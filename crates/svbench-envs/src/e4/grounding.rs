@@ -27,6 +27,10 @@ const MATCH_MIN_OVERLAP: usize = 8;
 // … and at least half of the quote (`2·overlap ≥ |e|`, in integers); under
 // [`MatchRule::ContentWords`] also half of the span's content words.
 
+/// Most occurrence–span pairs compared one by one when choosing an
+/// occurrence; more go through the linear sweep.
+const PAIRWISE_MAX: usize = 4_096;
+
 /// Steps of a long loop between two deadline checks.
 const CHECK_EVERY: usize = 4_096;
 
@@ -468,18 +472,38 @@ fn choose(
     n_chars: usize,
     deadline: &Deadline,
 ) -> Result<(usize, usize), TimeBudgetExceeded> {
+    choose_with(
+        occurrences,
+        relevant,
+        recalled,
+        n_chars,
+        deadline,
+        PAIRWISE_MAX,
+    )
+}
+
+/// [`choose`] comparing pair by pair up to `pairwise_max` pairs (tests
+/// pass 0 to check the sweep alone).
+fn choose_with(
+    occurrences: &[(usize, usize)],
+    relevant: &[(usize, usize, usize)],
+    recalled: &[bool],
+    n_chars: usize,
+    deadline: &Deadline,
+    pairwise_max: usize,
+) -> Result<(usize, usize), TimeBudgetExceeded> {
     let earliest = occurrences.first().copied().unwrap_or_default();
     let open = relevant
         .iter()
         .zip(recalled)
         .filter(|(_, done)| !**done)
         .map(|(&(a, b, _), _)| (a, b));
-    let (o, occ) = most_overlapping(occurrences, open, n_chars, deadline)?;
+    let (o, occ) = most_overlapping(occurrences, open, n_chars, deadline, pairwise_max)?;
     if o > 0 {
         return Ok(occ);
     }
     let any = relevant.iter().map(|&(a, b, _)| (a, b));
-    let (o, occ) = most_overlapping(occurrences, any, n_chars, deadline)?;
+    let (o, occ) = most_overlapping(occurrences, any, n_chars, deadline, pairwise_max)?;
     Ok(if o > 0 { occ } else { earliest })
 }
 
@@ -498,11 +522,30 @@ fn choose(
 /// term is `reach[p] − p` (a sliding-window maximum), from it `e − p0`.
 fn most_overlapping(
     occurrences: &[(usize, usize)],
-    spans: impl Iterator<Item = (usize, usize)>,
+    spans: impl Iterator<Item = (usize, usize)> + Clone,
     n_chars: usize,
     deadline: &Deadline,
+    pairwise_max: usize,
 ) -> Result<(usize, (usize, usize)), TimeBudgetExceeded> {
     let earliest = occurrences.first().copied().unwrap_or_default();
+    // A few occurrences against a few spans (nearly every real answer: one
+    // occurrence) are compared pair by pair; the sweep below allocates and
+    // walks the whole text, which costs more than it saves there.
+    let pairs = occurrences.len().saturating_mul(spans.clone().count());
+    if pairs <= pairwise_max {
+        let mut best = (0usize, earliest);
+        for &occurrence in occurrences {
+            let o = spans
+                .clone()
+                .map(|span| overlap(occurrence, span))
+                .max()
+                .unwrap_or(0);
+            if o > best.0 {
+                best = (o, occurrence);
+            }
+        }
+        return Ok(best);
+    }
     let mut reach = vec![0usize; n_chars];
     let mut any = false;
     for (k, (a, b)) in spans.enumerate() {

@@ -342,8 +342,11 @@ proptest! {
             .map(|(i, &(a, b, _))| (a.min(b).min(n), a.max(b).min(n), i))
             .collect();
         let recalled: Vec<bool> = raw.iter().map(|r| r.2).collect();
+        let expected = choose_by_pairs(&occurrences, &relevant, &recalled);
+        let swept = choose_with(&occurrences, &relevant, &recalled, n, &Deadline::NONE, 0).unwrap();
+        prop_assert_eq!(swept, expected);
         let got = choose(&occurrences, &relevant, &recalled, n, &Deadline::NONE).unwrap();
-        prop_assert_eq!(got, choose_by_pairs(&occurrences, &relevant, &recalled));
+        prop_assert_eq!(got, expected);
     }
 }
 
