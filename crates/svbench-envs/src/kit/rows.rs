@@ -159,15 +159,15 @@ fn spool_error(origin: &std::path::Path) -> impl Fn(std::io::Error) -> DatasetEr
     }
 }
 
-/// Reads a whole JSONL file whose rows are parsed together (E2's loader
-/// resolves ids across rows), refusing a line longer than `max_row_bytes`
-/// as soon as that many bytes of it are read: the file costs its own size
-/// in memory, and a single hostile line never more than the limit.
-///
-/// # Errors
-/// [`DatasetError::Io`] when the file cannot be read; [`DatasetError::Row`]
-/// naming the line that is too long.
-pub fn read_bounded(path: &std::path::Path, max_row_bytes: usize) -> Result<Vec<u8>, DatasetError> {
+/// Calls `f` with each line of `path` (its number and bytes, newline
+/// included), read with a bounded buffer: a line longer than
+/// `max_row_bytes` is an error naming the file and line, raised once that
+/// many bytes of it are read (the line is never held whole).
+fn each_line(
+    path: &std::path::Path,
+    max_row_bytes: usize,
+    mut f: impl FnMut(usize, &[u8]) -> Result<(), DatasetError>,
+) -> Result<(), DatasetError> {
     use svbench_core::lines::{BoundedLines, LineError};
     let io = |source| DatasetError::Io {
         path: path.to_path_buf(),
@@ -178,12 +178,11 @@ pub fn read_bounded(path: &std::path::Path, max_row_bytes: usize) -> Result<Vec<
         std::io::BufReader::with_capacity(1 << 16, file),
         max_row_bytes,
     );
-    let mut bytes = Vec::new();
     let mut buf = Vec::new();
     loop {
         match lines.next_into(&mut buf) {
-            Ok(Some(_)) => bytes.extend_from_slice(&buf),
-            Ok(None) => return Ok(bytes),
+            Ok(Some(line_no)) => f(line_no, &buf)?,
+            Ok(None) => return Ok(()),
             Err(LineError::Io(e)) => return Err(io(e)),
             Err(e) => {
                 return Err(DatasetError::Row {
@@ -196,43 +195,35 @@ pub fn read_bounded(path: &std::path::Path, max_row_bytes: usize) -> Result<Vec<
     }
 }
 
-/// Reads a JSONL file line by line into a spool, hashing its bytes. A
-/// line longer than `max_row_bytes` is an error naming the file and line,
-/// raised once that many bytes of it are read (the line is never held
-/// whole).
+/// Reads a whole JSONL file whose rows are parsed together (E2's loader
+/// resolves ids across rows), refusing a line longer than `max_row_bytes`
+/// as soon as that many bytes of it are read: the file costs its own size
+/// in memory, and a single hostile line never more than the limit.
+///
+/// # Errors
+/// [`DatasetError::Io`] when the file cannot be read; [`DatasetError::Row`]
+/// naming the line that is too long.
+pub fn read_bounded(path: &std::path::Path, max_row_bytes: usize) -> Result<Vec<u8>, DatasetError> {
+    let mut bytes = Vec::new();
+    each_line(path, max_row_bytes, |_, line| {
+        bytes.extend_from_slice(line);
+        Ok(())
+    })?;
+    Ok(bytes)
+}
+
+/// Reads a JSONL file line by line into a spool, hashing its bytes (lines
+/// as [`each_line`] reads them).
 fn spool_file(
     path: &std::path::Path,
     max_row_bytes: usize,
 ) -> Result<(Spool, String), DatasetError> {
     use sha2::{Digest, Sha256};
-    use svbench_core::lines::{BoundedLines, LineError};
-    let io = |source| DatasetError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut lines = BoundedLines::new(
-        std::io::BufReader::with_capacity(1 << 16, file),
-        max_row_bytes,
-    );
     let mut hasher = Sha256::new();
     let mut spool = SpoolWriter::new().map_err(spool_error(path))?;
-    let mut buf = Vec::new();
-    loop {
-        let line_no = match lines.next_into(&mut buf) {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(LineError::Io(e)) => return Err(io(e)),
-            Err(e) => {
-                return Err(DatasetError::Row {
-                    path: path.to_path_buf(),
-                    line: e.line().unwrap_or(lines.line() + 1),
-                    message: e.to_string(),
-                })
-            }
-        };
-        hasher.update(&buf);
-        let text = std::str::from_utf8(&buf).map_err(|_| DatasetError::Row {
+    each_line(path, max_row_bytes, |line_no, buf| {
+        hasher.update(buf);
+        let text = std::str::from_utf8(buf).map_err(|_| DatasetError::Row {
             path: path.to_path_buf(),
             line: line_no,
             message: "invalid UTF-8".to_string(),
@@ -244,7 +235,8 @@ fn spool_file(
         if !text.trim().is_empty() {
             spool.push(text, line_no).map_err(spool_error(path))?;
         }
-    }
+        Ok(())
+    })?;
     let spool = spool.finish().map_err(spool_error(path))?;
     Ok((spool, format!("{:x}", hasher.finalize())))
 }
