@@ -16,7 +16,7 @@
 //! (`policy_dirs`, `semgrep_config`, a non-native `backend`) are not
 //! fuzzed: the server refuses them unless its operator allowed them.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -24,18 +24,13 @@ use svbench_api::envs::{EnvConfig, EnvId};
 use svbench_api::score::{ScoreRequest, ScoreResponse};
 use svbench_api::service::{ResetRequest, ScoreBatchRequest};
 use svbench_api::session::Session;
-use svbench_api::{ApiError, ErrorCode, Service};
+use svbench_api::{ApiError, ErrorCode};
 
 /// Mirror of the body of `POST /v1/episodes/{id}/step`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StepRequest {
     message: Value,
-}
-
-fn service() -> &'static Service {
-    static SERVICE: OnceLock<Service> = OnceLock::new();
-    SERVICE.get_or_init(Service::new)
 }
 
 /// One input: header line and JSON body.
@@ -55,7 +50,9 @@ pub fn run(data: &[u8]) {
             if touches_host(req.env_args.as_ref()) {
                 return;
             }
-            service().score(env, &req).map(|r| check_response(&r))
+            crate::service()
+                .score(env, &req)
+                .map(|r| check_response(&r))
         }
         "batch" => {
             let Ok(req) = serde_json::from_str::<ScoreBatchRequest>(body) else {
@@ -64,7 +61,7 @@ pub fn run(data: &[u8]) {
             if req.items.iter().any(|i| touches_host(i.env_args.as_ref())) {
                 return;
             }
-            service().score_batch(env, &req).map(|r| {
+            crate::service().score_batch(env, &req).map(|r| {
                 assert_eq!(r.results.len(), req.items.len());
                 r.results.iter().for_each(check_response);
                 if let Some(a) = &r.advantages {
@@ -116,14 +113,14 @@ fn touches_host(args: Option<&Map<String, Value>>) -> bool {
 
 /// The reset route's work, as the route does it.
 fn reset(env: &str, req: ResetRequest) -> Result<Session, ApiError> {
-    service().start_episode(EnvId::resolve(env)?, req)
+    crate::service().start_episode(EnvId::resolve(env)?, req)
 }
 
 /// The step route's work, on a fresh episode of the first example.
 fn step(env: &str, message: &Value) -> Result<(), ApiError> {
     let id = EnvId::resolve(env)?;
-    let configured = service().configured(id, &EnvConfig::default())?;
-    let data = service().split(&configured, id.default_split())?;
+    let configured = crate::service().configured(id, &EnvConfig::default())?;
+    let data = crate::service().split(&configured, id.default_split())?;
     let example = data.by_index(0)?.clone();
     let mut session = Session::start(Arc::clone(&configured), example);
     for _ in 0..3 {

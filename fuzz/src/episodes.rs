@@ -17,20 +17,15 @@
 //! per-step limit (4 × the input) is `payload_too_large`; no step answers
 //! `internal`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::Value;
 use svbench_api::envs::{EnvConfig, EnvId};
 use svbench_api::session::{value_bytes, Session, SessionLimits};
-use svbench_api::{ErrorCode, Service};
+use svbench_api::ErrorCode;
 
 /// Steps per input at most (each E2 tool call scans a manifest).
 const MAX_STEPS: usize = 64;
-
-fn service() -> &'static Service {
-    static SERVICE: OnceLock<Service> = OnceLock::new();
-    SERVICE.get_or_init(Service::new)
-}
 
 /// One input: header line and JSON body.
 pub fn run(data: &[u8]) {
@@ -61,10 +56,10 @@ pub fn run(data: &[u8]) {
         tool_budget: Some(1000),
         ..EnvConfig::default()
     };
-    let Ok(configured) = service().configured(id, &config) else {
+    let Ok(configured) = crate::service().configured(id, &config) else {
         return;
     };
-    let Ok(data) = service().split(&configured, id.default_split()) else {
+    let Ok(data) = crate::service().split(&configured, id.default_split()) else {
         return;
     };
     let Ok(example) = data.by_index(0) else {

@@ -21,6 +21,13 @@ pub mod scan;
 pub mod yaml;
 pub mod yaml_docs;
 
+/// The one `svbench_api::Service` the request targets share (building it
+/// loads the registry's environments once per process).
+pub fn service() -> &'static svbench_api::Service {
+    static SERVICE: std::sync::OnceLock<svbench_api::Service> = std::sync::OnceLock::new();
+    SERVICE.get_or_init(svbench_api::Service::new)
+}
+
 /// The input as text, or `None` when it is not UTF-8 (the surfaces that
 /// take `&str` never see such bytes).
 #[must_use]
