@@ -19,6 +19,34 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     type Rejection = HttpError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        JsonBytes::from_request(req, state)
+            .await?
+            .parse()
+            .map(JsonBody)
+    }
+}
+
+/// A JSON request body read but not yet parsed, so the parse can run on the
+/// worker pool with the rest of the request's work (a body may be megabytes).
+/// Checks the `Content-Type` as [`JsonBody`] does.
+#[derive(Debug)]
+pub struct JsonBytes(pub Bytes);
+
+impl JsonBytes {
+    /// Parses the body.
+    ///
+    /// # Errors
+    /// `bad_request` naming what is wrong with the JSON.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, HttpError> {
+        serde_json::from_slice(&self.0)
+            .map_err(|e| HttpError::bad_request(format!("invalid JSON body: {e}")))
+    }
+}
+
+impl<S: Send + Sync> FromRequest<S> for JsonBytes {
+    type Rejection = HttpError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
             let ct = ct.to_str().unwrap_or("");
             let essence = ct.split(';').next().unwrap_or("").trim();
@@ -28,19 +56,19 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
                 )));
             }
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                HttpError::api(
-                    ErrorCode::PayloadTooLarge,
-                    "request body is over the --max-body limit",
-                )
-            } else {
-                HttpError::bad_request(format!("cannot read the request body: {e}"))
-            }
-        })?;
-        serde_json::from_slice(&bytes)
-            .map(JsonBody)
-            .map_err(|e| HttpError::bad_request(format!("invalid JSON body: {e}")))
+        Bytes::from_request(req, state)
+            .await
+            .map(JsonBytes)
+            .map_err(|e| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    HttpError::api(
+                        ErrorCode::PayloadTooLarge,
+                        "request body is over the --max-body limit",
+                    )
+                } else {
+                    HttpError::bad_request(format!("cannot read the request body: {e}"))
+                }
+            })
     }
 }
 

@@ -12,6 +12,7 @@ pub mod error;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;
+pub mod pool;
 pub mod routes;
 pub mod state;
 

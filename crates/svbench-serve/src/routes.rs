@@ -22,7 +22,7 @@ use svbench_api::service::{ResetRequest, ScoreBatchRequest};
 use svbench_api::session::{value_bytes, Session, StepOutcome};
 use svbench_api::{ApiError, Deadline, ErrorCode};
 
-use crate::body::{JsonBody, Params, QueryParams};
+use crate::body::{JsonBody, JsonBytes, Params, QueryParams};
 use crate::error::HttpError;
 use crate::state::AppState;
 
@@ -195,39 +195,55 @@ fn request_deadline(state: &AppState) -> Deadline {
 }
 
 /// `POST /v1/envs/{env}/score`.
-pub async fn score(
-    State(state): St,
-    Params(env): Params<String>,
-    JsonBody(req): JsonBody<ScoreRequest>,
-) -> AppResult {
+pub async fn score(State(state): St, Params(env): Params<String>, body: JsonBytes) -> AppResult {
     let id = state.env(&env)?;
     // Every environment, E1 too: a score's cost follows its input (E4 reads
-    // the whole email), so none runs on the async threads.
-    let service = Arc::clone(&state.service);
+    // the whole email), so none runs on the async threads. The body is
+    // parsed and the answer written there as well: both grow with the input,
+    // and memory allocated and freed on one thread stays cheap.
+    let st = Arc::clone(&state);
     let deadline = request_deadline(&state);
-    let scored = state
-        .run_blocking(move || service.score_within(id.name(), &req, deadline))
+    let answer = state
+        .run_blocking(move || -> Result<Vec<u8>, HttpError> {
+            let req: ScoreRequest = body.parse()?;
+            let scored = st.service.score_within(id.name(), &req, deadline)?;
+            st.metrics.scores(id.name(), &scored.reward_profile, 1);
+            json_bytes(&scored)
+        })
         .await??;
-    state.metrics.scores(id.name(), &scored.reward_profile, 1);
-    Ok(Json(scored).into_response())
+    Ok(json_response(answer))
 }
 
 /// `POST /v1/envs/{env}/score_batch`.
 pub async fn score_batch(
     State(state): St,
     Params(env): Params<String>,
-    JsonBody(req): JsonBody<ScoreBatchRequest>,
+    body: JsonBytes,
 ) -> AppResult {
     let id = state.env(&env)?;
-    let service = Arc::clone(&state.service);
+    let st = Arc::clone(&state);
     let deadline = request_deadline(&state);
-    let scored = state
-        .run_blocking(move || service.score_batch_within(id.name(), &req, deadline))
+    let answer = state
+        .run_blocking(move || -> Result<Vec<u8>, HttpError> {
+            let req: ScoreBatchRequest = body.parse()?;
+            let scored = st.service.score_batch_within(id.name(), &req, deadline)?;
+            for r in &scored.results {
+                st.metrics.scores(id.name(), &r.reward_profile, 1);
+            }
+            json_bytes(&scored)
+        })
         .await??;
-    for r in &scored.results {
-        state.metrics.scores(id.name(), &r.reward_profile, 1);
-    }
-    Ok(Json(scored).into_response())
+    Ok(json_response(answer))
+}
+
+/// A value as a JSON body.
+fn json_bytes<T: serde::Serialize>(value: &T) -> Result<Vec<u8>, HttpError> {
+    serde_json::to_vec(value).map_err(|e| HttpError::internal(format!("writing the answer: {e}")))
+}
+
+/// A 200 answer with a JSON body written already.
+fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// `POST /v1/envs/{env}/episodes` (reset) → 201.
@@ -329,18 +345,21 @@ pub async fn step(
         return Err(state.episodes.missing(&episode_id).error(&episode_id));
     }
     state.episode_gate().await;
-    let permit = state.cpu_permit().await?;
-    // Bytes for the step from the episodes' total (evicting idle episodes
-    // when it is full); the step may grow the episode by at most that.
-    let (grant, evicted) = state.episodes.reserve(&slot, value_bytes(&req.message))?;
-    record_evictions(&state, &evicted);
     let deadline = request_deadline(&state);
     let st = Arc::clone(&state);
     let slot_for_work = Arc::clone(&slot);
-    // Everything after the step (slot state, memory, metrics) happens on
-    // the worker, so it is recorded even when the client has gone.
+    // Everything from the step's memory grant on (slot state, memory,
+    // metrics) happens on the worker, so it is recorded even when the client
+    // has gone, and a step still waiting for a worker holds no bytes.
     let outcome = state
-        .spawn_blocking_with(permit, move || -> Result<StepOutcome, HttpError> {
+        .run_blocking(move || -> Result<StepOutcome, HttpError> {
+            // Bytes for the step from the episodes' total (evicting idle
+            // episodes when it is full); the step may grow the episode by at
+            // most that.
+            let (grant, evicted) = st
+                .episodes
+                .reserve(&slot_for_work, value_bytes(&req.message))?;
+            record_evictions(&st, &evicted);
             let limit = guard.held_bytes().saturating_add(grant.bytes());
             let result = guard.step_within(&req.message, deadline, limit);
             st.episodes

@@ -1,8 +1,8 @@
 //! What every handler shares: the API service, the configuration, the
 //! episode store, metrics, readiness and the catalogue.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use svbench_api::envs::EnvId;
@@ -12,6 +12,7 @@ use tokio::sync::watch;
 use crate::episodes::Episodes;
 use crate::error::HttpError;
 use crate::metrics::Metrics;
+use crate::pool::{JobError, WorkerPool};
 use crate::{ConnStats, ServeConfig};
 
 /// Shared server state.
@@ -29,47 +30,13 @@ pub struct AppState {
     pub connections: Arc<ConnStats>,
     ready: AtomicBool,
     catalog: OnceLock<Result<Vec<Value>, ApiError>>,
-    // Jobs on blocking threads at once (scoring, rows, resets, steps): one
-    // per core. More only adds threads that contend for the allocator and
-    // the analyzers. A job holds its permit until it ends, even when its
-    // request has timed out meanwhile.
-    cpu: Arc<tokio::sync::Semaphore>,
+    // CPU jobs (scoring, rows, resets, steps): one worker per core. More
+    // only adds threads that contend for the allocator and the analyzers.
+    // A job holds its worker until it ends, even when its request has timed
+    // out meanwhile.
+    pool: WorkerPool,
     // Test hook: episode work waits while this is false (see `hold_episode_work`).
     gate: watch::Sender<bool>,
-    // Test hook: blocking jobs wait while this is true, holding their permit
-    // (see `hold_blocking_work`).
-    blocking_gate: Arc<BlockingGate>,
-    turns: usize,
-}
-
-/// A gate blocking threads wait at (test hook).
-#[derive(Debug, Default)]
-struct BlockingGate {
-    closed: Mutex<bool>,
-    opened: Condvar,
-    waiting: AtomicUsize,
-}
-
-impl BlockingGate {
-    fn set(&self, closed: bool) {
-        *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = closed;
-        self.opened.notify_all();
-    }
-
-    fn wait(&self) {
-        let mut closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
-        if !*closed {
-            return;
-        }
-        self.waiting.fetch_add(1, Ordering::AcqRel);
-        while *closed {
-            closed = self
-                .opened
-                .wait(closed)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        self.waiting.fetch_sub(1, Ordering::AcqRel);
-    }
 }
 
 impl AppState {
@@ -85,9 +52,7 @@ impl AppState {
             ready: AtomicBool::new(false),
             catalog: OnceLock::new(),
             gate: watch::Sender::new(true),
-            cpu: Arc::new(tokio::sync::Semaphore::new(turns)),
-            blocking_gate: Arc::new(BlockingGate::default()),
-            turns,
+            pool: WorkerPool::new(turns),
             config,
         }
     }
@@ -158,74 +123,46 @@ impl AppState {
         }
     }
 
-    /// Runs CPU work on a blocking thread once a turn is free (FIFO, one
-    /// job per core). The turn is held by the job itself, so a request that
-    /// timed out or whose client went away frees it only when the work has
-    /// really ended (scoring honours the request's deadline); the work's
-    /// own result and the locks it holds are dropped there.
+    /// Runs CPU work on the worker pool once a worker is free (FIFO, one
+    /// job per core). The worker is held by the job itself, so a request
+    /// that timed out or whose client went away frees it only when the work
+    /// has really ended (scoring honours the request's deadline); a job whose
+    /// request went away before it started is skipped.
     ///
     /// # Errors
-    /// `internal` if the job panicked.
+    /// `internal` if the job panicked or the pool has stopped.
     pub async fn run_blocking<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, HttpError> {
-        let permit = Arc::clone(&self.cpu)
-            .acquire_owned()
-            .await
-            .map_err(|_| HttpError::internal("the worker pool is shut down"))?;
-        self.spawn_blocking_with(permit, f).await
-    }
-
-    /// Runs `f` on a blocking thread that holds `permit` until it ends.
-    pub(crate) async fn spawn_blocking_with<T: Send + 'static>(
-        &self,
-        permit: tokio::sync::OwnedSemaphorePermit,
-        f: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, HttpError> {
-        let gate = Arc::clone(&self.blocking_gate);
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            gate.wait();
-            f()
+        self.pool.run(f).await.map_err(|e| match e {
+            JobError::Panicked => HttpError::internal("a worker job panicked"),
+            JobError::Stopped => HttpError::internal("the worker pool is shut down"),
         })
-        .await
-        .map_err(|e| HttpError::internal(format!("worker failed: {e}")))
-    }
-
-    /// A turn on the worker pool, waited for in FIFO order.
-    ///
-    /// # Errors
-    /// Never in practice: the semaphore is never closed.
-    pub async fn cpu_permit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, HttpError> {
-        Arc::clone(&self.cpu)
-            .acquire_owned()
-            .await
-            .map_err(|_| HttpError::internal("the worker pool is shut down"))
     }
 
     /// Test hook: while held, every job on the worker pool waits on its
     /// blocking thread, holding its turn, before it starts: tests saturate
     /// the pool deterministically.
     pub fn hold_blocking_work(&self) {
-        self.blocking_gate.set(true);
+        self.pool.gate().set(true);
     }
 
     /// Test hook: lets held blocking jobs go on.
     pub fn release_blocking_work(&self) {
-        self.blocking_gate.set(false);
+        self.pool.gate().set(false);
     }
 
     /// Test hook: blocking jobs waiting at the hold now.
     #[must_use]
     pub fn paused_blocking_work(&self) -> usize {
-        self.blocking_gate.waiting.load(Ordering::Acquire)
+        self.pool.gate().waiting()
     }
 
     /// Jobs the worker pool runs at once.
     #[must_use]
     pub fn worker_turns(&self) -> usize {
-        self.turns
+        self.pool.threads()
     }
 
     /// Test hook: while held, episode resets and steps pause after taking

@@ -82,7 +82,7 @@ pub fn run(limits: Limits) -> anyhow::Result<u8> {
         .context("starting the client runtime")?;
     let pid = server.0.id();
     let outcome = runtime.block_on(async {
-        drive(&addr, limits).await?;
+        drive(&addr, pid, limits).await?;
         if limits.slow_clients > 0 {
             slow_loris(&addr, pid, limits).await?;
         }
@@ -96,7 +96,7 @@ pub fn run(limits: Limits) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
+async fn drive(addr: &str, pid: u32, limits: Limits) -> anyhow::Result<()> {
     wait_ready(addr).await?;
     let e1 = rows(addr, "e1").await?;
     let e2 = rows(addr, "e2").await?;
@@ -153,14 +153,15 @@ async fn drive(addr: &str, limits: Limits) -> anyhow::Result<()> {
         load(addr, requests, warm).await?;
         let r = load(addr, requests, limits).await?;
         outln!(
-            "serve {label}: {} requests in {:.3} s = {:.0} req/s; latency p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms; errors {}",
+            "serve {label}: {} requests in {:.3} s = {:.0} req/s; latency p50 {:.3} ms, p90 {:.3} ms, p99 {:.3} ms; errors {}; server RSS after {:.1} MB",
             r.latencies_ms.len() + r.errors,
             r.seconds,
             (r.latencies_ms.len() + r.errors) as f64 / r.seconds,
             percentile(&r.latencies_ms, 0.50),
             percentile(&r.latencies_ms, 0.90),
             percentile(&r.latencies_ms, 0.99),
-            r.errors
+            r.errors,
+            rss_mb(pid)
         )?;
     }
     Ok(())
