@@ -31,6 +31,9 @@ const MATCH_MIN_OVERLAP: usize = 8;
 /// occurrence; more go through the linear sweep.
 const PAIRWISE_MAX: usize = 4_096;
 
+/// Recalled categories looked up one by one before a set is built.
+const LINEAR_CATEGORIES: usize = 16;
+
 /// Steps of a long loop between two deadline checks.
 const CHECK_EVERY: usize = 4_096;
 
@@ -300,14 +303,25 @@ fn score(
 ) -> Grounding {
     let applicable = is_applicable(gold, relevant.len());
     let n_recalled = recalled.iter().filter(|r| **r).count();
-    let mut categories: Vec<String> = Vec::new();
+    // Looked up in the list while it is short (every real row), in a set
+    // once it is long (10,000 distinct categories must not be quadratic).
+    let mut names: Vec<&str> = Vec::new();
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (&(_, _, i), _) in relevant.iter().zip(recalled).filter(|(_, r)| **r) {
         let category = gold.spans[i].category.as_str();
-        if seen.insert(category) {
-            categories.push(category.to_string());
+        let new = if names.len() < LINEAR_CATEGORIES {
+            !names.contains(&category)
+        } else {
+            if seen.is_empty() {
+                seen.extend(names.iter().copied());
+            }
+            seen.insert(category)
+        };
+        if new {
+            names.push(category);
         }
     }
+    let categories: Vec<String> = names.into_iter().map(str::to_string).collect();
     let n = items.len();
     let precision = (n > 0).then(|| matched as f64 / n as f64);
     let recall = (!relevant.is_empty()).then(|| n_recalled as f64 / relevant.len() as f64);

@@ -22,10 +22,10 @@ impl NormalizedText {
     /// NFC text skips the composition step.
     pub fn new(question: &str) -> Self {
         let mut out = Builder::with_capacity(question.len());
-        if question.is_ascii() || is_nfc_quick(question.chars()) == IsNormalized::Yes {
-            for (i, c) in question.chars().enumerate() {
-                out.push(c, i, i + 1);
-            }
+        if question.is_ascii() {
+            push_ascii(question, &mut out);
+        } else if is_nfc_quick(question.chars()) == IsNormalized::Yes {
+            push_chars(question, &mut out);
         } else {
             compose_segments(question, &mut out);
         }
@@ -77,6 +77,42 @@ impl NormalizedText {
         let first = self.source.partition_point(|r| (r.1 as usize) <= start);
         let last = self.source.partition_point(|r| (r.0 as usize) < end);
         (first, last.max(first))
+    }
+}
+
+/// Every character of an NFC `question`, one by one.
+fn push_chars(question: &str, out: &mut Builder) {
+    for (i, c) in question.chars().enumerate() {
+        out.push(c, i, i + 1);
+    }
+}
+
+/// [`push_chars`] for an ASCII `question` (characters are bytes): each run
+/// without whitespace is appended whole, which is most of an email.
+fn push_ascii(question: &str, out: &mut Builder) {
+    // `char::is_whitespace` among ASCII characters.
+    let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' ');
+    let bytes = question.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let word_end = bytes[i..]
+            .iter()
+            .position(|&b| space(b))
+            .map_or(bytes.len(), |p| i + p);
+        if word_end > i {
+            let base = out.text.len() as u32;
+            out.char_bytes
+                .extend((0..(word_end - i) as u32).map(|k| base + k));
+            out.source
+                .extend((i as u32..word_end as u32).map(|k| (k, k + 1)));
+            out.text.push_str(&question[i..word_end]);
+            out.in_space = false;
+        }
+        i = word_end;
+        while i < bytes.len() && space(bytes[i]) {
+            out.push(char::from(bytes[i]), i, i + 1);
+            i += 1;
+        }
     }
 }
 
@@ -206,6 +242,15 @@ fn strip_quotes(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        #[test]
+        fn the_ascii_path_is_the_character_path(text in "[ a-z.:/\t\n\x0B\x0C\r\x1C-]{0,80}") {
+            let mut by_chars = Builder::with_capacity(text.len());
+            push_chars(&text, &mut by_chars);
+            proptest::prop_assert_eq!(NormalizedText::new(&text), by_chars.finish());
+        }
+    }
+
     use super::*;
 
     #[test]

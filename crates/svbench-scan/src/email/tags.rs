@@ -121,7 +121,7 @@ impl Tag {
     }
 
     /// The name is complete: classify it.
-    fn named(mut self) -> Tag {
+    fn name_done(&mut self) {
         if let Some((buf, len)) = self.name {
             let name = &buf[..len];
             if !self.end_tag {
@@ -129,9 +129,18 @@ impl Tag {
                 self.formatting = self.formatting || FORMATTING.contains(&name);
             }
         }
-        self
     }
 }
+
+/// An empty slot.
+const NO_TAG: Tag = Tag {
+    start: 0,
+    attributes: 0,
+    end_tag: false,
+    name: None,
+    html_or_body: false,
+    formatting: false,
+};
 
 /// Which limit cut the part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,26 +168,29 @@ pub struct AttributeScan {
 /// The prefix of `html` within the attribute limits (see the module).
 #[must_use]
 pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> AttributeScan {
-    const NO_TAG: Tag = Tag {
-        start: 0,
-        attributes: 0,
-        end_tag: false,
-        name: None,
-        html_or_body: false,
-        formatting: false,
-    };
     const DOUBLE: u16 = 1 << State::ValueDoubleQuoted as u16;
     const SINGLE: u16 = 1 << State::ValueSingleQuoted as u16;
     let bytes = html.as_bytes();
-    // The candidates: `tags[i]` is meaningful when bit `i` of `live` is set
+    let mut counter = Counter {
+        per_tag,
+        formatting,
+        html_body_attributes: 0,
+        formatting_attributes: 0,
+    };
+    // The candidates: slot `i` is meaningful when bit `i` of `live` is set
     // (a bit set instead of `Option`s keeps the per-byte work to the live
-    // candidates, usually one).
-    let mut tags = [NO_TAG; STATES];
+    // candidates, usually one). Two sets of slots are used in turn (this
+    // byte's and the next's), so moving on costs a flag, not a copy.
+    let mut slots = [[NO_TAG; STATES]; 2];
+    let mut cur = 0usize;
     let mut live = 0u16;
-    let mut next = [NO_TAG; STATES];
-    let (mut html_body_attributes, mut formatting_attributes) = (0usize, 0usize);
     let mut steps = 0usize;
     let mut at = 0;
+    let cut = |tag: &Tag, limit, steps| AttributeScan {
+        keep: tag.start,
+        limit: Some(limit),
+        steps,
+    };
     while at < bytes.len() {
         // Where only a `<` (or the closing quote of the one live quoted
         // value) can change anything, jump to it.
@@ -189,42 +201,62 @@ pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> Attribu
             _ => None,
         };
         if let Some(stop) = stop {
-            match bytes[at..].iter().position(|&b| b == b'<' || b == stop) {
+            match memchr::memchr2(b'<', stop, &bytes[at..]) {
                 Some(i) => at += i,
                 None => break,
             }
         }
+        // One candidate and no `<` (most bytes inside a tag): step it in
+        // place until a `<`, a quoted value (skipped above) or its end.
+        if live.is_power_of_two() && bytes[at] != b'<' {
+            let mut state = ALL[live.trailing_zeros() as usize];
+            let mut tag = slots[cur][state.index()];
+            let mut alive = true;
+            while at < bytes.len() && bytes[at] != b'<' {
+                steps += 1;
+                let Some((to, created)) = step(state, bytes[at], &mut tag) else {
+                    alive = false;
+                    at += 1;
+                    break;
+                };
+                if created {
+                    if let Some(limit) = counter.attribute(&mut tag) {
+                        return cut(&tag, limit, steps);
+                    }
+                }
+                state = to;
+                at += 1;
+                if matches!(state, State::ValueDoubleQuoted | State::ValueSingleQuoted) {
+                    break;
+                }
+            }
+            live = if alive {
+                slots[cur][state.index()] = tag;
+                1 << state.index()
+            } else {
+                0
+            };
+            continue;
+        }
         let byte = bytes[at];
+        let [a, b] = &mut slots;
+        let (tags, next) = if cur == 0 { (&*a, b) } else { (&*b, a) };
         let mut next_live = 0u16;
         let mut pending = live;
         while pending != 0 {
             let from = pending.trailing_zeros() as usize;
             pending &= pending - 1;
             steps += 1;
-            let (to, created) = step(ALL[from], byte, tags[from]);
-            let Some((to, mut tag)) = to else {
+            let mut tag = tags[from];
+            let Some((to, created)) = step(ALL[from], byte, &mut tag) else {
                 continue;
             };
             if created {
-                tag.attributes += 1;
-                html_body_attributes += usize::from(tag.html_or_body);
-                formatting_attributes += usize::from(tag.formatting);
-                let limit = if tag.attributes > per_tag || html_body_attributes > per_tag {
-                    Some(AttributeLimit::PerTag)
-                } else if formatting_attributes > formatting {
-                    Some(AttributeLimit::Formatting)
-                } else {
-                    None
-                };
-                if let Some(limit) = limit {
-                    return AttributeScan {
-                        keep: tag.start,
-                        limit: Some(limit),
-                        steps,
-                    };
+                if let Some(limit) = counter.attribute(&mut tag) {
+                    return cut(&tag, limit, steps);
                 }
             }
-            merge_into(&mut next, &mut next_live, to, tag);
+            merge_into(next, &mut next_live, to, tag);
         }
         // Any `<` may open a tag, whatever html5ever's state.
         if byte == b'<' {
@@ -233,9 +265,9 @@ pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> Attribu
                 name: Some(([0; NAME_MAX], 0)),
                 ..NO_TAG
             };
-            merge_into(&mut next, &mut next_live, State::TagOpen, tag);
+            merge_into(next, &mut next_live, State::TagOpen, tag);
         }
-        std::mem::swap(&mut tags, &mut next);
+        cur ^= 1;
         live = next_live;
         at += 1;
     }
@@ -243,6 +275,30 @@ pub fn scan_attributes(html: &str, per_tag: usize, formatting: usize) -> Attribu
         keep: html.len(),
         limit: None,
         steps,
+    }
+}
+
+/// Attribute counts against the limits.
+struct Counter {
+    per_tag: usize,
+    formatting: usize,
+    html_body_attributes: usize,
+    formatting_attributes: usize,
+}
+
+impl Counter {
+    /// `tag` created an attribute: the limit that passes, if one does.
+    fn attribute(&mut self, tag: &mut Tag) -> Option<AttributeLimit> {
+        tag.attributes += 1;
+        self.html_body_attributes += usize::from(tag.html_or_body);
+        self.formatting_attributes += usize::from(tag.formatting);
+        if tag.attributes > self.per_tag || self.html_body_attributes > self.per_tag {
+            Some(AttributeLimit::PerTag)
+        } else if self.formatting_attributes > self.formatting {
+            Some(AttributeLimit::Formatting)
+        } else {
+            None
+        }
     }
 }
 
@@ -259,88 +315,167 @@ fn merge_into(slots: &mut [Tag; STATES], live: &mut u16, to: State, tag: Tag) {
 }
 
 /// html5ever's transition on `byte` (ASCII whitespace includes `\r`,
-/// which its input stream turns into `\n`): the next state, or `None` when
-/// the candidate is no longer a tag (emitted, or a comment, a doctype, …),
-/// and whether an attribute was created.
-fn step(state: State, byte: u8, mut tag: Tag) -> (Option<(State, Tag)>, bool) {
+/// which its input stream turns into `\n`), updating `tag`: the next state
+/// and whether an attribute was created, or `None` when the candidate is no
+/// longer a tag (emitted, or a comment, a doctype, …).
+fn step(state: State, byte: u8, tag: &mut Tag) -> Option<(State, bool)> {
     let space = matches!(byte, b'\t' | b'\n' | b'\x0C' | b'\r' | b' ');
-    let go = |s: State, t: Tag| Some((s, t));
+    let go = |s: State| Some((s, false));
+    let create = Some((State::AttrName, true));
     match state {
         State::TagOpen => match byte {
             b'/' => {
                 tag.end_tag = true;
-                (go(State::EndTagOpen, tag), false)
+                go(State::EndTagOpen)
             }
             b if b.is_ascii_alphabetic() => {
                 tag.push_name(b);
-                (go(State::TagName, tag), false)
+                go(State::TagName)
             }
-            _ => (None, false),
+            _ => None,
         },
         State::EndTagOpen => match byte {
             b if b.is_ascii_alphabetic() => {
                 tag.push_name(b);
-                (go(State::TagName, tag), false)
+                go(State::TagName)
             }
-            _ => (None, false),
+            _ => None,
         },
         State::TagName => match byte {
-            _ if space => (go(State::BeforeAttrName, tag.named()), false),
-            b'/' => (go(State::SelfClosing, tag.named()), false),
-            b'>' => (None, false),
+            _ if space => {
+                tag.name_done();
+                go(State::BeforeAttrName)
+            }
+            b'/' => {
+                tag.name_done();
+                go(State::SelfClosing)
+            }
+            b'>' => None,
             b => {
                 tag.push_name(b);
-                (go(State::TagName, tag), false)
+                go(State::TagName)
             }
         },
         State::BeforeAttrName => match byte {
-            _ if space => (go(State::BeforeAttrName, tag), false),
-            b'/' => (go(State::SelfClosing, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::AttrName, tag), true),
+            _ if space => go(State::BeforeAttrName),
+            b'/' => go(State::SelfClosing),
+            b'>' => None,
+            _ => create,
         },
         State::AttrName => match byte {
-            _ if space => (go(State::AfterAttrName, tag), false),
-            b'/' => (go(State::SelfClosing, tag), false),
-            b'=' => (go(State::BeforeAttrValue, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::AttrName, tag), false),
+            _ if space => go(State::AfterAttrName),
+            b'/' => go(State::SelfClosing),
+            b'=' => go(State::BeforeAttrValue),
+            b'>' => None,
+            _ => go(State::AttrName),
         },
         State::AfterAttrName => match byte {
-            _ if space => (go(State::AfterAttrName, tag), false),
-            b'/' => (go(State::SelfClosing, tag), false),
-            b'=' => (go(State::BeforeAttrValue, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::AttrName, tag), true),
+            _ if space => go(State::AfterAttrName),
+            b'/' => go(State::SelfClosing),
+            b'=' => go(State::BeforeAttrValue),
+            b'>' => None,
+            _ => create,
         },
         State::BeforeAttrValue => match byte {
-            _ if space => (go(State::BeforeAttrValue, tag), false),
-            b'"' => (go(State::ValueDoubleQuoted, tag), false),
-            b'\'' => (go(State::ValueSingleQuoted, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::ValueUnquoted, tag), false),
+            _ if space => go(State::BeforeAttrValue),
+            b'"' => go(State::ValueDoubleQuoted),
+            b'\'' => go(State::ValueSingleQuoted),
+            b'>' => None,
+            _ => go(State::ValueUnquoted),
         },
         State::ValueDoubleQuoted => match byte {
-            b'"' => (go(State::AfterValueQuoted, tag), false),
-            _ => (go(State::ValueDoubleQuoted, tag), false),
+            b'"' => go(State::AfterValueQuoted),
+            _ => go(State::ValueDoubleQuoted),
         },
         State::ValueSingleQuoted => match byte {
-            b'\'' => (go(State::AfterValueQuoted, tag), false),
-            _ => (go(State::ValueSingleQuoted, tag), false),
+            b'\'' => go(State::AfterValueQuoted),
+            _ => go(State::ValueSingleQuoted),
         },
         State::ValueUnquoted => match byte {
-            _ if space => (go(State::BeforeAttrName, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::ValueUnquoted, tag), false),
+            _ if space => go(State::BeforeAttrName),
+            b'>' => None,
+            _ => go(State::ValueUnquoted),
         },
         // Anything else is reconsumed in the before-attribute-name state
         // (where whitespace is skipped, `/` self-closes and anything else
         // starts an attribute).
         State::AfterValueQuoted | State::SelfClosing => match byte {
-            _ if space => (go(State::BeforeAttrName, tag), false),
-            b'/' => (go(State::SelfClosing, tag), false),
-            b'>' => (None, false),
-            _ => (go(State::AttrName, tag), true),
+            _ if space => go(State::BeforeAttrName),
+            b'/' => go(State::SelfClosing),
+            b'>' => None,
+            _ => create,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The pass without its shortcuts (no skipping, no single-candidate
+    /// loop): every live candidate stepped at every byte.
+    fn reference(html: &str, per_tag: usize, formatting: usize) -> (usize, Option<AttributeLimit>) {
+        let none = NO_TAG;
+        let mut counter = Counter {
+            per_tag,
+            formatting,
+            html_body_attributes: 0,
+            formatting_attributes: 0,
+        };
+        let mut tags = [none; STATES];
+        let mut live = 0u16;
+        for (at, &byte) in html.as_bytes().iter().enumerate() {
+            let mut next = [none; STATES];
+            let mut next_live = 0u16;
+            for from in 0..STATES {
+                if live & (1 << from) == 0 {
+                    continue;
+                }
+                let mut tag = tags[from];
+                let Some((to, created)) = step(ALL[from], byte, &mut tag) else {
+                    continue;
+                };
+                if created {
+                    if let Some(limit) = counter.attribute(&mut tag) {
+                        return (tag.start, Some(limit));
+                    }
+                }
+                merge_into(&mut next, &mut next_live, to, tag);
+            }
+            if byte == b'<' {
+                let tag = Tag {
+                    start: at,
+                    name: Some(([0; NAME_MAX], 0)),
+                    ..none
+                };
+                merge_into(&mut next, &mut next_live, State::TagOpen, tag);
+            }
+            tags = next;
+            live = next_live;
+        }
+        (html.len(), None)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        #[test]
+        fn the_shortcuts_change_nothing(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("<"), Just(">"), Just("/"), Just("="), Just("\""), Just("'"),
+                    Just(" "), Just("\n"), Just("a"), Just("b"), Just("body"), Just("font"),
+                    Just("x"), Just("é"), Just("<b "), Just("<p a=\""), Just("</"),
+                ],
+                0..120,
+            ),
+            per_tag in 1usize..6,
+            formatting in 1usize..10,
+        ) {
+            let html: String = pieces.concat();
+            let scan = scan_attributes(&html, per_tag, formatting);
+            prop_assert_eq!((scan.keep, scan.limit), reference(&html, per_tag, formatting));
+        }
     }
 }

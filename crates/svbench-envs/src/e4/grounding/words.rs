@@ -28,24 +28,13 @@ impl Words {
     /// The words of `text` (linear in its length).
     #[must_use]
     pub fn new(text: &str) -> Self {
-        let chars: Vec<char> = text.chars().collect();
         let mut spans = Vec::new();
         let mut content = vec![0usize];
-        let mut i = 0;
-        while i < chars.len() {
-            if !chars[i].is_alphanumeric() {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            while i < chars.len() && chars[i].is_alphanumeric() {
-                i += 1;
-            }
-            let is_content = !scaffolding(&chars, start, i);
-            spans.push((start, i));
+        each_word(text, |start, end, is_content| {
+            spans.push((start, end));
             let before = content.last().copied().unwrap_or(0);
             content.push(before + usize::from(is_content));
-        }
+        });
         Words { spans, content }
     }
 
@@ -60,7 +49,7 @@ impl Words {
     /// [`Words::covers_content`] over `text`, reading only the span and the
     /// two characters before and one after it (all that decides a word
     /// inside the span and whether it is scaffolding), so a match costs the
-    /// span's length, not the email's.
+    /// span's length, not the email's, and allocates nothing.
     #[must_use]
     pub fn covers_content_in(
         text: &NormalizedText,
@@ -68,9 +57,17 @@ impl Words {
         span: (usize, usize),
     ) -> bool {
         let from = span.0.saturating_sub(2);
-        let window = Words::new(text.char_slice(from, span.1 + 1));
+        let window = text.char_slice(from, span.1 + 1);
         let shift = |(a, b): (usize, usize)| (a.saturating_sub(from), b.saturating_sub(from));
-        window.covers_content(shift(quote), shift(span))
+        let (quote, span) = (shift(quote), shift(span));
+        let shared = (quote.0.max(span.0), quote.1.min(span.1));
+        let mut in_span = Count::default();
+        let mut in_shared = Count::default();
+        each_word(window, |start, end, is_content| {
+            in_span.add((start, end), span, is_content);
+            in_shared.add((start, end), shared, is_content);
+        });
+        covers(in_span, in_shared)
     }
 
     /// Whether the quote `quote` covers at least half of the content words
@@ -85,28 +82,96 @@ impl Words {
         } else {
             (0, 0)
         };
-        if content > 0 {
-            2 * covered_content >= content
-        } else {
-            2 * covered_all >= all
+        covers(
+            Count { content, all },
+            Count {
+                content: covered_content,
+                all: covered_all,
+            },
+        )
+    }
+}
+
+/// Words wholly inside a range: content ones and all.
+#[derive(Debug, Default, Clone, Copy)]
+struct Count {
+    content: usize,
+    all: usize,
+}
+
+impl Count {
+    fn add(&mut self, word: (usize, usize), range: (usize, usize), is_content: bool) {
+        if range.0 < range.1 && word.0 >= range.0 && word.1 <= range.1 {
+            self.all += 1;
+            self.content += usize::from(is_content);
         }
     }
 }
 
-/// Whether the word `chars[start..end]` is scaffolding (see the module).
-fn scaffolding(chars: &[char], start: usize, end: usize) -> bool {
-    let word = &chars[start..end];
-    // Compared as its lowercase form, without building it.
+/// The rule: half of the span's content words covered, or half of all its
+/// words when none is content (a span without words passes).
+fn covers(span: Count, covered: Count) -> bool {
+    if span.content > 0 {
+        2 * covered.content >= span.content
+    } else {
+        2 * covered.all >= span.all
+    }
+}
+
+/// Calls `f(start, end, is_content)` for each word of `text`, in character
+/// positions, in order.
+fn each_word(text: &str, mut f: impl FnMut(usize, usize, bool)) {
+    let mut chars = text.char_indices().peekable();
+    // The two characters before the current one.
+    let (mut prev, mut prev2) = (None, None);
+    let mut i = 0usize;
+    while let Some((byte, c)) = chars.next() {
+        if !c.is_alphanumeric() {
+            (prev2, prev) = (prev, Some(c));
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut last = c;
+        i += 1;
+        while let Some(&(_, c)) = chars.peek() {
+            if !c.is_alphanumeric() {
+                break;
+            }
+            last = c;
+            chars.next();
+            i += 1;
+        }
+        let end_byte = chars.peek().map_or(text.len(), |&(b, _)| b);
+        let next = chars.peek().map(|&(_, c)| c);
+        let word = &text[byte..end_byte];
+        f(start, i, !scaffolding(word, prev, prev2, next));
+        // The word's last two characters, for the next word's look-back.
+        prev2 = if i - start >= 2 {
+            word[..word.len() - last.len_utf8()].chars().next_back()
+        } else {
+            prev
+        };
+        prev = Some(last);
+    }
+}
+
+/// Whether `word`, between `prev2 prev` and `next`, is scaffolding (see
+/// the module).
+fn scaffolding(word: &str, prev: Option<char>, prev2: Option<char>, next: Option<char>) -> bool {
+    // Compared as its lowercase form, without building it (`name` is
+    // lowercase ASCII; a non-ASCII letter may lowercase to one, as the
+    // Kelvin sign does to `k`).
     let is = |name: &str| {
-        word.len() == name.chars().count()
-            && word.iter().zip(name.chars()).all(|(&c, n)| {
+        if word.is_ascii() {
+            return word.eq_ignore_ascii_case(name);
+        }
+        word.chars().count() == name.len()
+            && word.chars().zip(name.chars()).all(|(c, n)| {
                 let mut lower = c.to_lowercase();
                 lower.next() == Some(n) && lower.next().is_none()
             })
     };
-    let next = chars.get(end).copied();
-    let prev = start.checked_sub(1).and_then(|i| chars.get(i)).copied();
-    let prev2 = start.checked_sub(2).and_then(|i| chars.get(i)).copied();
     if next == Some(':') && SCHEMES.iter().any(|s| is(s)) {
         return true;
     }
@@ -120,7 +185,7 @@ fn scaffolding(chars: &[char], start: usize, end: usize) -> bool {
         next.is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '.' | '-' | '@' | '_')));
     prev == Some('.')
         && prev2.is_some_and(|c| c.is_alphanumeric() || c == '-')
-        && !word.iter().all(char::is_ascii_digit)
+        && !word.bytes().all(|b| b.is_ascii_digit())
         && ends_name
 }
 
@@ -178,7 +243,8 @@ mod tests {
     fn the_span_window_decides_as_the_whole_text_does() {
         let text =
             "Hi, see https://www.sso.quillon-legal.test/pw?x=1 [link: http://203.0.113.7/a] \
-                    or mail recovery.desk@freemail.example within 48 hours.example.org end";
+                    or mail recovery.desk@freemail.example within 48 hours.example.org end \
+                    für Ihr Konto: café.bänk.exämple/ß [LIN\u{212A}: x] ab.ÿ.été";
         let normalized = NormalizedText::new(text);
         let whole = Words::new(normalized.as_str());
         let n = normalized.char_len();
