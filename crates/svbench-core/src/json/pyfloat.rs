@@ -1,4 +1,5 @@
-//! Python's `float(x)` for values from `json.loads`.
+//! Python's `float(x)` for values from `json.loads`, and pydantic's lax
+//! `float` from a string (which differs: it reads ASCII digits only).
 
 use super::pystr::py_isspace;
 use super::python::PyValue;
@@ -61,6 +62,22 @@ pub fn py_float_str(s: &str) -> Option<f64> {
         return None;
     }
     text.parse::<f64>().ok()
+}
+
+/// pydantic's lax `float` from a `str` (pydantic-core's `str_as_float`),
+/// `None` where validation fails: Rust's float syntax on the text trimmed
+/// of Unicode whitespace; failing that, the untrimmed text with its
+/// underscores removed, if it has some, none at either end and none
+/// doubled. Digits are ASCII only: `"٠.٥"` fails here, where Python's
+/// `float()` ([`py_float_str`]) reads 0.5.
+pub fn pydantic_float_str(s: &str) -> Option<f64> {
+    if let Ok(f) = s.trim().parse::<f64>() {
+        return Some(f);
+    }
+    if s.starts_with('_') || s.ends_with('_') || !s.contains('_') || s.contains("__") {
+        return None;
+    }
+    s.replace('_', "").parse::<f64>().ok()
 }
 
 fn unicode_decimal(c: char) -> Option<u8> {
@@ -154,6 +171,51 @@ fn is_python_float_syntax(b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pydantic_float_strings_match_pydantic() {
+        // Expectations produced by pydantic 2.13's lax `float` field.
+        let cases: &[(&str, Option<f64>)] = &[
+            ("0.9", Some(0.9)),
+            (" 0.9 ", Some(0.9)),
+            ("\t\n 1\u{b}\u{c}\r", Some(1.0)),
+            ("1\u{85}", Some(1.0)),
+            ("\u{a0}1\u{3000}", Some(1.0)),
+            ("1\u{1c}", None),
+            ("1_0", Some(10.0)),
+            ("1__0", None),
+            ("_1", None),
+            ("1_", None),
+            (" 1_0", None),
+            ("1e1_0", Some(1e10)),
+            ("1_.5", Some(1.5)),
+            ("1._5", Some(1.5)),
+            ("1_000.5", Some(1000.5)),
+            ("+inf", Some(f64::INFINITY)),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            ("iNfInItY", Some(f64::INFINITY)),
+            ("infinit", None),
+            ("١٢", None),
+            ("٠.٥", None),
+            ("０.５", None),
+            ("1\u{0}", None),
+            ("0x10", None),
+            (".5", Some(0.5)),
+            ("1.", Some(1.0)),
+            ("+.5", Some(0.5)),
+            (".", None),
+            ("e5", None),
+            ("1e", None),
+            ("1E+5", Some(1e5)),
+            (" 1 2", None),
+            ("+-1", None),
+            ("1e400", Some(f64::INFINITY)),
+        ];
+        for (s, want) in cases {
+            assert_eq!(pydantic_float_str(s), *want, "{s:?}");
+        }
+        assert!(pydantic_float_str("-NaN").is_some_and(f64::is_nan));
+    }
 
     #[test]
     fn float_strings_match_cpython() {

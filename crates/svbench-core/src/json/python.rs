@@ -18,7 +18,7 @@ use super::reader::{
 };
 use super::{JsonError, JsonErrorKind, PYTHON_MAX_DEPTH};
 
-pub use super::pyfloat::{py_float, py_float_str, PyFloatError};
+pub use super::pyfloat::{py_float, py_float_str, pydantic_float_str, PyFloatError};
 pub use super::pystr::{py_isspace, py_str, py_strip};
 
 /// CPython's default `sys.get_int_max_str_digits()`.

@@ -37,7 +37,7 @@
 use svbench_core::extract::{
     check_content, completion_text, extract_v1, upstream_fence, upstream_text, ParseMode,
 };
-use svbench_core::json::python::{loads, py_float_str, PyDict, PyValue};
+use svbench_core::json::python::{loads, pydantic_float_str, PyDict, PyValue};
 use svbench_core::json::strict::{Object, Value};
 use svbench_core::json::JsonErrorKind;
 use svbench_core::Completion;
@@ -373,14 +373,15 @@ fn upstream_item(item: &PyValue<'_>) -> Result<PredictedViolation, &'static str>
 }
 
 /// pydantic's lax `float`: floats (NaN, ±inf included), ints, bools and
-/// numeric strings (Python float syntax); `None` and containers fail.
+/// numeric strings (pydantic's syntax: ASCII digits only, unlike Python's
+/// `float()`); `None` and containers fail.
 fn upstream_confidence(object: &PyDict<'_>) -> Result<f64, &'static str> {
     match object.get("confidence") {
         None => Err("confidence_missing"),
         Some(PyValue::Float(f)) => Ok(*f),
         Some(PyValue::Bool(b)) => Ok(if *b { 1.0 } else { 0.0 }),
         Some(PyValue::Int(i)) => i.to_f64().ok_or("confidence_not_float"),
-        Some(PyValue::Str(s)) => py_float_str(s).ok_or("confidence_not_float"),
+        Some(PyValue::Str(s)) => pydantic_float_str(s).ok_or("confidence_not_float"),
         Some(_) => Err("confidence_not_float"),
     }
 }

@@ -612,6 +612,11 @@ fn upstream_invalid_answers() {
         "[0.5]",
         "{}",
         &format!("1{}", "0".repeat(400)),
+        // pydantic reads ASCII digits only (Python's `float()` would read
+        // these as 0.5, 5 and 10).
+        r#""٠.٥""#,
+        r#""٥""#,
+        r#"" 1_0""#,
     ] {
         up_invalid(
             &format!(r#"{{"violations":[],"confidence":{raw}}}"#),

@@ -152,6 +152,12 @@ fn upstream_evidence_quirks_and_format() {
     };
     assert!(c(r#""0.7""#).format && (c(r#""0.7""#).confidence - 0.7).abs() < 1e-15);
     assert!(c("true").format && c("true").confidence == 1.0);
+    // Python's `float()` reads decimal digits of any script (E2's upstream,
+    // validated by pydantic, does not).
+    for arabic_indic in [r#""٠.٥""#, r#""\u0660.\u0665""#] {
+        assert!(c(arabic_indic).format, "{arabic_indic}");
+        assert_eq!(c(arabic_indic).confidence, 0.5, "{arabic_indic}");
+    }
     for bad in ["2", "null", "[0.5]", "NaN", r#""high""#, "-0.1"] {
         assert!(!c(bad).format, "{bad}");
         assert_eq!(c(bad).confidence, 0.0, "{bad}");
