@@ -205,8 +205,10 @@ impl Drop for WorkerPool {
     }
 }
 
-/// Rounds of `yield_now` a worker looks for a job before it sleeps.
-const SPIN_ROUNDS: usize = 20;
+/// Rounds of `yield_now` a worker looks for a job before it sleeps (tens
+/// of microseconds: under load the next job comes sooner, and a sleep and
+/// a wake-up cost more than the spin).
+const SPIN_ROUNDS: usize = 100;
 
 fn work(shared: &Shared) {
     let mut q = shared.queue();

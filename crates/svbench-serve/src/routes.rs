@@ -197,21 +197,13 @@ fn request_deadline(state: &AppState) -> Deadline {
 /// `POST /v1/envs/{env}/score`.
 pub async fn score(State(state): St, Params(env): Params<String>, body: JsonBytes) -> AppResult {
     let id = state.env(&env)?;
-    // Every environment, E1 too: a score's cost follows its input (E4 reads
-    // the whole email), so none runs on the async threads. The body is
-    // parsed and the answer written there as well: both grow with the input,
-    // and memory allocated and freed on one thread stays cheap.
-    let st = Arc::clone(&state);
     let deadline = request_deadline(&state);
-    let answer = state
-        .run_blocking(move || -> Result<Vec<u8>, HttpError> {
-            let req: ScoreRequest = body.parse()?;
-            let scored = st.service.score_within(id.name(), &req, deadline)?;
-            st.metrics.scores(id.name(), &scored.reward_profile, 1);
-            json_bytes(&scored)
-        })
-        .await??;
-    Ok(json_response(answer))
+    json_job(&state, body, move |st, req: ScoreRequest| {
+        let scored = st.service.score_within(id.name(), &req, deadline)?;
+        st.metrics.scores(id.name(), &scored.reward_profile, 1);
+        Ok(scored)
+    })
+    .await
 }
 
 /// `POST /v1/envs/{env}/score_batch`.
@@ -221,19 +213,44 @@ pub async fn score_batch(
     body: JsonBytes,
 ) -> AppResult {
     let id = state.env(&env)?;
-    let st = Arc::clone(&state);
     let deadline = request_deadline(&state);
-    let answer = state
-        .run_blocking(move || -> Result<Vec<u8>, HttpError> {
-            let req: ScoreBatchRequest = body.parse()?;
-            let scored = st.service.score_batch_within(id.name(), &req, deadline)?;
-            for r in &scored.results {
-                st.metrics.scores(id.name(), &r.reward_profile, 1);
-            }
-            json_bytes(&scored)
+    json_job(&state, body, move |st, req: ScoreBatchRequest| {
+        let scored = st.service.score_batch_within(id.name(), &req, deadline)?;
+        for r in &scored.results {
+            st.metrics.scores(id.name(), &r.reward_profile, 1);
+        }
+        Ok(scored)
+    })
+    .await
+}
+
+/// Runs `work` on the request's parsed body on the worker pool and answers
+/// its value as JSON. Every score goes through here, E1 too: a score's cost
+/// follows its input (E4 reads the whole email), so none runs on the async
+/// threads. The body is parsed and the answer written on the worker as
+/// well (both grow with the input); the body comes back to be freed here,
+/// on the thread that allocated it, which glibc's allocator does cheaply.
+async fn json_job<Req, Out>(
+    state: &Arc<AppState>,
+    body: JsonBytes,
+    work: impl FnOnce(&AppState, Req) -> Result<Out, HttpError> + Send + 'static,
+) -> AppResult
+where
+    Req: serde::de::DeserializeOwned,
+    Out: serde::Serialize,
+{
+    let st = Arc::clone(state);
+    let (answer, body) = state
+        .run_blocking(move || {
+            let answer = body
+                .parse()
+                .and_then(|req| work(&st, req))
+                .and_then(|out| json_bytes(&out));
+            (answer, body)
         })
-        .await??;
-    Ok(json_response(answer))
+        .await?;
+    drop(body);
+    Ok(json_response(answer?))
 }
 
 /// A value as a JSON body.

@@ -89,7 +89,9 @@ pub struct ServeArgs {
     /// such arguments are refused: they would read the server's disk.
     #[arg(long, value_name = "DIR")]
     pub allow_policy_dir: Vec<PathBuf>,
-    /// Worker threads of the async runtime [default: one per core].
+    /// Threads of the async runtime, which only move bytes (scoring and
+    /// other CPU work runs on a pool of one worker per core) [default: one
+    /// per two cores, at least one].
     #[arg(long, hide = true)]
     pub threads: Option<usize>,
 }
@@ -207,9 +209,8 @@ pub fn run(args: ServeArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     let config = config(&args)?;
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.enable_all();
-    if let Some(n) = args.threads {
-        builder.worker_threads(n.max(1));
-    }
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+    builder.worker_threads(args.threads.unwrap_or(cores / 2).max(1));
     let runtime = builder.build().context("starting the async runtime")?;
     let served = runtime.block_on(async {
         let server = Server::bind(&args.bind, config).await?;
