@@ -7,7 +7,7 @@ use mail_parser::{Address, MessageParser, MimeHeaders, PartType};
 use super::EmailLimits;
 
 /// Why a message could not be read.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum EmailError {
     /// Larger than [`EmailLimits::max_message_bytes`].
     #[error("message is {size} bytes, more than the limit of {limit}")]

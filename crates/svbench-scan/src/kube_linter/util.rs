@@ -72,29 +72,40 @@ pub(crate) fn equal_fold(a: &str, b: &str) -> bool {
         && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
 }
 
+/// Why an int-or-string is not a number or an integer percentage.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum IntOrPercentError {
+    /// A string without a trailing `%` (`"50"`, `"abc"`).
+    #[error("{0:?} is neither a number nor a percentage")]
+    NotAPercentage(String),
+    /// A `%` string whose digits are not an integer (`"1.5%"`).
+    #[error("{0:?} is not an integer percentage")]
+    NotAnInteger(String),
+}
+
 /// apimachinery's `intstr.GetScaledValueFromIntOrPercent`: a number as is,
 /// or `"<int>%"` of `total` rounded up or down (through `float64`, as Go
 /// does).
 ///
 /// # Errors
-/// A description when the value is a string that is not an integer
+/// [`IntOrPercentError`] when the value is a string that is not an integer
 /// percentage (`"50"`, `"1.5%"`, `"abc"`).
 pub(crate) fn scaled_int_or_percent(
     value: &IntOrString,
     total: i64,
     round_up: bool,
-) -> Result<i64, String> {
+) -> Result<i64, IntOrPercentError> {
     let text = match value {
         IntOrString::Int(i) => return Ok(i64::from(*i)),
         IntOrString::Str(s) => s,
     };
     let Some(digits) = text.strip_suffix('%') else {
-        return Err(format!("{text:?} is neither a number nor a percentage"));
+        return Err(IntOrPercentError::NotAPercentage(text.clone()));
     };
     // strconv.Atoi: optional sign, ASCII digits, 64-bit range.
     let percent: i64 = digits
         .parse()
-        .map_err(|_| format!("{text:?} is not an integer percentage"))?;
+        .map_err(|_| IntOrPercentError::NotAnInteger(text.clone()))?;
     #[allow(clippy::cast_precision_loss)]
     let scaled = percent as f64 * total as f64 / 100.0;
     #[allow(clippy::cast_possible_truncation)]
@@ -118,4 +129,23 @@ pub(crate) fn show_int_or_string(value: &IntOrString) -> String {
 /// (absent is `""`, not `"default"`; spec E2 §1.4).
 pub(crate) fn same_namespace(a: &K8sObject, b: &K8sObject) -> bool {
     a.metadata.namespace_raw() == b.metadata.namespace_raw()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_or_percent_errors_keep_their_messages() {
+        let scaled = |s: &str| scaled_int_or_percent(&IntOrString::Str(s.into()), 10, true);
+        assert_eq!(scaled("50%"), Ok(5));
+        assert_eq!(
+            scaled("50").unwrap_err().to_string(),
+            "\"50\" is neither a number nor a percentage"
+        );
+        assert_eq!(
+            scaled("1.5%").unwrap_err().to_string(),
+            "\"1.5%\" is not an integer percentage"
+        );
+    }
 }

@@ -165,7 +165,7 @@ impl IndicatorSet {
         let corporate_claim = phrase_regex("corporate_claim", &p.corporate_claim)?;
         let protected_archive = phrase_regex("protected_archive", &p.protected_archive)?;
 
-        let folds = Folds::new(&file.lookalike.folds).map_err(invalid)?;
+        let folds = Folds::new(&file.lookalike.folds).map_err(|e| invalid(e.to_string()))?;
         let (compiled, names, name_of) = compile_brands(brands_file)?;
         let mut brand_domains = HashMap::new();
         let mut labels = Vec::new();

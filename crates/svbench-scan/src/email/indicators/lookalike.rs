@@ -9,10 +9,15 @@ use super::IndicatorSet;
 #[derive(Debug)]
 pub(super) struct Folds(Vec<(String, String)>);
 
+/// A fold whose `from` string is empty (it would match everywhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("lookalike.folds: an empty `from` string")]
+pub(super) struct EmptyFoldFrom;
+
 impl Folds {
-    pub(super) fn new(pairs: &[(String, String)]) -> Result<Self, String> {
+    pub(super) fn new(pairs: &[(String, String)]) -> Result<Self, EmptyFoldFrom> {
         if pairs.iter().any(|(from, _)| from.is_empty()) {
-            return Err("lookalike.folds: an empty `from` string".into());
+            return Err(EmptyFoldFrom);
         }
         Ok(Self(
             pairs
