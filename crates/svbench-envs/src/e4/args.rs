@@ -22,6 +22,45 @@ const BODY_MAX_CHARS_LIMIT: usize = 1_000_000;
 /// Most evidence items an argument may allow.
 const EVIDENCE_ITEMS_LIMIT: usize = 100;
 
+/// Why E4's `--env-arg` pairs were refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum E4ArgsError {
+    /// A pair without `=`.
+    #[error("environment argument `{0}` is not of the form KEY=VALUE")]
+    NotAPair(String),
+    /// A key E4 does not know.
+    #[error("unknown E4 environment argument `{0}` (known: {known})", known = ARG_NAMES.join(", "))]
+    UnknownKey(String),
+    /// A count that is not an integer within its bounds.
+    #[error("environment argument {key}={value:?}: expected an integer in [{lo}, {hi}]")]
+    NotACount {
+        /// The argument.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+        /// Smallest value allowed.
+        lo: usize,
+        /// Largest value allowed.
+        hi: usize,
+    },
+    /// A flag that is not a boolean.
+    #[error("environment argument {key}={value:?}: expected true or false")]
+    NotABool {
+        /// The argument.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+    },
+    /// `evidence_min_chars` above `evidence_max_chars`.
+    #[error("evidence_min_chars ({min}) is larger than evidence_max_chars ({max})")]
+    MinAboveMax {
+        /// `evidence_min_chars`.
+        min: usize,
+        /// `evidence_max_chars`.
+        max: usize,
+    },
+}
+
 /// E4's arguments with their defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct E4Args {
@@ -52,34 +91,38 @@ impl Default for E4Args {
 
 impl E4Args {
     /// Parses `KEY=VALUE` pairs, later pairs winning.
-    pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, String> {
+    ///
+    /// # Errors
+    /// [`E4ArgsError`] naming the first pair refused, or the bounds that
+    /// contradict each other.
+    pub fn parse<S: AsRef<str>>(pairs: &[S]) -> Result<Self, E4ArgsError> {
         let mut args = Self::default();
         for pair in pairs {
             let pair = pair.as_ref();
-            let (key, value) = split_pair(pair).ok_or_else(|| {
-                format!("environment argument `{pair}` is not of the form KEY=VALUE")
-            })?;
+            let (key, value) =
+                split_pair(pair).ok_or_else(|| E4ArgsError::NotAPair(pair.to_string()))?;
             args.set(key, value)?;
         }
         if args.evidence_min_chars > args.evidence_max_chars {
-            return Err(format!(
-                "evidence_min_chars ({}) is larger than evidence_max_chars ({})",
-                args.evidence_min_chars, args.evidence_max_chars
-            ));
+            return Err(E4ArgsError::MinAboveMax {
+                min: args.evidence_min_chars,
+                max: args.evidence_max_chars,
+            });
         }
         Ok(args)
     }
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, value: &str) -> Result<(), E4ArgsError> {
         let count = |lo: usize, hi: usize| {
             value
                 .parse::<usize>()
                 .ok()
                 .filter(|n| (lo..=hi).contains(n))
-                .ok_or_else(|| {
-                    format!(
-                        "environment argument {key}={value:?}: expected an integer in [{lo}, {hi}]"
-                    )
+                .ok_or_else(|| E4ArgsError::NotACount {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    lo,
+                    hi,
                 })
         };
         match key {
@@ -88,16 +131,12 @@ impl E4Args {
             "evidence_max_chars" => self.evidence_max_chars = count(1, 10_000)?,
             "body_max_chars" => self.body_max_chars = count(100, BODY_MAX_CHARS_LIMIT)?,
             "show_cost_table" => {
-                self.show_cost_table = parse_bool(value).ok_or_else(|| {
-                    format!("environment argument {key}={value:?}: expected true or false")
+                self.show_cost_table = parse_bool(value).ok_or_else(|| E4ArgsError::NotABool {
+                    key: key.to_string(),
+                    value: value.to_string(),
                 })?
             }
-            other => {
-                return Err(format!(
-                    "unknown E4 environment argument `{other}` (known: {})",
-                    ARG_NAMES.join(", ")
-                ))
-            }
+            other => return Err(E4ArgsError::UnknownKey(other.to_string())),
         }
         Ok(())
     }
@@ -167,5 +206,43 @@ mod tests {
             assert!(E4Args::parse(&[bad]).is_err(), "{bad}");
         }
         assert!(E4Args::parse(&["evidence_min_chars=50", "evidence_max_chars=10"]).is_err());
+    }
+
+    #[test]
+    fn refusals_keep_their_messages() {
+        for (pairs, message) in [
+            (
+                &["no_equals"][..],
+                "environment argument `no_equals` is not of the form KEY=VALUE",
+            ),
+            (
+                &["colour=red"],
+                "unknown E4 environment argument `colour` (known: evidence_max_items, \
+                 evidence_min_chars, evidence_max_chars, body_max_chars, show_cost_table)",
+            ),
+            (
+                &["evidence_max_items=0"],
+                "environment argument evidence_max_items=\"0\": expected an integer in [1, 100]",
+            ),
+            (
+                &["show_cost_table=maybe"],
+                "environment argument show_cost_table=\"maybe\": expected true or false",
+            ),
+            (
+                &["evidence_min_chars=50", "evidence_max_chars=10"],
+                "evidence_min_chars (50) is larger than evidence_max_chars (10)",
+            ),
+        ] {
+            assert_eq!(E4Args::parse(pairs).unwrap_err().to_string(), message);
+        }
+        assert_eq!(
+            E4Args::parse(&["body_max_chars=x"]),
+            Err(E4ArgsError::NotACount {
+                key: "body_max_chars".into(),
+                value: "x".into(),
+                lo: 100,
+                hi: BODY_MAX_CHARS_LIMIT,
+            })
+        );
     }
 }

@@ -7,7 +7,10 @@ use serde_json::Value;
 use svbench_core::example::DatasetError;
 use svbench_scan::email::EmailLimits;
 
-use super::row::{check_render_version, check_rendering, email_of_row, gold_facts, normalize_gold};
+use super::generate::GenError;
+use super::row::{
+    check_render_version, check_rendering, email_of_row, gold_facts, normalize_gold, RowError,
+};
 use super::Label;
 use crate::kit::rows::{self, RowFormat};
 
@@ -33,12 +36,13 @@ pub type SelectedRows = rows::SelectedRows<Label>;
 
 /// Checks one row (spec §2.2) and returns its gold label. `limits` are the
 /// rendering's (`body_max_chars` changes where a body is cut).
-pub fn validate_row(row: &Value, limits: &EmailLimits) -> Result<Label, String> {
+///
+/// # Errors
+/// [`RowError`] naming the first thing wrong with the row.
+pub fn validate_row(row: &Value, limits: &EmailLimits) -> Result<Label, RowError> {
     let gold = normalize_gold(&row["answer"])?;
     let question = row["question"].as_str().unwrap_or_default();
-    let email = row
-        .get("email")
-        .ok_or("missing field `email` (the message, raw or structured)")?;
+    let email = row.get("email").ok_or(RowError::MissingEmail)?;
     let email = email_of_row(email, limits)?;
     let meta = row.get("meta");
     check_render_version(meta)?;
@@ -55,7 +59,7 @@ pub fn open(
     selection: &SelectionRequest,
     limits: &EmailLimits,
 ) -> Result<SelectedRows, DatasetError> {
-    let validate = |row: &Value| validate_row(row, limits);
+    let validate = |row: &Value| validate_row(row, limits).map_err(|e| e.to_string());
     let format = RowFormat {
         env: super::ALIAS,
         embedded: &EMBEDDED,
@@ -85,12 +89,17 @@ fn synthetic_rows(
     split: &str,
     n: usize,
     sink: &mut dyn FnMut(Value),
-) -> Result<(), String> {
+) -> Result<(), GenError> {
     use super::generate::{generate_split, GenConfig, Split};
     let split = Split::ALL
         .into_iter()
         .find(|s| s.as_str() == split)
-        .ok_or_else(|| format!("unknown split `{split}` (E4 splits: {})", SPLITS.join(", ")))?;
+        .ok_or_else(|| {
+            GenError::Config(format!(
+                "unknown split `{split}` (E4 splits: {})",
+                SPLITS.join(", ")
+            ))
+        })?;
     for row in generate_split(&GenConfig::default(), seed, split, n) {
         sink(row);
     }

@@ -72,12 +72,12 @@ pub static ENTRY: EnvEntry = EnvEntry {
 
 fn args_record(pairs: &[String]) -> Result<BTreeMap<String, Value>, ConfigureError> {
     Ok(E4Args::parse(pairs)
-        .map_err(ConfigureError::Invalid)?
+        .map_err(|e| ConfigureError::Invalid(e.to_string()))?
         .to_record())
 }
 
 fn configure(setup: &EnvSetup<'_>) -> Result<Configured, ConfigureError> {
-    let args = E4Args::parse(setup.env_args).map_err(ConfigureError::Invalid)?;
+    let args = E4Args::parse(setup.env_args).map_err(|e| ConfigureError::Invalid(e.to_string()))?;
     // Refuses a tool budget too: E4 offers no tools.
     let budgets = crate::registry::budgets(&ENTRY, setup)?;
     let mut env = E4Env::new(setup.profile(), setup.reward_overrides, args)

@@ -10,7 +10,7 @@ use super::args::E4Args;
 use super::grounding::EvidenceLimits;
 use super::prompt::{initial_messages, system_prompt, CostTable, EvidenceRules};
 use super::reward::{E4Rewards, Profile};
-use super::row::{gold_facts, normalize_gold};
+use super::row::{gold_facts, normalize_gold, RowError};
 use super::score::{score, E4Score, RowFacts, ScoreInput};
 use crate::environment::{
     Budgets, Deadline, EnvKind, Environment, ScoreError, ScoredAnswer, TimeBudgetExceeded,
@@ -20,8 +20,8 @@ use crate::environment::{
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RowScoreError {
     /// The row's reference (gold label, `meta`) is unusable.
-    #[error("{0}")]
-    Reference(String),
+    #[error(transparent)]
+    Reference(#[from] RowError),
     /// The deadline passed while scoring.
     #[error(transparent)]
     TimeBudget(#[from] TimeBudgetExceeded),
@@ -84,15 +84,18 @@ impl E4Env {
 
     /// Scores a completion against a row given as question, gold answer and
     /// `meta`. Errors name what is wrong with the reference.
+    ///
+    /// # Errors
+    /// [`RowScoreError::Reference`] naming what is wrong with the reference
+    /// (never [`RowScoreError::TimeBudget`]: there is no deadline).
     pub fn score_row(
         &self,
         question: &str,
         answer: &Value,
         meta: Option<&Value>,
         completion: &Completion,
-    ) -> Result<(E4Score, RowFacts), String> {
+    ) -> Result<(E4Score, RowFacts), RowScoreError> {
         self.score_row_within(question, answer, meta, completion, Deadline::NONE)
-            .map_err(|e| e.to_string())
     }
 
     /// [`E4Env::score_row`] that stops once `deadline` has passed (checked
@@ -110,8 +113,8 @@ impl E4Env {
         deadline: Deadline,
     ) -> Result<(E4Score, RowFacts), RowScoreError> {
         deadline.check()?;
-        let gold = normalize_gold(answer).map_err(RowScoreError::Reference)?;
-        let facts = gold_facts(meta, question).map_err(RowScoreError::Reference)?;
+        let gold = normalize_gold(answer)?;
+        let facts = gold_facts(meta, question)?;
         deadline.check()?;
         let upstream_indicators: Vec<String> = meta
             .and_then(|m| m.get("upstream_indicators"))
@@ -238,7 +241,7 @@ impl Environment for E4Env {
                 deadline,
             )
             .map_err(|e| match e {
-                RowScoreError::Reference(message) => ScoreError::reference(&example.id, message),
+                RowScoreError::Reference(e) => ScoreError::reference(&example.id, e.to_string()),
                 RowScoreError::TimeBudget(exceeded) => {
                     ScoreError::time_budget(&example.id, exceeded)
                 }

@@ -377,7 +377,12 @@ impl State<'_> {
         };
         let quote = match normalize_item(raw, limits.max_chars) {
             Ok(q) => q,
-            Err(partial) => return Ok(invalid(Some(record_text(&partial)), ItemStatus::TooLong)),
+            Err(too_long) => {
+                return Ok(invalid(
+                    Some(record_text(&too_long.partial)),
+                    ItemStatus::TooLong,
+                ))
+            }
         };
         let len = quote.chars().count();
         // An empty quote would be "found" everywhere, whatever the limit says.

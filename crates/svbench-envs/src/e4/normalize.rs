@@ -189,15 +189,27 @@ impl Builder {
     }
 }
 
+/// An evidence item certainly longer than its limit, with the comparison
+/// form built before normalisation stopped (what a record shows of it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("evidence item is longer than {max_chars} characters")]
+pub struct ItemTooLong {
+    /// The item's comparison form so far (more than `max_chars`
+    /// characters, untrimmed, quotes not stripped).
+    pub partial: String,
+    /// The limit it exceeds.
+    pub max_chars: usize,
+}
+
 /// An evidence item in comparison form (E4 §4.1 step 2): NFC, whitespace
 /// runs collapsed, trimmed, one layer of matching quotes stripped and
-/// trimmed again. Stops early, returning `Err` with the text built so far,
-/// once the result cannot be at most `max_chars` long, so a huge item costs
-/// little.
+/// trimmed again. Stops early, returning [`ItemTooLong`] with the text built
+/// so far, once the result cannot be at most `max_chars` long, so a huge
+/// item costs little.
 ///
 /// # Errors
-/// The item is certainly longer than `max_chars`.
-pub fn normalize_item(item: &str, max_chars: usize) -> Result<String, String> {
+/// [`ItemTooLong`]: the item is certainly longer than `max_chars`.
+pub fn normalize_item(item: &str, max_chars: usize) -> Result<String, ItemTooLong> {
     // Trimming and quote stripping remove at most four characters.
     let cap = max_chars.saturating_add(4);
     let mut out = String::with_capacity(item.len().min(cap * 4));
@@ -217,7 +229,10 @@ pub fn normalize_item(item: &str, max_chars: usize) -> Result<String, String> {
         }
         chars += 1;
         if chars > cap {
-            return Err(out);
+            return Err(ItemTooLong {
+                partial: out,
+                max_chars,
+            });
         }
     }
     let trimmed = out.trim_end();

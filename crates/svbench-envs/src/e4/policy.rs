@@ -46,10 +46,11 @@ impl Policy for E4OraclePolicy {
         _: usize,
         _: &[Message],
     ) -> Result<Completion, SampleError> {
-        let gold = normalize_gold(&example.answer).map_err(|e| reference_error(example, e))?;
+        let gold =
+            normalize_gold(&example.answer).map_err(|e| reference_error(example, e.to_string()))?;
         let meta = meta_of(example);
         let facts = gold_facts(meta.as_ref(), &example.question)
-            .map_err(|e| reference_error(example, e))?;
+            .map_err(|e| reference_error(example, e.to_string()))?;
         let evidence: Vec<&str> = facts
             .spans
             .iter()
@@ -149,7 +150,8 @@ impl Policy for IndicatorsPolicy {
         let email = info
             .get("email")
             .ok_or_else(|| reference_error(example, "the row has no `email`".into()))?;
-        let email = email_of_row(email, &self.limits).map_err(|e| reference_error(example, e))?;
+        let email = email_of_row(email, &self.limits)
+            .map_err(|e| reference_error(example, e.to_string()))?;
         Ok(Completion::assistant_text(self.answer(&email)))
     }
 }

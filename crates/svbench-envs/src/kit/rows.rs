@@ -22,9 +22,11 @@ use svbench_core::spool::{Spool, SpoolWriter};
 use svbench_core::{Example, ExampleSet};
 
 use super::dataset::{DataProvenance, DatasetSpec};
+use super::generate::GenError;
 
-/// Generated rows of one split: `(seed, split, n, sink)`, or why not.
-pub type SyntheticRows = fn(u64, &str, usize, &mut dyn FnMut(Value)) -> Result<(), String>;
+/// Generated rows of one split: `(seed, split, n, sink)`, or why not (an
+/// unknown split is [`GenError::Config`]).
+pub type SyntheticRows = fn(u64, &str, usize, &mut dyn FnMut(Value)) -> Result<(), GenError>;
 
 /// What an environment's rows look like.
 pub struct RowFormat<'a, G> {
@@ -295,7 +297,7 @@ fn load_source<G: Copy>(
                     }
                 }
             })
-            .map_err(DatasetError::Selection)?;
+            .map_err(|e| DatasetError::Selection(e.to_string()))?;
             if let Some(e) = failed {
                 return Err(spool_error(&origin)(e));
             }

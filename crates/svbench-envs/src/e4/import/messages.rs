@@ -76,7 +76,7 @@ pub(super) fn upstream(
                 .as_str()
                 .ok_or_else(|| row_error(path, line_no, "missing string field `question`"))?;
             let label = normalize_gold(row.get("answer").unwrap_or(&Value::Null))
-                .map_err(|e| row_error(path, line_no, e))?;
+                .map_err(|e| row_error(path, line_no, e.to_string()))?;
             let email = parse_upstream_text(question, &opts.limits);
             let mut extra = Map::new();
             let metadata = &row["metadata"];
@@ -112,7 +112,7 @@ fn label_file(path: &Path) -> Result<HashMap<String, Label>, ImportError> {
             .rsplit_once(',')
             .ok_or_else(|| row_error(path, i + 1, "expected `file_or_message_id,label`"))?;
         let label = normalize_gold(&Value::String(label.to_string()))
-            .map_err(|e| row_error(path, i + 1, e))?;
+            .map_err(|e| row_error(path, i + 1, e.to_string()))?;
         map.insert(key.trim().to_string(), label);
     }
     Ok(map)
