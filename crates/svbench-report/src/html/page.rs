@@ -114,9 +114,9 @@ pub(super) fn render(
     Ok(())
 }
 
-fn changed(message: String) -> std::io::Error {
+fn changed(e: serde_json::Error) -> std::io::Error {
     std::io::Error::other(format!(
-        "results.jsonl changed while report.html was written: {message}"
+        "results.jsonl changed while report.html was written: {e}"
     ))
 }
 

@@ -335,11 +335,11 @@ const READ_BACK_BATCH: usize = 32 << 20;
 /// not contiguous) and maps them with `f` on all cores, in the order given.
 /// Lines are read in batches of at most [`READ_BACK_BATCH`] bytes (or one
 /// line), so memory holds one batch and the results.
-pub(super) fn read_back<R: Send>(
+pub(super) fn read_back<R: Send, E: Send>(
     file: &mut std::fs::File,
     entries: &[&Entry],
-    f: impl Fn(&[u8]) -> Result<R, String> + Sync,
-) -> std::io::Result<Vec<Result<R, String>>> {
+    f: impl Fn(&[u8]) -> Result<R, E> + Sync,
+) -> std::io::Result<Vec<Result<R, E>>> {
     use std::io::{Seek, SeekFrom};
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -380,8 +380,11 @@ pub(super) fn read_back<R: Send>(
 }
 
 /// The listed row of a line.
-pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, String> {
-    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+///
+/// # Errors
+/// The line is not a record's JSON (the file changed since it was indexed).
+pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, serde_json::Error> {
+    let v: LineView = serde_json::from_slice(line)?;
     let parsed: Option<ParsedRecord> = typed(v.parsed);
     let completion = text(v.completion);
     Ok(Row {
@@ -396,8 +399,11 @@ pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, String> {
 }
 
 /// The transcript of a line.
-pub(super) fn transcript_of(line: &[u8]) -> Result<Transcript, String> {
-    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+///
+/// # Errors
+/// The line is not a record's JSON (the file changed since it was indexed).
+pub(super) fn transcript_of(line: &[u8]) -> Result<Transcript, serde_json::Error> {
+    let v: LineView = serde_json::from_slice(line)?;
     let (prompt, detail, _) = transcript_parts(&v);
     Ok(Transcript {
         prompt: prompt.into_iter().map(Cow::into_owned).collect(),
