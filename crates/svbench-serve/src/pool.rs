@@ -268,37 +268,35 @@ mod tests {
         out
     }
 
+    /// Queues a job that counts its run in `ran`; the receiver is its requester.
+    fn submit_counting(
+        pool: &WorkerPool,
+        ran: &Arc<AtomicUsize>,
+    ) -> oneshot::Receiver<Result<(), JobError>> {
+        let ran = Arc::clone(ran);
+        let (tx, rx) = oneshot::channel();
+        pool.submit(Box::new(Task {
+            f: move || {
+                ran.fetch_add(1, Ordering::SeqCst);
+            },
+            tx,
+        }));
+        rx
+    }
+
     #[tokio::test]
     async fn an_abandoned_job_is_skipped_and_a_long_queue_sheds_them() {
         let pool = WorkerPool::new(1);
         pool.gate().set(true);
         let ran = Arc::new(AtomicUsize::new(0));
         // The worker takes the first job and holds at the gate.
-        let first = {
-            let ran = Arc::clone(&ran);
-            let (tx, rx) = oneshot::channel::<Result<(), JobError>>();
-            pool.submit(Box::new(Task {
-                f: move || {
-                    ran.fetch_add(1, Ordering::SeqCst);
-                },
-                tx,
-            }));
-            rx
-        };
+        let first = submit_counting(&pool, &ran);
         while pool.gate().waiting() == 0 {
             std::thread::yield_now();
         }
         // Many jobs whose requesters go away at once.
         for _ in 0..64 {
-            let ran = Arc::clone(&ran);
-            let (tx, rx) = oneshot::channel::<Result<(), JobError>>();
-            pool.submit(Box::new(Task {
-                f: move || {
-                    ran.fetch_add(1, Ordering::SeqCst);
-                },
-                tx,
-            }));
-            drop(rx);
+            drop(submit_counting(&pool, &ran));
         }
         assert!(
             pool.shared.queue().jobs.len() < 64,
