@@ -146,6 +146,7 @@ static ECHO: EnvEntry = EnvEntry {
     open: echo_open,
     builtin: echo_builtin,
     args_record: |pairs| registry::no_args(&ECHO, pairs),
+    report: &svbench_report::plugin::GenericReport,
 };
 
 fn echo_configure(setup: &EnvSetup<'_>) -> Result<Configured, ConfigureError> {
@@ -281,7 +282,11 @@ fn an_environment_declared_only_here_runs_through_eval_and_report() {
     assert_eq!(outcome.status, RunStatus::Completed);
     assert_eq!(outcome.counts.completed, 3);
 
-    svbench_report::report_run(&dir, &svbench_report::ReportOptions::default()).unwrap();
+    svbench_report::report_run(
+        &dir,
+        &svbench_report::ReportOptions::new(svbench_envs::registry::report_plugin),
+    )
+    .unwrap();
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["environment"], "sv-env-test-echo", "{summary}");

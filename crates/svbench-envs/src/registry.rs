@@ -25,6 +25,7 @@ pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
 use crate::policy::{Policy, PolicyError};
+use svbench_report::plugin::ReportPlugin;
 
 /// Sampling defaults of an environment: token limit per model call and
 /// temperature (`None`: not sent).
@@ -99,6 +100,11 @@ pub struct EnvEntry {
     /// The environment's arguments as recorded in metadata (`env_args`),
     /// from `K=V` pairs; also validates them.
     pub args_record: ArgsRecord,
+    /// What the environment contributes to its runs' reports (its records,
+    /// metrics and sections); [`GenericReport`] for none of its own.
+    ///
+    /// [`GenericReport`]: svbench_report::plugin::GenericReport
+    pub report: &'static dyn ReportPlugin,
 }
 
 impl std::fmt::Debug for EnvEntry {
@@ -235,6 +241,16 @@ pub fn find(name: &str) -> Result<&'static EnvEntry, LookupError> {
             known: known_names(),
         }),
     }
+}
+
+/// The report plugin of the environment with canonical name `name`, as
+/// `svbench report` looks it up ([`svbench_report::plugin::PluginLookup`]).
+#[must_use]
+pub fn report_plugin(name: &str) -> Option<&'static dyn ReportPlugin> {
+    REGISTRY
+        .iter()
+        .find(|e| e.identity.name == name)
+        .map(|e| e.report)
 }
 
 /// `e1/network-logs/sv-env-network-logs, …` for messages.

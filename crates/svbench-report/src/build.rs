@@ -7,18 +7,14 @@ use svbench_core::metrics::{
 };
 use svbench_core::record::{RunStatus, Usage};
 use svbench_core::summary::{
-    BootstrapSettings, ComponentStats, E1Ci95, E1Metrics, GenericMetrics, LatencyStats,
-    RewardStats, Summary, SummaryCounts, SummaryMetadata, SummaryMetrics, UpstreamCompat, Validity,
-    METRICS_VERSION, SUMMARY_SCHEMA_VERSION,
+    BootstrapSettings, ComponentStats, LatencyStats, RewardStats, Summary, SummaryCounts,
+    SummaryMetadata, Validity, METRICS_VERSION, SUMMARY_SCHEMA_VERSION,
 };
 use svbench_core::ParseStatus;
 
-use crate::e1::ci::{to_ci95, E1Classes};
-use crate::e1::{self, E1Input};
-use crate::e2::E2Input;
-use crate::e4::E4Input;
+use crate::plugin::{EnvReport, FinishContext, RecordKeys, Resample, ENV_STATS};
 use crate::read::lean::NONE;
-use crate::read::{LeanRun, E1_NAME, E2_NAME, E4_NAME};
+use crate::read::LeanRun;
 
 /// Facts about how the summary was computed that the Markdown report states.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,7 +25,7 @@ pub struct BuildNotes {
     pub profiles: BTreeMap<String, u64>,
     /// Scored records left out because another profile scored them.
     pub excluded_other_profile: u64,
-    /// Scored records without a usable gold label (E1, E4).
+    /// Scored records without a usable gold label.
     pub unusable_gold: u64,
     /// Lines replaced by a later line with the same key.
     pub superseded: usize,
@@ -56,8 +52,10 @@ pub struct SummaryValues {
 /// The run's per-record columns are consumed as the summary takes what it
 /// needs (each is freed once read), so the run reads as having no record
 /// afterwards; the values the plots draw are returned instead.
-pub fn build_summary(
+pub fn build_summary<P: EnvReport>(
     run: &mut LeanRun,
+    plugin: &P,
+    samples: Vec<P::Sample>,
     cfg: BootstrapConfig,
     timestamp: String,
 ) -> Option<(Summary, BuildNotes, SummaryValues)> {
@@ -68,9 +66,8 @@ pub fn build_summary(
     }
     let n_records = lr.len();
     let order = std::mem::take(&mut lr.order);
-    let is_e1 = info.environment == E1_NAME;
-    let is_e2 = info.environment == E2_NAME;
-    let is_e4 = info.environment == E4_NAME;
+    // Samples are taken out by position, each once.
+    let mut samples: Vec<Option<P::Sample>> = samples.into_iter().map(Some).collect();
     let mut warnings = lr.warnings.clone();
     let mut notes = BuildNotes {
         superseded: lr.superseded,
@@ -93,8 +90,8 @@ pub fn build_summary(
     // Counted per interned id, named once at the end.
     let mut by_error: BTreeMap<u32, u64> = BTreeMap::new();
     let mut by_profile: BTreeMap<u32, u64> = BTreeMap::new();
-    // E4: errored records of phishing emails, misses of the strict recall.
-    let mut e4_errored_phishing = 0u64;
+    // Errored records, shown to the environment's accumulator once it exists.
+    let mut errored_samples = Vec::new();
     for &p in &order {
         counts.truncated += u64::from(lr.truncated(p));
         if let Some(l) = lr.latency_ms(p) {
@@ -104,10 +101,7 @@ pub fn build_summary(
         if tags.error != NONE {
             counts.errored += 1;
             *by_error.entry(tags.error).or_default() += 1;
-            if is_e4 {
-                let gold = lr.e4(p).map(|s| s.gold);
-                e4_errored_phishing += u64::from(gold == Some(crate::e4::Gold::Phishing));
-            }
+            errored_samples.push(p);
             continue;
         }
         counts.scored += 1;
@@ -153,6 +147,12 @@ pub fn build_summary(
             .map(|(p, _)| p.clone())
     });
     notes.profile_used = profile.clone();
+    let mut acc = plugin.start(info, profile.as_deref());
+    for p in errored_samples {
+        if let Some(s) = samples.get(p).and_then(Option::as_ref) {
+            plugin.errored(&mut acc, s);
+        }
+    }
     // The records behind the metrics: scored and of the run's profile (or
     // without a recorded one), in report order.
     let mut metric_records = Vec::new();
@@ -195,59 +195,26 @@ pub fn build_summary(
     }
     lr.release_components();
 
-    let mut e1_input = E1Input::default();
-    let mut e2_input = E2Input::default();
-    let mut e2_records = 0u64;
-    let mut e4_input = E4Input::default();
-    let mut e4_last_example = None;
     // Bootstrap units: contiguous runs of items of one example.
     let mut units = Units::default();
     for &p in &metric_records {
-        let mut class = NO_CLASS;
-        if is_e1 {
-            match lr.e1(p) {
-                Some(Some(s)) => {
-                    class = items.classes.class_of(&s);
-                    let tags = lr.tags(p);
-                    e1_input.push_sample(s, lr.text(tags.source), lr.text(tags.scenario));
-                }
-                _ => notes.unusable_gold += 1,
-            }
-        }
-        items.class.push(class);
-        if is_e2 {
-            let mut e2_item = E2Item::default();
-            if let Some(full) = lr.full(p) {
-                let e2 = e2_input.add(full);
-                e2_item = E2Item {
-                    f1_weighted: e2.f1_weighted,
-                    patch_provided: e2.patch_provided,
-                    patch_applied: e2.patch_applied,
-                    micro: e2.micro.unwrap_or_default(),
-                };
-                e2_records += 1;
-            }
-            items.e2.push(e2_item);
-        }
-        if is_e4 {
-            match lr.take_e4(p) {
-                Some(s) => {
-                    let example = lr.example(p);
-                    let same = example.is_some() && example == e4_last_example;
-                    e4_input.push(s, same);
-                    e4_last_example = example;
-                }
-                None => notes.unusable_gold += 1,
-            }
-        }
+        let tags = lr.tags(p);
+        let keys = RecordKeys {
+            example: lr.example(p),
+            groups: tags.groups.map(|g| lr.text(g)),
+        };
+        let usable = match samples.get_mut(p).and_then(Option::take) {
+            Some(s) => plugin.push(&mut acc, s, keys),
+            None => false,
+        };
+        notes.unusable_gold += u64::from(!usable);
         units.push(lr.example(p));
     }
+    drop(samples);
     drop(metric_records);
     lr.release_records();
-    let ci = shared_bootstrap(&items, &units.starts, is_e1, cfg);
+    let (env_intervals, reward_ci) = shared_bootstrap(&items, &mut acc, &units.starts, cfg);
     drop(units);
-    let (e1_ci, reward_ci) = (ci.e1, ci.reward);
-    let e1_ci = e1_ci.filter(|_| !e1_input.samples.is_empty());
     let reward_ci = reward_ci.filter(|_| !rewards.is_empty());
 
     let named: Vec<String> = notes
@@ -264,16 +231,8 @@ pub fn build_summary(
             notes.excluded_other_profile
         ));
     }
-    if notes.unusable_gold > 0 && is_e4 {
-        warnings.push(format!(
-            "{} scored record(s) have no Phishing/Legitimate/Abstain gold label and are not in the E4 metrics",
-            notes.unusable_gold
-        ));
-    } else if notes.unusable_gold > 0 {
-        warnings.push(format!(
-            "{} scored record(s) have no Malicious/Benign gold answer and are not in the E1 metrics",
-            notes.unusable_gold
-        ));
+    if notes.unusable_gold > 0 {
+        warnings.push(plugin.unusable_gold(notes.unusable_gold));
     }
     match info.status {
         Some(RunStatus::Completed) | None => {}
@@ -303,99 +262,22 @@ pub fn build_summary(
         strict: BTreeMap::new(),
     };
 
-    let (metrics, upstream_compat, e1, e2, headline) = if is_e1 {
-        let matrix = e1::cost_matrix(profile.as_deref(), &info.reward_params);
-        let mut rep = e1::e1_report_with_ci(&e1_input, matrix, e1_ci);
-        let t = rep.tally;
-        validity.strict.insert(
-            "accuracy_strict".to_string(),
-            rate(t.tp + t.tn, t.all() + counts.errored),
-        );
-        guard_e1(&mut rep.metrics, "metrics", &mut warnings);
-        guard_e1_upstream(&mut rep.upstream, &mut warnings);
-        guard_e1_summary(&mut rep.e1, &mut warnings);
-        let headline = crate::headline::e1(&rep.metrics, &rep.e1);
-        (
-            SummaryMetrics::E1(rep.metrics),
-            Some(UpstreamCompat::E1(rep.upstream)),
-            Some(rep.e1),
-            None,
-            headline,
-        )
-    } else if is_e2 {
-        let label = crate::headline::policy_label(info.baseline_type.as_deref());
-        let e2_ci = (e2_records > 0).then_some((ci.micro_f1, ci.f1_weighted, ci.patch_success));
-        let mut rep = e2_input.finish(e2_ci, label);
-        // Errored samples enter as empty predictions: F1 0 each.
-        let f1 = rep.metrics.finding_quality.f1_weighted;
-        validity.strict.insert(
-            "f1_weighted_strict".to_string(),
-            rate(e2_records, e2_records + counts.errored).map(|share| f1 * share),
-        );
-        guard_e2(&mut rep.metrics, &mut warnings);
-        let headline = crate::headline::e2(&rep.e2);
-        (
-            SummaryMetrics::E2(rep.metrics),
-            None,
-            None,
-            Some((rep.severity_breakdown, rep.e2)),
-            headline,
-        )
-    } else if is_e4 {
-        let matrix = crate::e4::cost_matrix(profile.as_deref(), &info.reward_params);
-        let e4_ci = crate::e4::ci::ci95(&e4_input.samples, &e4_input.units, cfg);
-        let mut rep = crate::e4::e4_report_with_ci(&e4_input, matrix, e4_ci);
-        // Unfiltered means, so that an overflow is named in the warnings.
-        rep.metrics.reward = mean(&rewards);
-        rep.metrics.components = components
-            .iter()
-            .map(|(k, v)| (k.clone(), mean(v)))
-            .collect();
-        // Errored emails enter as empty answers: a phishing one is a miss.
-        let gold_phishing = &rep.metrics.all.confusion.phishing;
-        let all_phishing = gold_phishing.phishing
-            + gold_phishing.legitimate
-            + gold_phishing.abstain
-            + gold_phishing.invalid;
-        validity.strict.insert(
-            "recall_strict".to_string(),
-            rate(gold_phishing.phishing, all_phishing + e4_errored_phishing),
-        );
-        crate::e4::guard::guard_metrics(&mut rep.metrics, &mut warnings);
-        crate::e4::guard::guard_upstream(&mut rep.upstream, &mut warnings);
-        let headline = crate::headline::e4(&rep.metrics);
-        (
-            SummaryMetrics::E4(Box::new(rep.metrics)),
-            Some(UpstreamCompat::E4(rep.upstream)),
-            None,
-            None,
-            headline,
-        )
-    } else {
-        warnings.push(format!(
-            "environment-specific metrics of `{}` are not computed by this report version; `metrics` holds the mean reward and component means",
-            info.environment
-        ));
-        let generic = GenericMetrics {
-            reward: reward.mean,
-            components: reward
-                .components
-                .iter()
-                .map(|(k, v)| (k.clone(), v.mean))
-                .collect(),
-        };
-        (
-            SummaryMetrics::Generic(generic),
-            None,
-            None,
-            None,
-            Vec::new(),
-        )
-    };
-    let (severity_breakdown, e2) = match e2 {
-        Some((b, e)) => (Some(b), Some(e)),
-        None => (None, None),
-    };
+    let env = plugin.finish(
+        acc,
+        &mut FinishContext {
+            info,
+            profile: profile.as_deref(),
+            counts: &counts,
+            notes: &notes,
+            rewards: &rewards,
+            components: &components,
+            reward: &reward,
+            intervals: env_intervals,
+            bootstrap: cfg,
+            validity: &mut validity,
+            warnings: &mut warnings,
+        },
+    );
 
     let summary = Summary {
         environment: info.environment.clone(),
@@ -405,9 +287,9 @@ pub fn build_summary(
         model: info.model.clone(),
         dataset: info.dataset.clone(),
         n_examples: counts.records,
-        metrics,
-        severity_breakdown,
-        headline,
+        metrics: env.metrics,
+        severity_breakdown: env.severity_breakdown,
+        headline: env.headline,
         metadata: SummaryMetadata {
             git_sha: info.git_commit.clone(),
             env_version: info.env_version.clone(),
@@ -431,7 +313,7 @@ pub fn build_summary(
         reward_config_hash: info.reward_config_hash.clone(),
         counts,
         validity,
-        upstream_compat,
+        upstream_compat: env.upstream_compat,
         reward,
         usage,
         latency_ms: LatencyStats {
@@ -446,15 +328,15 @@ pub fn build_summary(
             resamples: cfg.resamples as u64,
             seed: cfg.seed,
         },
-        e1,
-        e2,
+        e1: env.e1,
+        e2: env.e2,
     };
     let values = SummaryValues {
         rewards,
         components,
         latencies: all_latencies,
-        e1_samples: e1_input.samples,
-        e4_samples: e4_input.samples,
+        e1_samples: env.e1_samples,
+        e4_samples: env.e4_samples,
     };
     Some((summary, notes, values))
 }
@@ -477,7 +359,7 @@ fn add_usage(total: &mut Usage, u: &Usage) {
     total.cached_requests += u.cached_requests;
 }
 
-fn rate(num: u64, den: u64) -> Option<f64> {
+pub(crate) fn rate(num: u64, den: u64) -> Option<f64> {
     svbench_core::metrics::ratio(num, den)
 }
 
@@ -514,100 +396,38 @@ impl<K: PartialEq> Units<K> {
     }
 }
 
-const NO_CLASS: u32 = u32::MAX;
-
-/// What an E2 record contributes to a bootstrap resample.
-#[derive(Debug, Clone, Copy)]
-struct E2Item {
-    /// Per-record upstream `f1_weighted`, NaN if none.
-    f1_weighted: f64,
-    /// The record provided a patch.
-    patch_provided: bool,
-    /// The provided patch applied.
-    patch_applied: bool,
-    /// Finding counts `[tp, fp, fn]` on the v1 sets (pooled for `micro_f1`).
-    micro: [u32; 3],
-}
-
-impl Default for E2Item {
-    fn default() -> Self {
-        E2Item {
-            f1_weighted: f64::NAN,
-            patch_provided: false,
-            patch_applied: false,
-            micro: [0; 3],
-        }
-    }
-}
-
-/// What each metric-bearing record contributes to a bootstrap resample, as
-/// columns (one entry per record), and the E1 classes they index.
+/// What each metric-bearing record contributes to a bootstrap resample
+/// beyond the environment's own items: its total reward.
 #[derive(Default)]
 struct Items {
-    classes: E1Classes,
     /// Total reward, NaN if none.
     reward: Vec<f64>,
-    /// E1 class, [`NO_CLASS`] if none.
-    class: Vec<u32>,
-    /// E2 contributions (E2 runs only; empty elsewhere).
-    e2: Vec<E2Item>,
 }
 
-/// Intervals of one shared bootstrap; `None` where undefined.
-#[derive(Debug, Clone, Default)]
-struct SharedCi {
-    e1: Option<E1Ci95>,
-    reward: Option<[f64; 2]>,
-    /// E2 `micro_f1` (pooled over the resample's findings).
-    micro_f1: Option<[f64; 2]>,
-    /// E2 `f1_weighted`.
-    f1_weighted: Option<[f64; 2]>,
-    /// E2 `patch_success_rate` (applied / provided; 0 with none provided).
-    patch_success: Option<[f64; 2]>,
-}
-
-/// One bootstrap over examples for every interval of the summary: E1's
-/// accuracy, F1, ECE and Brier (when `is_e1`), the mean reward, and E2's
-/// pooled `micro_f1`, mean per-record `f1_weighted` and patch success
-/// rate, all from the same resamples.
-fn shared_bootstrap(
+/// One bootstrap over examples for every interval of the summary: the
+/// environment's statistics ([`Resample`]) and the mean reward, all from
+/// the same resamples. Returns the environment's raw intervals and the
+/// mean reward's (when finite).
+fn shared_bootstrap<R: Resample>(
     items: &Items,
+    env: &mut R,
     unit_starts: &[usize],
-    is_e1: bool,
     cfg: BootstrapConfig,
-) -> SharedCi {
-    let mut counts = vec![0u32; items.classes.len()];
-    let n_items = items.class.len();
+) -> (Option<[[f64; 2]; ENV_STATS]>, Option<[f64; 2]>) {
+    let n_items = items.reward.len();
     // With one record per example (the usual case) units are the records.
     let singletons = unit_starts.len() == n_items;
     let unit = |u: usize| unit_starts[u]..unit_starts.get(u + 1).copied().unwrap_or(n_items);
-    let no_e2 = E2Item::default();
     let intervals = bootstrap(unit_starts.len(), cfg, |indices| {
-        counts.iter_mut().for_each(|c| *c = 0);
+        env.clear();
         let (mut sum, mut n) = (0.0, 0u64);
-        let (mut h_sum, mut h_n) = (0.0, 0u64);
-        let (mut provided, mut applied) = (0u64, 0u64);
-        let mut micro = [0u64; 3];
         let mut add = |i: usize| {
-            let class = items.class[i];
-            if class != NO_CLASS {
-                counts[class as usize] += 1;
-            }
+            env.add(i);
             let reward = items.reward[i];
             if !reward.is_nan() {
                 sum += reward;
                 n += 1;
             }
-            let e2 = items.e2.get(i).unwrap_or(&no_e2);
-            if !e2.f1_weighted.is_nan() {
-                h_sum += e2.f1_weighted;
-                h_n += 1;
-            }
-            for (m, c) in micro.iter_mut().zip(e2.micro) {
-                *m += u64::from(c);
-            }
-            provided += u64::from(e2.patch_provided);
-            applied += u64::from(e2.patch_applied);
         };
         if singletons {
             indices.iter().for_each(|&u| add(u));
@@ -616,39 +436,22 @@ fn shared_bootstrap(
                 unit(u).for_each(&mut add);
             }
         }
-        let [a, f, e, b] = items.classes.stats(&counts);
         // A resample without any reward has no mean; NaN sorts last and
         // only matters if rewards are rare, where the interval is then null.
-        let mean = |s: f64, n: u64| if n == 0 { f64::NAN } else { s / n as f64 };
-        let success = if provided == 0 {
-            0.0
-        } else {
-            applied as f64 / provided as f64
-        };
-        // A resample without any finding has no micro F1 (NaN, as above).
-        let [tp, fp, fn_] = micro.map(|c| c as f64);
-        let micro_f1 = crate::e2::extensions::micro_f1(tp, fp, fn_).unwrap_or(f64::NAN);
-        [
-            a,
-            f,
-            e,
-            b,
-            mean(sum, n),
-            mean(h_sum, h_n),
-            success,
-            micro_f1,
-        ]
+        let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
+        let mut out = [f64::NAN; ENV_STATS + 1];
+        out[..ENV_STATS].copy_from_slice(&env.stats());
+        out[ENV_STATS] = mean;
+        out
     });
-    let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
     match intervals {
-        Some([a, f, e, b, r, h, p, m]) => SharedCi {
-            e1: is_e1.then(|| to_ci95([a, f, e, b])),
-            reward: finite(r),
-            micro_f1: finite(m),
-            f1_weighted: finite(h),
-            patch_success: finite(p),
-        },
-        None => SharedCi::default(),
+        Some(all) => {
+            let mut env_ci = [[f64::NAN; 2]; ENV_STATS];
+            env_ci.copy_from_slice(&all[..ENV_STATS]);
+            let r = all[ENV_STATS];
+            (Some(env_ci), r.iter().all(|x| x.is_finite()).then_some(r))
+        }
+        None => (None, None),
     }
 }
 
@@ -696,146 +499,6 @@ pub(crate) fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
             "{name} was not a finite number and is written as 0.0"
         ));
         *v = 0.0;
-    }
-}
-
-fn guard_blocks(
-    prefix: &str,
-    d: &mut svbench_core::summary::E1Detection,
-    c: &mut svbench_core::summary::E1Calibration,
-    k: &mut svbench_core::summary::E1Cost,
-    a: &mut svbench_core::summary::E1Abstention,
-    w: &mut Vec<String>,
-) {
-    let fields: [(&str, &mut f64); 15] = [
-        ("detection.tpr", &mut d.tpr),
-        ("detection.fpr", &mut d.fpr),
-        ("detection.fnr", &mut d.fnr),
-        ("detection.precision", &mut d.precision),
-        ("detection.f1", &mut d.f1),
-        ("detection.accuracy", &mut d.accuracy),
-        ("calibration.ece", &mut c.ece),
-        ("calibration.brier", &mut c.brier),
-        ("cost.fn_cost_weight", &mut k.fn_cost_weight),
-        ("cost.fp_cost_weight", &mut k.fp_cost_weight),
-        ("cost.total_cost", &mut k.total_cost),
-        ("cost.cost_weighted_accuracy", &mut k.cost_weighted_accuracy),
-        ("abstention.abstain_rate", &mut a.abstain_rate),
-        (
-            "abstention.accuracy_non_abstained",
-            &mut a.accuracy_non_abstained,
-        ),
-        ("abstention.aurc", &mut a.aurc),
-    ];
-    for (name, v) in fields {
-        guard(&format!("{prefix}.{name}"), v, w);
-    }
-}
-
-fn guard_e2(m: &mut svbench_core::summary::E2Metrics, w: &mut Vec<String>) {
-    let q = &mut m.finding_quality;
-    let p = &mut m.patch;
-    let t = &mut m.tool_economy;
-    let e = &mut m.episode;
-    let fields: [(&str, &mut f64); 20] = [
-        ("precision_weighted", &mut q.precision_weighted),
-        ("recall_weighted", &mut q.recall_weighted),
-        ("f1_weighted", &mut q.f1_weighted),
-        ("precision_unweighted", &mut q.precision_unweighted),
-        ("recall_unweighted", &mut q.recall_unweighted),
-        ("f1_unweighted", &mut q.f1_unweighted),
-        (
-            "f1_weighted_positive_only",
-            &mut q.f1_weighted_positive_only,
-        ),
-        (
-            "f1_unweighted_positive_only",
-            &mut q.f1_unweighted_positive_only,
-        ),
-        ("patch_provided_rate", &mut p.patch_provided_rate),
-        ("patch_success_rate", &mut p.patch_success_rate),
-        ("patch_fix_rate", &mut p.patch_fix_rate),
-        ("mean_violations_fixed", &mut p.mean_violations_fixed),
-        (
-            "new_violations_introduced",
-            &mut p.new_violations_introduced,
-        ),
-        ("mean_tool_calls", &mut t.mean_tool_calls),
-        ("mean_tool_time_ms", &mut t.mean_tool_time_ms),
-        ("calls_per_finding", &mut t.calls_per_finding),
-        ("format_valid_rate", &mut e.format_valid_rate),
-        ("mean_turns", &mut e.mean_turns),
-        ("clean_pass_rate", &mut e.clean_pass_rate),
-        (
-            "false_positive_rate_on_clean",
-            &mut e.false_positive_rate_on_clean,
-        ),
-    ];
-    for (name, v) in fields {
-        guard(&format!("metrics.{name}"), v, w);
-    }
-}
-
-fn guard_e1(m: &mut E1Metrics, prefix: &str, w: &mut Vec<String>) {
-    guard_blocks(
-        prefix,
-        &mut m.detection,
-        &mut m.calibration,
-        &mut m.cost,
-        &mut m.abstention,
-        w,
-    );
-}
-
-fn guard_e1_upstream(m: &mut svbench_core::summary::E1UpstreamMetrics, w: &mut Vec<String>) {
-    guard_blocks(
-        "upstream_compat",
-        &mut m.detection,
-        &mut m.calibration,
-        &mut m.cost,
-        &mut m.abstention,
-        w,
-    );
-}
-
-fn guard_extras(prefix: &str, x: &mut svbench_core::summary::E1Extras, w: &mut Vec<String>) {
-    guard(&format!("{prefix}.aurc_standard"), &mut x.aurc_standard, w);
-    guard(
-        &format!("{prefix}.expected_cost_v1"),
-        &mut x.expected_cost_v1,
-        w,
-    );
-    guard(
-        &format!("{prefix}.expected_utility_v1"),
-        &mut x.expected_utility_v1,
-        w,
-    );
-    guard(&format!("{prefix}.invalid_rate"), &mut x.invalid_rate, w);
-}
-
-fn guard_e1_summary(e: &mut svbench_core::summary::E1Summary, w: &mut Vec<String>) {
-    guard_extras("e1.extras", &mut e.extras, w);
-    for (kind, map) in [
-        ("source", &mut e.groups.source),
-        ("scenario", &mut e.groups.scenario),
-    ] {
-        for (k, g) in map.iter_mut() {
-            let prefix = format!("e1.groups.{kind}.{k}");
-            guard_e1(&mut g.metrics, &format!("{prefix}.metrics"), w);
-            guard_extras(&format!("{prefix}.extras"), &mut g.extras, w);
-        }
-    }
-    if let Some(ci) = &mut e.ci95 {
-        for (name, pair) in [
-            ("accuracy", &mut ci.accuracy),
-            ("f1", &mut ci.f1),
-            ("ece", &mut ci.ece),
-            ("brier", &mut ci.brier),
-        ] {
-            for v in pair.iter_mut() {
-                guard(&format!("e1.ci95.{name}"), v, w);
-            }
-        }
     }
 }
 

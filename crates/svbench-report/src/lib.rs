@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod markdown;
 pub mod markup;
 pub mod plots;
+pub mod plugin;
 pub mod read;
 pub mod schema;
 pub mod scoreboard;
@@ -46,8 +47,12 @@ pub const REPORT_FILE: &str = "report.md";
 pub const PLOTS_DIR: &str = "plots";
 
 /// How to build a report.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ReportOptions {
+    /// Finds the report plugin of the run's environment (the registry's,
+    /// `svbench_envs::registry::report_plugin`); for an environment it does
+    /// not know, the summary holds the generic metrics and says so.
+    pub plugins: plugin::PluginLookup,
     /// Directory for the outputs (default: the run directory).
     pub out_dir: Option<PathBuf>,
     /// Require complete svbench artifacts (full metadata, identity fields on
@@ -62,6 +67,22 @@ pub struct ReportOptions {
     /// Skip the plots (`report --no-plots`): none is computed, written or
     /// linked from `report.md`.
     pub no_plots: bool,
+}
+
+impl ReportOptions {
+    /// Defaults (1,000 resamples, seed 1234, plots, the time now), with the
+    /// environments' plugins found by `plugins`.
+    #[must_use]
+    pub fn new(plugins: plugin::PluginLookup) -> Self {
+        ReportOptions {
+            plugins,
+            out_dir: None,
+            strict: false,
+            bootstrap: None,
+            timestamp: None,
+            no_plots: false,
+        }
+    }
 }
 
 /// A computed report, not yet written.
@@ -117,17 +138,32 @@ impl CheckOutcome {
 
 /// Computes the summary and Markdown report of the run in `run_dir`.
 pub fn build_report(run_dir: &Path, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
-    let mut run = read::load_lean(run_dir, opts.strict)?;
-    build_loaded(&mut run, opts)
+    build_loaded(run_dir, opts).map(|(_, built)| built)
 }
 
-/// Builds the report of a loaded run, consuming its per-record columns
-/// (see [`build::build_summary`]).
-fn build_loaded(run: &mut read::LeanRun, opts: &ReportOptions) -> Result<BuiltReport, ReportError> {
-    let run_dir = run.dir.clone();
+/// Reads the run in `run_dir` and builds its report with its environment's
+/// plugin; the run is returned with its per-record columns consumed (see
+/// [`build::build_summary`]).
+fn build_loaded(
+    run_dir: &Path,
+    opts: &ReportOptions,
+) -> Result<(read::LeanRun, BuiltReport), ReportError> {
+    let info = read::read_info(run_dir, opts.strict)?;
+    let plugin = plugin::plugin_for(opts.plugins, &info.environment);
     let cfg = opts.bootstrap.unwrap_or_default();
     let timestamp = opts.timestamp.clone().unwrap_or_else(now);
-    match build::build_summary(run, cfg, timestamp) {
+    let (run, summarized) = plugin.summarize(run_dir, info, opts.strict, cfg, timestamp)?;
+    let built = built_report(&run, summarized, opts)?;
+    Ok((run, built))
+}
+
+fn built_report(
+    run: &read::LeanRun,
+    summarized: Option<plugin::Summarized>,
+    opts: &ReportOptions,
+) -> Result<BuiltReport, ReportError> {
+    let run_dir = &run.dir;
+    match summarized {
         Some((summary, notes, values)) => {
             let plots = if opts.no_plots {
                 Vec::new()
@@ -168,8 +204,7 @@ fn build_loaded(run: &mut read::LeanRun, opts: &ReportOptions) -> Result<BuiltRe
 /// plots nor manifest. Plot files this report does not produce are left as
 /// they are.
 pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome, ReportError> {
-    let mut run = read::load_lean(run_dir, opts.strict)?;
-    let built = build_loaded(&mut run, opts)?;
+    let (mut run, built) = build_loaded(run_dir, opts)?;
     let out = opts
         .out_dir
         .clone()

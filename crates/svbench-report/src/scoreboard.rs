@@ -14,6 +14,7 @@ use svbench_core::summary::{Summary, SummaryMetrics};
 
 use crate::error::ReportError;
 use crate::markup::table_cell;
+use crate::plugin::PluginLookup;
 use crate::{build_report, write, ReportOptions};
 use svbench_core::identity::{self, EnvIdentity};
 
@@ -256,7 +257,11 @@ pub fn entry_of(summary: &Summary) -> Option<ScoreboardEntry> {
 
 /// Computes the entries of `runs` (recomputing each summary with the
 /// default bootstrap settings). Two runs with one run id are an error.
-pub fn entries(env: BoardEnv, runs: &[PathBuf]) -> Result<Vec<ScoreboardEntry>, ScoreboardError> {
+pub fn entries(
+    env: BoardEnv,
+    runs: &[PathBuf],
+    plugins: PluginLookup,
+) -> Result<Vec<ScoreboardEntry>, ScoreboardError> {
     let mut out = Vec::with_capacity(runs.len());
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     let opts = ReportOptions {
@@ -264,7 +269,7 @@ pub fn entries(env: BoardEnv, runs: &[PathBuf]) -> Result<Vec<ScoreboardEntry>, 
         timestamp: Some("1970-01-01T00:00:00Z".to_string()),
         // Entries need the summary only.
         no_plots: true,
-        ..ReportOptions::default()
+        ..ReportOptions::new(plugins)
     };
     for dir in runs {
         let built = build_report(dir, &opts).map_err(|source| ScoreboardError::Run {
@@ -543,8 +548,9 @@ pub fn update(
     env: BoardEnv,
     runs: &[PathBuf],
     out_dir: &Path,
+    plugins: PluginLookup,
 ) -> Result<UpdateOutcome, ScoreboardError> {
-    let fresh = entries(env, runs)?;
+    let fresh = entries(env, runs, plugins)?;
     let json_path = env.json_path(out_dir);
     let existing = read_board(env, &json_path)?.unwrap_or_default();
     let board = merge(existing, fresh);
@@ -578,8 +584,9 @@ pub fn check(
     env: BoardEnv,
     runs: &[PathBuf],
     out_dir: &Path,
+    plugins: PluginLookup,
 ) -> Result<Vec<String>, ScoreboardError> {
-    let fresh = entries(env, runs)?;
+    let fresh = entries(env, runs, plugins)?;
     let json_path = env.json_path(out_dir);
     let bytes = match std::fs::read(&json_path) {
         Ok(b) => b,

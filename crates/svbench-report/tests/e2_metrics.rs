@@ -223,7 +223,7 @@ fn run_summary(baseline: &str) -> (Value, String) {
     let dir = write_run(tmp.path(), "run", &e2_metadata(baseline), &records());
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     report_run(&dir, &opts).expect("report");
     let summary: Value =
@@ -317,7 +317,7 @@ fn clean_record_answered_empty_scores_zero_in_the_averages() {
     let tmp = tempfile::tempdir().expect("tmp");
     let recs = vec![records().swap_remove(1)];
     let dir = write_run(tmp.path(), "run", &e2_metadata("tool-only"), &recs);
-    report_run(&dir, &ReportOptions::default()).expect("report");
+    report_run(&dir, &ReportOptions::new(common::plugins)).expect("report");
     let s: Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("read"))
         .expect("json");
     close(
@@ -470,7 +470,7 @@ fn odd_values_never_fail_the_report() {
         "parsed": {"oracle": "nope", "prediction": [null], "rewards": []},
     });
     let dir = write_run(tmp.path(), "run", &e2_metadata("tool-only"), &[odd]);
-    let out = report_run(&dir, &ReportOptions::default()).expect("report");
+    let out = report_run(&dir, &ReportOptions::new(common::plugins)).expect("report");
     assert!(out.summary.is_some());
 }
 
@@ -478,7 +478,7 @@ fn odd_values_never_fail_the_report() {
 fn e2_plots_are_written_and_linked() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = write_run(tmp.path(), "run", &e2_metadata("tool-only"), &records());
-    let out = report_run(&dir, &ReportOptions::default()).expect("report");
+    let out = report_run(&dir, &ReportOptions::new(common::plugins)).expect("report");
     let md = std::fs::read_to_string(&out.report_path).expect("report.md");
     for name in [
         "per_rule",

@@ -116,7 +116,7 @@ fn e4_is_a_board_named_through_the_identity_table() {
 fn entries_carry_e4_headline_values_and_label_the_oracle() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (ind, ora) = two_runs(tmp.path());
-    let entries = scoreboard::entries(BoardEnv::E4, &[ora, ind]).expect("entries");
+    let entries = scoreboard::entries(BoardEnv::E4, &[ora, ind], common::plugins).expect("entries");
     let board = scoreboard::merge(Vec::new(), entries);
     assert_eq!(board.len(), 2);
 
@@ -160,7 +160,7 @@ fn entries_carry_e4_headline_values_and_label_the_oracle() {
     let opts = svbench_report::ReportOptions {
         timestamp: Some(common::TS.to_string()),
         no_plots: true,
-        ..svbench_report::ReportOptions::default()
+        ..svbench_report::ReportOptions::new(common::plugins)
     };
     let md = |dir: &Path| {
         svbench_report::build_report(dir, &opts)
@@ -178,35 +178,56 @@ fn board_files_merge_check_and_render() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (ind, ora) = two_runs(tmp.path());
     let out = tmp.path().join("boards");
-    scoreboard::update(BoardEnv::E4, &[ind.clone(), ora.clone()], &out).expect("update");
+    scoreboard::update(
+        BoardEnv::E4,
+        &[ind.clone(), ora.clone()],
+        &out,
+        common::plugins,
+    )
+    .expect("update");
     let json = std::fs::read_to_string(BoardEnv::E4.json_path(&out)).expect("json");
     let md = std::fs::read_to_string(BoardEnv::E4.md_path(&out)).expect("md");
 
     // Input order does not change the bytes.
     let other = tmp.path().join("boards2");
-    scoreboard::update(BoardEnv::E4, &[ora.clone(), ind.clone()], &other).expect("update");
+    scoreboard::update(
+        BoardEnv::E4,
+        &[ora.clone(), ind.clone()],
+        &other,
+        common::plugins,
+    )
+    .expect("update");
     assert_eq!(
         std::fs::read_to_string(BoardEnv::E4.json_path(&other)).expect("json"),
         json
     );
 
     // Updating with one run keeps the other's entry as an E4 entry.
-    scoreboard::update(BoardEnv::E4, std::slice::from_ref(&ind), &out).expect("re-update");
+    scoreboard::update(
+        BoardEnv::E4,
+        std::slice::from_ref(&ind),
+        &out,
+        common::plugins,
+    )
+    .expect("re-update");
     assert_eq!(
         std::fs::read_to_string(BoardEnv::E4.json_path(&out)).expect("json"),
         json
     );
-    assert!(
-        scoreboard::check(BoardEnv::E4, &[ind.clone(), ora.clone()], &out)
-            .expect("check")
-            .is_empty()
-    );
+    assert!(scoreboard::check(
+        BoardEnv::E4,
+        &[ind.clone(), ora.clone()],
+        &out,
+        common::plugins
+    )
+    .expect("check")
+    .is_empty());
 
     // A hand edit is caught.
     let edited = json.replacen("\"recall_strict\": 1.0", "\"recall_strict\": 0.9", 1);
     assert_ne!(edited, json, "the oracle's recall_strict is written as 1.0");
     std::fs::write(BoardEnv::E4.json_path(&out), edited).expect("edit");
-    let diffs = scoreboard::check(BoardEnv::E4, &[ind, ora], &out).expect("check");
+    let diffs = scoreboard::check(BoardEnv::E4, &[ind, ora], &out, common::plugins).expect("check");
     assert_eq!(diffs.len(), 1, "{diffs:?}");
     assert!(
         diffs[0].contains("run-oracle") && diffs[0].contains("recall_strict"),
@@ -240,12 +261,14 @@ fn e4_board_refuses_other_runs_and_other_boards() {
         &common::metadata("v1"),
         &common::sample_records(),
     );
-    let err = scoreboard::entries(BoardEnv::E4, std::slice::from_ref(&e1)).expect_err("an E1 run");
+    let err = scoreboard::entries(BoardEnv::E4, std::slice::from_ref(&e1), common::plugins)
+        .expect_err("an E1 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
         "{err}"
     );
-    let err = scoreboard::entries(BoardEnv::E1, std::slice::from_ref(&ind)).expect_err("an E4 run");
+    let err = scoreboard::entries(BoardEnv::E1, std::slice::from_ref(&ind), common::plugins)
+        .expect_err("an E4 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
         "{err}"
@@ -253,9 +276,10 @@ fn e4_board_refuses_other_runs_and_other_boards() {
 
     // An E1 board's file given as the E4 board is a bad file, not rewritten.
     let out = tmp.path().join("boards");
-    scoreboard::update(BoardEnv::E1, &[e1], &out).expect("e1 board");
+    scoreboard::update(BoardEnv::E1, &[e1], &out, common::plugins).expect("e1 board");
     std::fs::rename(BoardEnv::E1.json_path(&out), BoardEnv::E4.json_path(&out)).expect("rename");
-    let err = scoreboard::update(BoardEnv::E4, &[ind], &out).expect_err("mixed board");
+    let err =
+        scoreboard::update(BoardEnv::E4, &[ind], &out, common::plugins).expect_err("mixed board");
     assert!(matches!(err, ScoreboardError::BadFile { .. }), "{err}");
     assert!(err.to_string().contains("not an e4 entry"), "{err}");
 }

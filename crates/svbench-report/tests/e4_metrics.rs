@@ -23,7 +23,7 @@ fn summary_of(records: &[serde_json::Value]) -> Summary {
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
         no_plots: true,
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     build_report(&dir, &opts)
         .expect("report")
@@ -224,7 +224,7 @@ fn report_check_recomputes_and_reads_back() {
     let dir = write_run(tmp.path(), "run", &e4_metadata(), &metrics_vector());
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let out = report_run(&dir, &opts).expect("report");
     let text = std::fs::read_to_string(out.summary_path.expect("summary")).expect("read");
@@ -232,7 +232,7 @@ fn report_check_recomputes_and_reads_back() {
     assert!(matches!(back.metrics, SummaryMetrics::E4(_)));
     assert!(matches!(back.upstream_compat, Some(UpstreamCompat::E4(_))));
     assert!(text.contains("\"risk_at_coverage_0.8\""));
-    let check = check_run(&dir, &ReportOptions::default()).expect("check");
+    let check = check_run(&dir, &ReportOptions::new(common::plugins)).expect("check");
     assert!(check.passed(), "{:?}", check.differences);
 }
 
@@ -242,7 +242,7 @@ fn report_md_and_plots_cover_e4() {
     let dir = write_run(tmp.path(), "run", &e4_metadata(), &metrics_vector());
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let built = build_report(&dir, &opts).expect("report");
     let md = &built.report_md;
@@ -316,7 +316,7 @@ fn validity_recall_strict_counts_errored_phishing_emails_as_misses() {
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
         no_plots: true,
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let md = build_report(&dir, &opts).expect("report").report_md;
     assert!(
@@ -376,9 +376,9 @@ fn absurd_recorded_values_become_null_with_warnings() {
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
         no_plots: true,
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     report_run(&dir, &opts).expect("report");
-    let check = check_run(&dir, &ReportOptions::default()).expect("check");
+    let check = check_run(&dir, &ReportOptions::new(common::plugins)).expect("check");
     assert!(check.passed(), "{:?}", check.differences);
 }

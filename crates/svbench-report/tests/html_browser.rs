@@ -25,7 +25,7 @@ fn opts() -> ReportOptions {
             resamples: 50,
             seed: 1234,
         }),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     }
 }
 
@@ -527,7 +527,7 @@ fn html_generation_100k() {
         .expect("stat")
         .len();
     let start = Instant::now();
-    let built = build_report(&dir, &ReportOptions::default()).expect("report");
+    let built = build_report(&dir, &ReportOptions::new(common::plugins)).expect("report");
     let report = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let samples = svbench_report::html::read_samples(

@@ -14,7 +14,7 @@ fn opts() -> ReportOptions {
             resamples: 200,
             seed: 1234,
         }),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     }
 }
 
@@ -358,7 +358,7 @@ fn check_passes_fresh_and_fails_after_an_edit() {
     // A later check (different time, bootstrap settings read from the summary).
     let later = ReportOptions {
         timestamp: Some("2030-01-01T00:00:00Z".to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let before = std::fs::read(dir.join("summary.json")).expect("read");
     let first = check_run(&dir, &later).expect("check");

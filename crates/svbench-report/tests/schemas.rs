@@ -60,7 +60,7 @@ fn produced_artifacts_validate() {
     let dir = write_run(tmp.path(), "run", &meta, &recs);
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let out = report_run(&dir, &opts).expect("report");
     let summary: Value =
@@ -91,7 +91,7 @@ fn e1_summary_validates_against_upstream_shape() {
     let dir = write_run(tmp.path(), "run", &metadata("v1"), &sample_records());
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let out = report_run(&dir, &opts).expect("report");
     let summary: Value =
@@ -122,7 +122,7 @@ fn produced_manifest_validates() {
     let dir = write_run(tmp.path(), "run", &meta, &recs);
     let opts = ReportOptions {
         timestamp: Some(TS.to_string()),
-        ..ReportOptions::default()
+        ..ReportOptions::new(common::plugins)
     };
     let out = report_run(&dir, &opts).expect("report");
     let path = out.manifest_path.expect("a manifest is written");
@@ -163,7 +163,7 @@ fn runs_without_provenance_get_no_manifest() {
     let tmp = tempfile::tempdir().expect("tmp");
     let meta = serde_json::json!({"environment": "e1", "model": "m", "run_id": "u"});
     let dir = write_run(tmp.path(), "run", &meta, &sample_records());
-    let out = report_run(&dir, &ReportOptions::default()).expect("report");
+    let out = report_run(&dir, &ReportOptions::new(common::plugins)).expect("report");
     assert!(out.manifest_path.is_none());
     let gaps = out.manifest_gaps.expect("gaps named");
     assert!(

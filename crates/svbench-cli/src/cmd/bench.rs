@@ -189,12 +189,15 @@ fn bench_report(n: usize) -> anyhow::Result<()> {
     let start = Instant::now();
     let no_plots = svbench_report::ReportOptions {
         no_plots: true,
-        ..svbench_report::ReportOptions::default()
+        ..svbench_report::ReportOptions::new(svbench_envs::registry::report_plugin)
     };
     svbench_report::report_run(&run, &no_plots)?;
     let bare = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let outcome = svbench_report::report_run(&run, &svbench_report::ReportOptions::default())?;
+    let outcome = svbench_report::report_run(
+        &run,
+        &svbench_report::ReportOptions::new(svbench_envs::registry::report_plugin),
+    )?;
     let secs = start.elapsed().as_secs_f64();
     outln!(
         "e1 report: {n} results ({:.0} MB results.jsonl) → summary.json + report.md + {} plots in {secs:.3} s (without plots: {bare:.3} s){}",

@@ -366,8 +366,11 @@ fn run_one(
     }
     // summary.json, report.md and run_manifest.json, after a fresh run and
     // after `--resume` alike.
-    svbench_report::report_run(&dir, &svbench_report::ReportOptions::default())
-        .with_context(|| format!("writing the report of {}", dir.display()))?;
+    svbench_report::report_run(
+        &dir,
+        &svbench_report::ReportOptions::new(svbench_envs::registry::report_plugin),
+    )
+    .with_context(|| format!("writing the report of {}", dir.display()))?;
     // An abort is said on stderr (and in `--json`), not only in the artifacts.
     let abort = outcome.abort.as_ref().map(|abort| {
         let api_key_env = builtin_name(&spec.model)

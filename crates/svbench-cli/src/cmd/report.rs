@@ -75,6 +75,7 @@ pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         }),
     };
     let opts = ReportOptions {
+        plugins: svbench_envs::registry::report_plugin,
         out_dir: args.out.clone(),
         strict: args.strict,
         bootstrap,

@@ -9,6 +9,7 @@ use svbench_report::scoreboard::{self, BoardEnv, ScoreboardError};
 
 use super::GlobalArgs;
 use crate::exit;
+use svbench_envs::registry::report_plugin;
 
 /// Arguments of `svbench scoreboard`.
 #[derive(Debug, Args)]
@@ -52,7 +53,8 @@ pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         ));
     }
     if args.check {
-        let differences = scoreboard::check(env, &runs, &args.out_dir).map_err(coded)?;
+        let differences =
+            scoreboard::check(env, &runs, &args.out_dir, report_plugin).map_err(coded)?;
         let path = env.json_path(&args.out_dir);
         if differences.is_empty() {
             eprintln!(
@@ -71,7 +73,7 @@ pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         }
         return Ok(exit::CHECK_FAILED);
     }
-    let out = scoreboard::update(env, &runs, &args.out_dir).map_err(coded)?;
+    let out = scoreboard::update(env, &runs, &args.out_dir, report_plugin).map_err(coded)?;
     eprintln!(
         "{} run(s) scored; the board holds {} entr{}",
         runs.len(),

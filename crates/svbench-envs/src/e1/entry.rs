@@ -62,6 +62,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
+    report: &svbench_report::e1::plugin::REPORT,
 };
 
 fn args_schema() -> Value {

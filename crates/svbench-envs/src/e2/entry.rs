@@ -65,6 +65,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
+    report: &svbench_report::e2::plugin::REPORT,
 };
 
 fn args_schema() -> Value {

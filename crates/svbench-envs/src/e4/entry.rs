@@ -68,6 +68,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
+    report: &svbench_report::e4::plugin::REPORT,
 };
 
 fn args_record(pairs: &[String]) -> Result<BTreeMap<String, Value>, ConfigureError> {

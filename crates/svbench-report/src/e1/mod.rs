@@ -2,7 +2,9 @@
 
 pub mod ci;
 pub mod compute;
+pub mod guard;
 pub mod outcome;
+pub mod plugin;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;

@@ -3,6 +3,8 @@
 //! ([`extensions`]), recomputed from `results.jsonl` alone.
 
 pub mod extensions;
+pub mod guard;
+pub mod plugin;
 pub mod upstream;
 
 use std::collections::BTreeMap;

@@ -4,6 +4,7 @@ pub mod ci;
 pub mod compute;
 pub mod evidence;
 pub mod guard;
+pub mod plugin;
 pub mod sample;
 
 use std::collections::BTreeMap;

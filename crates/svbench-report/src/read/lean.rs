@@ -2,14 +2,15 @@
 //!
 //! Each line is parsed into a [`RecordView`] and at once reduced to a few
 //! numbers kept in columns, one entry per line in file order: reward,
-//! latency, E1 outcome (a code and a confidence), an example fingerprint,
-//! status flags, one interned id for the record's texts (profile, error
-//! kind, source, scenario) and its component values (in a shared arena).
-//! Usage counters are kept only for records that have them; an E4 record
-//! is reduced to its [`E4Sample`] (gold, call, grouping keys, evidence
-//! counts) on the parsing thread, not kept whole; and only E2 records keep
-//! their full view (E2's metrics read the findings and patches; its
-//! datasets hold hundreds of items, not millions).
+//! latency, an example fingerprint, status flags, one interned id for the
+//! record's texts (profile, error kind, the environment's two grouping
+//! keys) and its component values (in a shared arena). Usage counters are
+//! kept only for records that have them. The environment's part of the
+//! record is reduced by its plugin ([`EnvReport::reduce`]) on the parsing
+//! thread to its sample, returned beside the columns by position: E1's is
+//! an outcome code, E4's a row of a few fields, E2's the full view (its
+//! metrics read the findings and patches; its datasets hold hundreds of
+//! items, not millions).
 //!
 //! De-duplication and ordering produce [`LeanRecords::order`], the
 //! surviving positions in report order; the columns are not copied. A
@@ -25,9 +26,8 @@ use svbench_core::record::Usage;
 use svbench_core::ParseStatus;
 
 use super::records::{read_reduced, survivors, Key, RecordView, CHUNK};
-use crate::e1::outcome::{classify, status_of, E1Sample, Prediction};
-use crate::e4::E4Sample;
 use crate::error::ReportError;
+use crate::plugin::EnvReport;
 
 /// "None" for the interned ids below.
 pub const NONE: u32 = u32::MAX;
@@ -40,10 +40,8 @@ pub struct Tags {
     pub profile: u32,
     /// Error kind; [`NONE`] when the record did not error.
     pub error: u32,
-    /// `meta.source` (E1).
-    pub source: u32,
-    /// `meta.scenario` (E1).
-    pub scenario: u32,
+    /// The environment's grouping keys ([`EnvReport::groups`]).
+    pub groups: [u32; 2],
 }
 
 /// Flag bits of [`LeanRecords::flags`]; the low two bits hold the parse
@@ -66,53 +64,6 @@ fn status_from_bits(b: u8) -> ParseStatus {
         1 => ParseStatus::LabelOnly,
         2 => ParseStatus::Invalid,
         _ => ParseStatus::NoAnswer,
-    }
-}
-
-/// E1 outcome codes of [`LeanRecords::e1`]: no outcome (not E1, or
-/// errored), an unusable gold label, or a sample packed as
-/// `SAMPLE + prediction | gold << 2 | label_only << 3` (its confidence in
-/// [`LeanRecords::e1_confidence`]).
-const E1_NONE: u8 = 0;
-const E1_UNUSABLE: u8 = 1;
-const E1_SAMPLE: u8 = 2;
-
-fn e1_code(e1: Option<Option<E1Sample>>) -> (u8, f64) {
-    match e1 {
-        None => (E1_NONE, 0.0),
-        Some(None) => (E1_UNUSABLE, 0.0),
-        Some(Some(s)) => {
-            let p = match s.prediction {
-                Prediction::Malicious => 0,
-                Prediction::Benign => 1,
-                Prediction::Abstain => 2,
-                Prediction::Invalid => 3,
-            };
-            let bits = p | u8::from(s.gold_malicious) << 2 | u8::from(s.label_only) << 3;
-            (E1_SAMPLE + bits, s.confidence)
-        }
-    }
-}
-
-fn e1_sample(code: u8, confidence: f64) -> Option<Option<E1Sample>> {
-    match code {
-        E1_NONE => None,
-        E1_UNUSABLE => Some(None),
-        c => {
-            let bits = c - E1_SAMPLE;
-            let prediction = match bits & 3 {
-                0 => Prediction::Malicious,
-                1 => Prediction::Benign,
-                2 => Prediction::Abstain,
-                _ => Prediction::Invalid,
-            };
-            Some(Some(E1Sample {
-                prediction,
-                confidence,
-                gold_malicious: bits & 4 != 0,
-                label_only: bits & 8 != 0,
-            }))
-        }
     }
 }
 
@@ -146,10 +97,6 @@ pub struct LeanRecords {
     tags: Vec<u32>,
     /// Distinct [`Tags`].
     tag_table: Vec<Tags>,
-    /// E1 outcome codes (E1 runs only).
-    e1: Vec<u8>,
-    /// E1 stated confidences (E1 runs only).
-    e1_confidence: Vec<f64>,
     /// Component values start at this position of `values`.
     comps_start: Vec<u32>,
     /// Component names: an entry of `shapes`.
@@ -165,10 +112,6 @@ pub struct LeanRecords {
     /// Model-call facts of the surviving records that have any (in no
     /// particular order: only their sums are used).
     pub calls: Vec<Calls>,
-    /// Full views of E2 records, by position.
-    full: Vec<RecordView>,
-    /// E4 samples by position (`None`: no usable gold label), E4 runs only.
-    e4: Vec<Option<E4Sample>>,
     /// Distinct revision tokens of the records kept.
     pub revisions: BTreeSet<String>,
     /// SHA-256 of the file bytes (of the empty string when the file is absent).
@@ -206,8 +149,7 @@ impl LeanRecords {
             .unwrap_or(Tags {
                 profile: NONE,
                 error: NONE,
-                source: NONE,
-                scenario: NONE,
+                groups: [NONE; 2],
             })
     }
 
@@ -248,13 +190,6 @@ impl LeanRecords {
         has.then(|| self.example.get(pos).copied()).flatten()
     }
 
-    /// E1 outcome (`None` outside E1 and for errored records; `Some(None)`
-    /// for an unusable gold).
-    pub fn e1(&self, pos: usize) -> Option<Option<E1Sample>> {
-        let code = self.e1.get(pos).copied().unwrap_or(E1_NONE);
-        e1_sample(code, self.e1_confidence.get(pos).copied().unwrap_or(0.0))
-    }
-
     /// `(component name, value)` of the record at `pos` in name order,
     /// `None` for a recorded null.
     pub fn components(&self, pos: usize) -> impl Iterator<Item = (&str, Option<f64>)> + '_ {
@@ -275,22 +210,6 @@ impl LeanRecords {
                 (!v.is_nan()).then_some(v),
             )
         })
-    }
-
-    /// The full view of an E2 record.
-    pub fn full(&self, pos: usize) -> Option<&RecordView> {
-        self.full.get(pos)
-    }
-
-    /// The E4 sample of a record (E4 runs; `None` without a usable gold
-    /// label).
-    pub fn e4(&self, pos: usize) -> Option<&E4Sample> {
-        self.e4.get(pos).and_then(Option::as_ref)
-    }
-
-    /// Takes the E4 sample of a record out of the column.
-    pub fn take_e4(&mut self, pos: usize) -> Option<E4Sample> {
-        self.e4.get_mut(pos).and_then(Option::take)
     }
 
     /// Frees the latency column (once the summary has taken its values).
@@ -320,17 +239,13 @@ impl LeanRecords {
         self.example = Vec::new();
         self.flags = Vec::new();
         self.tags = Vec::new();
-        self.e1 = Vec::new();
-        self.e1_confidence = Vec::new();
         self.release_components();
         self.calls = Vec::new();
-        self.full = Vec::new();
-        self.e4 = Vec::new();
     }
 }
 
 /// What a line is reduced to on a parsing thread, before interning.
-struct Parsed {
+struct Parsed<S> {
     example: [u64; 2],
     has_example: bool,
     index: Option<usize>,
@@ -339,16 +254,13 @@ struct Parsed {
     latency: f64,
     status: ParseStatus,
     truncated: bool,
-    e1: Option<Option<E1Sample>>,
     profile: String,
     error: Option<String>,
-    source: Option<String>,
-    scenario: Option<String>,
+    groups: [Option<String>; 2],
     comps: BTreeMap<String, Option<f64>>,
     calls: Option<Calls>,
     revisions: Vec<String>,
-    full: Option<Box<RecordView>>,
-    e4: Option<E4Sample>,
+    sample: S,
 }
 
 /// A 128-bit fingerprint of an example id (two SipHash passes with
@@ -364,23 +276,12 @@ pub(crate) fn fingerprint(id: &str) -> [u64; 2] {
     out
 }
 
-/// What a reader keeps of each record beyond the shared columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Keep {
-    /// E1 outcomes and grouping keys.
-    pub e1: bool,
-    /// E4 samples ([`crate::e4::sample`]).
-    pub e4: bool,
-    /// The full view (E2).
-    pub full: bool,
-}
-
-fn reduce(r: RecordView, keep: Keep) -> Parsed {
-    let (is_e1, keep_full) = (keep.e1, keep.full);
-    let e4 = if keep.e4 { crate::e4::sample(&r) } else { None };
+fn reduce<P: EnvReport>(r: RecordView, plugin: &P) -> Parsed<P::Sample> {
     let error = r.error_kind();
-    let status = status_of(&r, is_e1);
-    let e1 = (is_e1 && error.is_none()).then(|| classify(&r).ok());
+    let status = match &r.parse {
+        Some(p) => p.status,
+        None => plugin.status_without_parse(&r),
+    };
     let nonempty = |v: &Option<String>| v.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
     let cached = if r.requests.is_empty() {
         r.usage.cached_requests
@@ -401,12 +302,9 @@ fn reduce(r: RecordView, keep: Keep) -> Parsed {
         usage: r.usage.clone(),
         cached,
     });
-    let (source, scenario) = if is_e1 {
-        (r.meta("source"), r.meta("scenario"))
-    } else {
-        (None, None)
-    };
+    let groups = plugin.groups(&r);
     let mut r = r;
+    let errored = error.is_some();
     Parsed {
         example: fingerprint(&r.example_id),
         has_example: !r.example_id.is_empty(),
@@ -416,16 +314,13 @@ fn reduce(r: RecordView, keep: Keep) -> Parsed {
         latency: r.latency_ms.unwrap_or(f64::NAN),
         status,
         truncated: r.truncated,
-        e1,
         profile: std::mem::take(&mut r.reward_profile),
         error,
-        source,
-        scenario,
+        groups,
         comps: std::mem::take(&mut r.rewards),
         calls,
         revisions,
-        full: keep_full.then(|| Box::new(r)),
-        e4,
+        sample: plugin.reduce(r, errored),
     }
 }
 
@@ -458,20 +353,24 @@ fn intern_copy<K: Hash + Eq + Clone>(map: &mut HashMap<K, u32>, list: &mut Vec<K
     id
 }
 
-/// Reads `results.jsonl` into lean records, keeping per record what
-/// `keep` says beyond the shared columns.
-pub fn read_lean(path: &Path, strict: bool, keep: Keep) -> Result<LeanRecords, ReportError> {
-    read_lean_chunked(path, strict, keep, CHUNK)
-}
-
-fn read_lean_chunked(
+/// Reads `results.jsonl` into lean records and, by position, the samples
+/// `plugin` reduces each record's environment part to.
+pub fn read_lean<P: EnvReport>(
     path: &Path,
     strict: bool,
-    keep: Keep,
+    plugin: &P,
+) -> Result<(LeanRecords, Vec<P::Sample>), ReportError> {
+    read_lean_chunked(path, strict, plugin, CHUNK)
+}
+
+fn read_lean_chunked<P: EnvReport>(
+    path: &Path,
+    strict: bool,
+    plugin: &P,
     chunk: usize,
-) -> Result<LeanRecords, ReportError> {
-    let is_e1 = keep.e1;
+) -> Result<(LeanRecords, Vec<P::Sample>), ReportError> {
     let mut out = LeanRecords::default();
+    let mut samples = Vec::new();
     let mut int = Interner::default();
     // Dedupe keys, dropped once the order is known.
     let mut index: Vec<u64> = Vec::new();
@@ -483,23 +382,21 @@ fn read_lean_chunked(
         path,
         strict,
         chunk,
-        &|r| reduce(r, keep),
-        &mut |_line, p: Parsed| {
+        &|r| reduce(r, plugin),
+        &mut |_line, p: Parsed<P::Sample>| {
             let pos = out.reward.len();
             let mut tags = Tags {
                 profile: intern(&mut int.strings, &mut out.strings, p.profile),
                 error: NONE,
-                source: NONE,
-                scenario: NONE,
+                groups: [NONE; 2],
             };
             if let Some(e) = p.error {
                 tags.error = intern(&mut int.strings, &mut out.strings, e);
             }
-            if let Some(s) = p.source {
-                tags.source = intern(&mut int.strings, &mut out.strings, s);
-            }
-            if let Some(s) = p.scenario {
-                tags.scenario = intern(&mut int.strings, &mut out.strings, s);
+            for (slot, key) in tags.groups.iter_mut().zip(p.groups) {
+                if let Some(k) = key {
+                    *slot = intern(&mut int.strings, &mut out.strings, k);
+                }
             }
             out.tags
                 .push(intern_copy(&mut int.tags, &mut out.tag_table, tags));
@@ -520,11 +417,6 @@ fn read_lean_chunked(
                     | if p.truncated { TRUNCATED } else { 0 }
                     | if p.has_example { HAS_EXAMPLE } else { 0 },
             );
-            if is_e1 {
-                let (code, confidence) = e1_code(p.e1);
-                out.e1.push(code);
-                out.e1_confidence.push(confidence);
-            }
             index.push(p.index.map_or(u64::MAX, |i| i as u64));
             rollout.push(u32::try_from(p.rollout).unwrap_or(u32::MAX));
             if let Some(c) = p.calls {
@@ -533,14 +425,7 @@ fn read_lean_chunked(
             if !p.revisions.is_empty() {
                 revisions.push((pos, p.revisions));
             }
-            if keep.e4 {
-                out.e4.push(p.e4);
-            }
-            if let Some(f) = p.full {
-                // Aligned with the positions: E2 keeps every record's view.
-                out.full.resize_with(pos, RecordView::default);
-                out.full.push(*f);
-            }
+            samples.push(p.sample);
         },
     )?;
     let idx = |p: usize| (index[p] != u64::MAX).then_some(index[p] as usize);
@@ -572,66 +457,5 @@ fn read_lean_chunked(
     out.file_present = read.file_present;
     out.superseded = superseded;
     out.warnings = read.warnings;
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn e4_records_are_reduced_to_samples_not_kept_whole() {
-        // Many records, each with a large question: what is kept per record
-        // is its sample (a few fields), never the record (issue item 11d:
-        // a 200,000-record E4 report held every record).
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("results.jsonl");
-        let question = "q".repeat(64 << 10);
-        let lines: String = (0..400)
-            .map(|i| {
-                let gold = ["Phishing", "Legitimate", "Abstain"][i % 3];
-                format!(
-                    "{}\n",
-                    serde_json::json!({"example_id": format!("e{i}"), "index": i,
-                        "answer": gold, "question": question, "reward": 1.0,
-                        "parse": {"status": "valid", "reason": null, "format_ok": true}})
-                )
-            })
-            .collect();
-        std::fs::write(&path, lines).unwrap();
-        let keep = Keep {
-            e1: false,
-            e4: true,
-            full: false,
-        };
-        let mut lr = read_lean(&path, false, keep).unwrap();
-        assert_eq!(lr.len(), 400);
-        for p in 0..400 {
-            assert!(lr.full(p).is_none(), "record {p} kept whole");
-            let gold = lr.e4(p).map(|s| s.gold.name());
-            assert_eq!(gold, Some(["Phishing", "Legitimate", "Abstain"][p % 3]));
-        }
-        assert!(lr.take_e4(0).is_some() && lr.e4(0).is_none());
-    }
-
-    #[test]
-    fn e1_codes_round_trip() {
-        assert_eq!(e1_sample(e1_code(None).0, 0.0), None);
-        assert_eq!(e1_sample(e1_code(Some(None)).0, 0.0), Some(None));
-        for gold in [false, true] {
-            let mut samples = vec![
-                E1Sample::decided(true, gold, 0.7),
-                E1Sample::decided(false, gold, 0.1),
-                E1Sample::abstain(gold),
-                E1Sample::invalid(gold),
-            ];
-            let mut label_only = E1Sample::decided(false, gold, 0.0);
-            label_only.label_only = true;
-            samples.push(label_only);
-            for s in samples {
-                let (code, confidence) = e1_code(Some(Some(s)));
-                assert_eq!(e1_sample(code, confidence), Some(Some(s)));
-            }
-        }
-    }
+    Ok((out, samples))
 }

@@ -27,39 +27,19 @@ pub struct LoadedRun<R = LoadedRecords> {
 /// A run with its records reduced to what the summary and plots use.
 pub type LeanRun = LoadedRun<LeanRecords>;
 
-/// Reads `RUN_DIR/metadata.json` and `RUN_DIR/results.jsonl`, reducing each
-/// record as it is read ([`lean`]).
-pub fn load_lean(dir: &Path, strict: bool) -> Result<LeanRun, ReportError> {
+/// Reads `RUN_DIR/metadata.json` of a run directory.
+pub fn read_info(dir: &Path, strict: bool) -> Result<RunInfo, ReportError> {
     if !dir.is_dir() {
         return Err(ReportError::RunDir {
             path: dir.to_path_buf(),
         });
     }
-    let info = metadata::read_metadata(&dir.join("metadata.json"), dir, strict)?;
-    // E2 metrics read whole records (findings, patches); E4's read a
-    // sample reduced from each record as it is read, so a 200,000-record
-    // E4 run holds its samples, not its records.
-    let keep = lean::Keep {
-        e1: info.environment == E1_NAME,
-        e4: info.environment == E4_NAME,
-        full: info.environment == E2_NAME,
-    };
-    let records = lean::read_lean(&dir.join("results.jsonl"), strict, keep)?;
-    Ok(LoadedRun {
-        dir: dir.to_path_buf(),
-        info,
-        records,
-    })
+    metadata::read_metadata(&dir.join("metadata.json"), dir, strict)
 }
 
 /// Reads `RUN_DIR/metadata.json` and `RUN_DIR/results.jsonl`.
 pub fn load_run(dir: &Path, strict: bool) -> Result<LoadedRun, ReportError> {
-    if !dir.is_dir() {
-        return Err(ReportError::RunDir {
-            path: dir.to_path_buf(),
-        });
-    }
-    let info = metadata::read_metadata(&dir.join("metadata.json"), dir, strict)?;
+    let info = read_info(dir, strict)?;
     let records = records::read_records(&dir.join("results.jsonl"), strict)?;
     Ok(LoadedRun {
         dir: dir.to_path_buf(),

@@ -1,0 +1,206 @@
+//! E1's report plugin: a record is reduced to its outcome (a packed code
+//! and the stated confidence), grouped by `meta.source` and
+//! `meta.scenario`, and finished into E1's metrics.
+
+use svbench_core::summary::SummaryMetrics;
+use svbench_core::summary::UpstreamCompat;
+use svbench_core::ParseStatus;
+
+use super::ci::{to_ci95, E1Classes};
+use super::guard::{guard_e1, guard_e1_summary, guard_e1_upstream};
+use super::outcome::{classify, status_of, E1Sample, Prediction};
+use super::{cost_matrix, e1_report_with_ci, E1Input};
+use crate::build::rate;
+use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
+use crate::read::{RecordView, RunInfo};
+
+/// E1's report plugin.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct E1Report;
+
+/// The plugin as the registry holds it.
+pub static REPORT: E1Report = E1Report;
+
+/// A record's outcome, packed: no outcome (errored), an unusable gold
+/// label, or `SAMPLE + prediction | gold << 2 | label_only << 3` with the
+/// stated confidence beside it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct E1Code {
+    code: u8,
+    confidence: f64,
+}
+
+const NONE: u8 = 0;
+const UNUSABLE: u8 = 1;
+const SAMPLE: u8 = 2;
+
+impl E1Code {
+    /// Packs an outcome (`None`: errored; `Some(None)`: unusable gold).
+    #[must_use]
+    pub fn pack(e1: Option<Option<E1Sample>>) -> Self {
+        let (code, confidence) = match e1 {
+            None => (NONE, 0.0),
+            Some(None) => (UNUSABLE, 0.0),
+            Some(Some(s)) => {
+                let p = match s.prediction {
+                    Prediction::Malicious => 0,
+                    Prediction::Benign => 1,
+                    Prediction::Abstain => 2,
+                    Prediction::Invalid => 3,
+                };
+                let bits = p | u8::from(s.gold_malicious) << 2 | u8::from(s.label_only) << 3;
+                (SAMPLE + bits, s.confidence)
+            }
+        };
+        E1Code { code, confidence }
+    }
+
+    /// The outcome packed.
+    #[must_use]
+    pub fn unpack(self) -> Option<Option<E1Sample>> {
+        match self.code {
+            NONE => None,
+            UNUSABLE => Some(None),
+            c => {
+                let bits = c - SAMPLE;
+                let prediction = match bits & 3 {
+                    0 => Prediction::Malicious,
+                    1 => Prediction::Benign,
+                    2 => Prediction::Abstain,
+                    _ => Prediction::Invalid,
+                };
+                Some(Some(E1Sample {
+                    prediction,
+                    confidence: self.confidence,
+                    gold_malicious: bits & 4 != 0,
+                    label_only: bits & 8 != 0,
+                }))
+            }
+        }
+    }
+}
+
+/// No bootstrap class.
+const NO_CLASS: u32 = u32::MAX;
+
+/// E1's accumulator: the samples with their groups, and each metric
+/// record's bootstrap class.
+#[derive(Debug, Default)]
+pub struct E1Acc {
+    input: E1Input,
+    classes: E1Classes,
+    class: Vec<u32>,
+    counts: Vec<u32>,
+}
+
+impl Resample for E1Acc {
+    fn clear(&mut self) {
+        self.counts.clear();
+        self.counts.resize(self.classes.len(), 0);
+    }
+
+    fn add(&mut self, item: usize) {
+        let class = self.class[item];
+        if class != NO_CLASS {
+            self.counts[class as usize] += 1;
+        }
+    }
+
+    fn stats(&self) -> [f64; ENV_STATS] {
+        let mut out = [f64::NAN; ENV_STATS];
+        out[..4].copy_from_slice(&self.classes.stats(&self.counts));
+        out
+    }
+}
+
+impl EnvReport for E1Report {
+    type Sample = E1Code;
+    type Acc = E1Acc;
+
+    /// Without a `parse` object the compatibility fields decide.
+    fn status_without_parse(&self, r: &RecordView) -> ParseStatus {
+        status_of(r, true)
+    }
+
+    fn groups(&self, r: &RecordView) -> [Option<String>; 2] {
+        [r.meta("source"), r.meta("scenario")]
+    }
+
+    fn reduce(&self, r: RecordView, errored: bool) -> E1Code {
+        E1Code::pack((!errored).then(|| classify(&r).ok()))
+    }
+
+    fn start(&self, _info: &RunInfo, _profile: Option<&str>) -> E1Acc {
+        E1Acc::default()
+    }
+
+    fn push(&self, acc: &mut E1Acc, sample: E1Code, keys: RecordKeys<'_>) -> bool {
+        match sample.unpack() {
+            Some(Some(s)) => {
+                acc.class.push(acc.classes.class_of(&s));
+                let [source, scenario] = keys.groups;
+                acc.input.push_sample(s, source, scenario);
+                true
+            }
+            _ => {
+                acc.class.push(NO_CLASS);
+                false
+            }
+        }
+    }
+
+    fn unusable_gold(&self, n: u64) -> String {
+        format!("{n} scored record(s) have no Malicious/Benign gold answer and are not in the E1 metrics")
+    }
+
+    fn finish(&self, acc: E1Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+        let input = acc.input;
+        let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
+        let ci = ctx
+            .intervals
+            .map(|iv| to_ci95([iv[0], iv[1], iv[2], iv[3]]))
+            .filter(|_| !input.samples.is_empty());
+        let mut rep = e1_report_with_ci(&input, matrix, ci);
+        let t = rep.tally;
+        ctx.validity.strict.insert(
+            "accuracy_strict".to_string(),
+            rate(t.tp + t.tn, t.all() + ctx.counts.errored),
+        );
+        guard_e1(&mut rep.metrics, "metrics", ctx.warnings);
+        guard_e1_upstream(&mut rep.upstream, ctx.warnings);
+        guard_e1_summary(&mut rep.e1, ctx.warnings);
+        let headline = crate::headline::e1(&rep.metrics, &rep.e1);
+        EnvSummary {
+            upstream_compat: Some(UpstreamCompat::E1(rep.upstream)),
+            headline,
+            e1: Some(rep.e1),
+            e1_samples: input.samples,
+            ..EnvSummary::metrics(SummaryMetrics::E1(rep.metrics))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        assert_eq!(E1Code::pack(None).unpack(), None);
+        assert_eq!(E1Code::pack(Some(None)).unpack(), Some(None));
+        for gold in [false, true] {
+            let mut samples = vec![
+                E1Sample::decided(true, gold, 0.7),
+                E1Sample::decided(false, gold, 0.1),
+                E1Sample::abstain(gold),
+                E1Sample::invalid(gold),
+            ];
+            let mut label_only = E1Sample::decided(false, gold, 0.0);
+            label_only.label_only = true;
+            samples.push(label_only);
+            for s in samples {
+                assert_eq!(E1Code::pack(Some(Some(s))).unpack(), Some(Some(s)));
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! E2's report plugin: a record is kept whole (E2's metrics read its
+//! findings and patches; its datasets hold hundreds of items) and finished
+//! into E2's metrics, with intervals of `micro_f1`, `f1_weighted` and the
+//! patch success rate from the shared bootstrap.
+
+use svbench_core::summary::SummaryMetrics;
+
+use super::extensions::micro_f1;
+use super::guard::guard_e2;
+use super::E2Input;
+use crate::build::rate;
+use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
+use crate::read::{RecordView, RunInfo};
+
+/// E2's report plugin.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct E2Report;
+
+/// The plugin as the registry holds it.
+pub static REPORT: E2Report = E2Report;
+
+/// What an E2 record contributes to a bootstrap resample.
+#[derive(Debug, Clone, Copy)]
+struct Item {
+    /// Per-record upstream `f1_weighted`, NaN if none.
+    f1_weighted: f64,
+    /// The record provided a patch.
+    patch_provided: bool,
+    /// The provided patch applied.
+    patch_applied: bool,
+    /// Finding counts `[tp, fp, fn]` on the v1 sets (pooled for `micro_f1`).
+    micro: [u32; 3],
+}
+
+/// Sums of one resample.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    f1_sum: f64,
+    f1_n: u64,
+    provided: u64,
+    applied: u64,
+    micro: [u64; 3],
+}
+
+/// E2's accumulator: the metrics input and each metric record's bootstrap
+/// item.
+#[derive(Debug, Default)]
+pub struct E2Acc {
+    input: E2Input,
+    items: Vec<Item>,
+    sums: Sums,
+}
+
+impl Resample for E2Acc {
+    fn clear(&mut self) {
+        self.sums = Sums::default();
+    }
+
+    fn add(&mut self, item: usize) {
+        let it = self.items[item];
+        let s = &mut self.sums;
+        if !it.f1_weighted.is_nan() {
+            s.f1_sum += it.f1_weighted;
+            s.f1_n += 1;
+        }
+        for (m, c) in s.micro.iter_mut().zip(it.micro) {
+            *m += u64::from(c);
+        }
+        s.provided += u64::from(it.patch_provided);
+        s.applied += u64::from(it.patch_applied);
+    }
+
+    /// `[f1_weighted, patch_success_rate, micro_f1]`: a resample without
+    /// a finding has no micro F1 (NaN), one without a provided patch a
+    /// success rate of 0.
+    fn stats(&self) -> [f64; ENV_STATS] {
+        let s = &self.sums;
+        let mean = if s.f1_n == 0 {
+            f64::NAN
+        } else {
+            s.f1_sum / s.f1_n as f64
+        };
+        let success = if s.provided == 0 {
+            0.0
+        } else {
+            s.applied as f64 / s.provided as f64
+        };
+        let [tp, fp, fn_] = s.micro.map(|c| c as f64);
+        let mut out = [f64::NAN; ENV_STATS];
+        out[..3].copy_from_slice(&[mean, success, micro_f1(tp, fp, fn_).unwrap_or(f64::NAN)]);
+        out
+    }
+}
+
+impl EnvReport for E2Report {
+    type Sample = Option<Box<RecordView>>;
+    type Acc = E2Acc;
+
+    fn reduce(&self, r: RecordView, errored: bool) -> Option<Box<RecordView>> {
+        (!errored).then(|| Box::new(r))
+    }
+
+    fn start(&self, _info: &RunInfo, _profile: Option<&str>) -> E2Acc {
+        E2Acc::default()
+    }
+
+    fn push(
+        &self,
+        acc: &mut E2Acc,
+        sample: Option<Box<RecordView>>,
+        _keys: RecordKeys<'_>,
+    ) -> bool {
+        let item = match sample {
+            Some(r) => {
+                let c = acc.input.add(&r);
+                Item {
+                    f1_weighted: c.f1_weighted,
+                    patch_provided: c.patch_provided,
+                    patch_applied: c.patch_applied,
+                    micro: c.micro.unwrap_or_default(),
+                }
+            }
+            None => Item {
+                f1_weighted: f64::NAN,
+                patch_provided: false,
+                patch_applied: false,
+                micro: [0; 3],
+            },
+        };
+        acc.items.push(item);
+        true
+    }
+
+    fn finish(&self, acc: E2Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+        let records = acc.items.len() as u64;
+        let label = crate::headline::policy_label(ctx.info.baseline_type.as_deref());
+        let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
+        let ci = (records > 0).then(|| match ctx.intervals {
+            Some(iv) => (finite(iv[2]), finite(iv[0]), finite(iv[1])),
+            None => (None, None, None),
+        });
+        let mut rep = acc.input.finish(ci, label);
+        // Errored samples enter as empty predictions: F1 0 each.
+        let f1 = rep.metrics.finding_quality.f1_weighted;
+        ctx.validity.strict.insert(
+            "f1_weighted_strict".to_string(),
+            rate(records, records + ctx.counts.errored).map(|share| f1 * share),
+        );
+        guard_e2(&mut rep.metrics, ctx.warnings);
+        EnvSummary {
+            headline: crate::headline::e2(&rep.e2),
+            severity_breakdown: Some(rep.severity_breakdown),
+            e2: Some(rep.e2),
+            ..EnvSummary::metrics(SummaryMetrics::E2(rep.metrics))
+        }
+    }
+}

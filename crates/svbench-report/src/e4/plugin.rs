@@ -1,0 +1,136 @@
+//! E4's report plugin: a record is reduced to its row ([`E4Sample`]: gold,
+//! call, grouping keys, evidence counts) on the parsing thread, never kept
+//! whole, and finished into E4's metrics with E4's own intervals.
+
+use svbench_core::metrics::mean;
+use svbench_core::summary::{SummaryMetrics, UpstreamCompat};
+
+use super::{cost_matrix, e4_report_with_ci, sample, E4Input, E4Sample, Gold};
+use crate::build::rate;
+use crate::plugin::{EnvReport, EnvSummary, FinishContext, NoStats, RecordKeys, Resample};
+use crate::read::{RecordView, RunInfo};
+
+/// E4's report plugin.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct E4Report;
+
+/// The plugin as the registry holds it.
+pub static REPORT: E4Report = E4Report;
+
+/// E4's accumulator: the rows with their example units, and the errored
+/// records of phishing emails (misses of the strict recall).
+#[derive(Debug, Default)]
+pub struct E4Acc {
+    input: E4Input,
+    last_example: Option<[u64; 2]>,
+    errored_phishing: u64,
+}
+
+/// E4 draws its intervals itself ([`super::ci::ci95`]).
+impl Resample for E4Acc {
+    fn clear(&mut self) {}
+    fn add(&mut self, _item: usize) {}
+    fn stats(&self) -> [f64; crate::plugin::ENV_STATS] {
+        NoStats.stats()
+    }
+}
+
+impl EnvReport for E4Report {
+    type Sample = Option<E4Sample>;
+    type Acc = E4Acc;
+
+    fn reduce(&self, r: RecordView, _errored: bool) -> Option<E4Sample> {
+        sample(&r)
+    }
+
+    fn start(&self, _info: &RunInfo, _profile: Option<&str>) -> E4Acc {
+        E4Acc::default()
+    }
+
+    fn errored(&self, acc: &mut E4Acc, sample: &Option<E4Sample>) {
+        let gold = sample.as_ref().map(|s| s.gold);
+        acc.errored_phishing += u64::from(gold == Some(Gold::Phishing));
+    }
+
+    fn push(&self, acc: &mut E4Acc, sample: Option<E4Sample>, keys: RecordKeys<'_>) -> bool {
+        let Some(s) = sample else {
+            return false;
+        };
+        let same = keys.example.is_some() && keys.example == acc.last_example;
+        acc.input.push(s, same);
+        acc.last_example = keys.example;
+        true
+    }
+
+    fn unusable_gold(&self, n: u64) -> String {
+        format!("{n} scored record(s) have no Phishing/Legitimate/Abstain gold label and are not in the E4 metrics")
+    }
+
+    fn finish(&self, acc: E4Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+        let input = acc.input;
+        let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
+        let ci = super::ci::ci95(&input.samples, &input.units, ctx.bootstrap);
+        let mut rep = e4_report_with_ci(&input, matrix, ci);
+        // Unfiltered means, so that an overflow is named in the warnings.
+        rep.metrics.reward = mean(ctx.rewards);
+        rep.metrics.components = ctx
+            .components
+            .iter()
+            .map(|(k, v)| (k.clone(), mean(v)))
+            .collect();
+        // Errored emails enter as empty answers: a phishing one is a miss.
+        let gold_phishing = &rep.metrics.all.confusion.phishing;
+        let all_phishing = gold_phishing.phishing
+            + gold_phishing.legitimate
+            + gold_phishing.abstain
+            + gold_phishing.invalid;
+        ctx.validity.strict.insert(
+            "recall_strict".to_string(),
+            rate(gold_phishing.phishing, all_phishing + acc.errored_phishing),
+        );
+        super::guard::guard_metrics(&mut rep.metrics, ctx.warnings);
+        super::guard::guard_upstream(&mut rep.upstream, ctx.warnings);
+        EnvSummary {
+            upstream_compat: Some(UpstreamCompat::E4(rep.upstream)),
+            headline: crate::headline::e4(&rep.metrics),
+            e4_samples: input.samples,
+            ..EnvSummary::metrics(SummaryMetrics::E4(Box::new(rep.metrics)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_reduced_to_samples_not_kept_whole() {
+        // Many records, each with a large question: what is kept per record
+        // is its sample (a few fields), never the record (a 200,000-record
+        // E4 report once held every record).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        let question = "q".repeat(64 << 10);
+        let lines: String = (0..400)
+            .map(|i| {
+                let gold = ["Phishing", "Legitimate", "Abstain"][i % 3];
+                format!(
+                    "{}\n",
+                    serde_json::json!({"example_id": format!("e{i}"), "index": i,
+                        "answer": gold, "question": question, "reward": 1.0,
+                        "parse": {"status": "valid", "reason": null, "format_ok": true}})
+                )
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        let (lr, samples) = crate::read::lean::read_lean(&path, false, &REPORT).unwrap();
+        assert_eq!(lr.len(), 400);
+        assert_eq!(samples.len(), 400);
+        for (p, s) in samples.iter().enumerate() {
+            let gold = s.as_ref().map(|s| s.gold.name());
+            assert_eq!(gold, Some(["Phishing", "Legitimate", "Abstain"][p % 3]));
+        }
+        // The type itself says a record is not kept: a row of a few fields.
+        assert!(std::mem::size_of::<Option<E4Sample>>() < 512);
+    }
+}

@@ -1,0 +1,253 @@
+//! Report plugins: what an environment contributes to its runs' reports.
+//!
+//! The report's reader and summary builder know no environment. Each
+//! environment implements [`EnvReport`] (how a record's environment part is
+//! reduced while reading, accumulated over the metric records, resampled by
+//! the shared bootstrap and finished into its metrics) and registers it
+//! beside its registry entry. The report finds the plugin by the run's
+//! environment as `metadata.json` names it ([`PluginLookup`]), never by
+//! looking at a record's keys; an environment without a plugin gets the
+//! generic summary ([`GenericReport`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use svbench_core::metrics::BootstrapConfig;
+use svbench_core::summary::{
+    E1Summary, E2SeverityCounts, E2Summary, GenericMetrics, HeadlineMetric, RewardStats, Summary,
+    SummaryCounts, SummaryMetrics, UpstreamCompat, Validity,
+};
+use svbench_core::ParseStatus;
+
+use crate::build::{BuildNotes, SummaryValues};
+use crate::error::ReportError;
+use crate::read::{LeanRun, RecordView, RunInfo};
+
+/// Statistics an environment adds to each resample of the shared bootstrap
+/// (the summary's mean reward is the one after them).
+pub const ENV_STATS: usize = 7;
+
+/// Finds the report plugin of an environment by its canonical name.
+pub type PluginLookup = fn(&str) -> Option<&'static dyn ReportPlugin>;
+
+/// What a metric record carries besides its sample.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordKeys<'a> {
+    /// Fingerprint of the example id; `None` when the id is empty.
+    pub example: Option<[u64; 2]>,
+    /// The environment's grouping keys ([`EnvReport::groups`]).
+    pub groups: [Option<&'a str>; 2],
+}
+
+/// An environment's accumulator as the shared bootstrap resamples it: items
+/// are the metric records in the order [`EnvReport::push`] received them.
+pub trait Resample {
+    /// Starts a resample.
+    fn clear(&mut self);
+    /// Adds item `item` once more to the resample.
+    fn add(&mut self, item: usize);
+    /// The resample's statistics (NaN where undefined or unused).
+    fn stats(&self) -> [f64; ENV_STATS];
+}
+
+/// What [`EnvReport::finish`] reads and may add to.
+#[derive(Debug)]
+pub struct FinishContext<'a> {
+    /// The run's facts.
+    pub info: &'a RunInfo,
+    /// The reward profile whose records are in the metrics.
+    pub profile: Option<&'a str>,
+    /// Record counts.
+    pub counts: &'a SummaryCounts,
+    /// How the numbers came about.
+    pub notes: &'a BuildNotes,
+    /// Total rewards of the metric records that have one, in order.
+    pub rewards: &'a [f64],
+    /// Component values of the metric records, by name.
+    pub components: &'a BTreeMap<String, Vec<f64>>,
+    /// The summary's reward statistics.
+    pub reward: &'a RewardStats,
+    /// The shared bootstrap's intervals of the environment's statistics
+    /// (`None` without a resample).
+    pub intervals: Option<[[f64; 2]; ENV_STATS]>,
+    /// Bootstrap settings (for intervals the environment draws itself).
+    pub bootstrap: BootstrapConfig,
+    /// `validity`, whose `strict` entries the environment fills.
+    pub validity: &'a mut Validity,
+    /// The summary's warnings.
+    pub warnings: &'a mut Vec<String>,
+}
+
+/// What an environment contributes to `summary.json` and the plots.
+#[derive(Debug, Clone)]
+pub struct EnvSummary {
+    /// `metrics`.
+    pub metrics: SummaryMetrics,
+    /// `upstream_compat`.
+    pub upstream_compat: Option<UpstreamCompat>,
+    /// `headline`.
+    pub headline: Vec<HeadlineMetric>,
+    /// `severity_breakdown`.
+    pub severity_breakdown: Option<BTreeMap<String, E2SeverityCounts>>,
+    /// `e1`.
+    pub e1: Option<E1Summary>,
+    /// `e2`.
+    pub e2: Option<E2Summary>,
+    /// E1 samples for the plots.
+    pub e1_samples: Vec<crate::e1::E1Sample>,
+    /// E4 samples for the plots.
+    pub e4_samples: Vec<crate::e4::E4Sample>,
+}
+
+impl EnvSummary {
+    /// Metrics alone, nothing else.
+    #[must_use]
+    pub fn metrics(metrics: SummaryMetrics) -> Self {
+        EnvSummary {
+            metrics,
+            upstream_compat: None,
+            headline: Vec::new(),
+            severity_breakdown: None,
+            e1: None,
+            e2: None,
+            e1_samples: Vec::new(),
+            e4_samples: Vec::new(),
+        }
+    }
+}
+
+/// How an environment's records become its metrics.
+pub trait EnvReport: Sync + 'static {
+    /// A record's environment part, reduced on a parsing thread.
+    type Sample: Send;
+    /// The environment's accumulator over the metric records.
+    type Acc: Resample;
+
+    /// Parse status of a record that has no `parse` object.
+    fn status_without_parse(&self, _r: &RecordView) -> ParseStatus {
+        ParseStatus::Valid
+    }
+
+    /// Two grouping keys of a record, interned while reading.
+    fn groups(&self, _r: &RecordView) -> [Option<String>; 2] {
+        [None, None]
+    }
+
+    /// Reduces a record to its sample once the shared columns have taken
+    /// theirs (its `reward_profile` and `rewards` are then empty).
+    fn reduce(&self, r: RecordView, errored: bool) -> Self::Sample;
+
+    /// An empty accumulator.
+    fn start(&self, info: &RunInfo, profile: Option<&str>) -> Self::Acc;
+
+    /// Sees the sample of an errored record.
+    fn errored(&self, _acc: &mut Self::Acc, _sample: &Self::Sample) {}
+
+    /// Adds a metric record (scored, of the run's profile); `false` when it
+    /// has no usable gold answer.
+    fn push(&self, acc: &mut Self::Acc, sample: Self::Sample, keys: RecordKeys<'_>) -> bool;
+
+    /// The warning for `n` metric records without a usable gold answer.
+    fn unusable_gold(&self, n: u64) -> String {
+        format!("{n} scored record(s) have no usable gold answer and are not in the metrics")
+    }
+
+    /// The environment's part of the summary.
+    fn finish(&self, acc: Self::Acc, ctx: &mut FinishContext<'_>) -> EnvSummary;
+}
+
+/// The object-safe face of an [`EnvReport`], as registries hold it.
+pub trait ReportPlugin: Sync {
+    /// Reads the run in `dir` (whose metadata is `info`) and builds its
+    /// summary; `None` when the run has no record. The run is returned with
+    /// its per-record columns consumed.
+    ///
+    /// # Errors
+    /// Reading `results.jsonl` failed.
+    fn summarize(
+        &self,
+        dir: &Path,
+        info: RunInfo,
+        strict: bool,
+        cfg: BootstrapConfig,
+        timestamp: String,
+    ) -> Result<(LeanRun, Option<Summarized>), ReportError>;
+}
+
+/// A summary with how it came about and the values its plots draw.
+pub type Summarized = (Summary, BuildNotes, SummaryValues);
+
+impl<P: EnvReport> ReportPlugin for P {
+    fn summarize(
+        &self,
+        dir: &Path,
+        info: RunInfo,
+        strict: bool,
+        cfg: BootstrapConfig,
+        timestamp: String,
+    ) -> Result<(LeanRun, Option<Summarized>), ReportError> {
+        let (records, samples) =
+            crate::read::lean::read_lean(&dir.join("results.jsonl"), strict, self)?;
+        let mut run = LeanRun {
+            dir: dir.to_path_buf(),
+            info,
+            records,
+        };
+        let built = crate::build::build_summary(&mut run, self, samples, cfg, timestamp);
+        Ok((run, built))
+    }
+}
+
+/// The plugin of an environment without one: `metrics` holds the mean
+/// reward and component means, with a warning saying so.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GenericReport;
+
+/// No statistic of its own.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoStats;
+
+impl Resample for NoStats {
+    fn clear(&mut self) {}
+    fn add(&mut self, _item: usize) {}
+    fn stats(&self) -> [f64; ENV_STATS] {
+        [f64::NAN; ENV_STATS]
+    }
+}
+
+impl EnvReport for GenericReport {
+    type Sample = ();
+    type Acc = NoStats;
+
+    fn reduce(&self, _r: RecordView, _errored: bool) {}
+
+    fn start(&self, _info: &RunInfo, _profile: Option<&str>) -> NoStats {
+        NoStats
+    }
+
+    fn push(&self, _acc: &mut NoStats, _sample: (), _keys: RecordKeys<'_>) -> bool {
+        true
+    }
+
+    fn finish(&self, _acc: NoStats, ctx: &mut FinishContext<'_>) -> EnvSummary {
+        ctx.warnings.push(format!(
+            "environment-specific metrics of `{}` are not computed by this report version; `metrics` holds the mean reward and component means",
+            ctx.info.environment
+        ));
+        EnvSummary::metrics(SummaryMetrics::Generic(GenericMetrics {
+            reward: ctx.reward.mean,
+            components: ctx
+                .reward
+                .components
+                .iter()
+                .map(|(k, v)| (k.clone(), v.mean))
+                .collect(),
+        }))
+    }
+}
+
+/// The plugin `lookup` finds for `environment`, or [`GenericReport`].
+#[must_use]
+pub fn plugin_for(lookup: PluginLookup, environment: &str) -> &'static dyn ReportPlugin {
+    lookup(environment).unwrap_or(&GenericReport)
+}
