@@ -41,10 +41,6 @@ pub struct SummaryValues {
     pub components: BTreeMap<String, Vec<f64>>,
     /// Recorded latencies of every record.
     pub latencies: Vec<f64>,
-    /// E1 samples of the same records (E1 runs only).
-    pub e1_samples: Vec<crate::e1::E1Sample>,
-    /// E4 rows of the same records (E4 runs only).
-    pub e4_samples: Vec<crate::e4::E4Sample>,
 }
 
 /// Builds the summary of a run with at least one record; `None` otherwise.
@@ -58,7 +54,7 @@ pub fn build_summary<P: EnvReport>(
     samples: Vec<P::Sample>,
     cfg: BootstrapConfig,
     timestamp: String,
-) -> Option<(Summary, BuildNotes, SummaryValues)> {
+) -> Option<(Summary, BuildNotes, SummaryValues, P::PlotData)> {
     let info = &run.info;
     let lr = &mut run.records;
     if lr.is_empty() {
@@ -262,7 +258,7 @@ pub fn build_summary<P: EnvReport>(
         strict: BTreeMap::new(),
     };
 
-    let env = plugin.finish(
+    let (env, plot_data) = plugin.finish(
         acc,
         &mut FinishContext {
             info,
@@ -335,10 +331,8 @@ pub fn build_summary<P: EnvReport>(
         rewards,
         components,
         latencies: all_latencies,
-        e1_samples: env.e1_samples,
-        e4_samples: env.e4_samples,
     };
-    Some((summary, notes, values))
+    Some((summary, notes, values, plot_data))
 }
 
 fn status_name(s: RunStatus) -> &'static str {

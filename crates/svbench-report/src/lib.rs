@@ -150,28 +150,26 @@ fn build_loaded(
 ) -> Result<(read::LeanRun, BuiltReport), ReportError> {
     let info = read::read_info(run_dir, opts.strict)?;
     let plugin = plugin::plugin_for(opts.plugins, &info.environment);
-    let cfg = opts.bootstrap.unwrap_or_default();
-    let timestamp = opts.timestamp.clone().unwrap_or_else(now);
-    let (run, summarized) = plugin.summarize(run_dir, info, opts.strict, cfg, timestamp)?;
-    let built = built_report(&run, summarized, opts)?;
+    let summary_opts = plugin::SummaryOptions {
+        strict: opts.strict,
+        bootstrap: opts.bootstrap.unwrap_or_default(),
+        timestamp: opts.timestamp.clone().unwrap_or_else(now),
+        no_plots: opts.no_plots,
+    };
+    let (run, summarized) = plugin.summarize(run_dir, info, &summary_opts)?;
+    let built = built_report(&run, summarized, plugin)?;
     Ok((run, built))
 }
 
 fn built_report(
     run: &read::LeanRun,
     summarized: Option<plugin::Summarized>,
-    opts: &ReportOptions,
+    plugin: &dyn plugin::ReportPlugin,
 ) -> Result<BuiltReport, ReportError> {
     let run_dir = &run.dir;
     match summarized {
-        Some((summary, notes, values)) => {
-            let plots = if opts.no_plots {
-                Vec::new()
-            } else {
-                plots::render_plots(&values, &summary)
-            };
-            drop(values);
-            let report_md = markdown::render(&summary, &run.info, &notes, &plots);
+        Some((summary, notes, plots)) => {
+            let report_md = markdown::render(&summary, &run.info, &notes, &plots, plugin);
             let mut json =
                 serde_json::to_string_pretty(&summary).map_err(|e| ReportError::Metadata {
                     path: run_dir.join(SUMMARY_FILE),

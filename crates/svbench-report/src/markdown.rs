@@ -2,38 +2,38 @@
 //! tables, validity, reward components, usage and latency. Floats are printed
 //! with a fixed number of decimals so identical inputs give identical bytes.
 
-mod e2;
-mod e4;
+pub mod e1;
+pub mod e2;
+pub mod e4;
 
 use std::fmt::Write;
 
-use svbench_core::summary::{
-    E1Group, E1Metrics, E1Summary, E1UpstreamMetrics, Summary, SummaryMetrics, UpstreamCompat,
-};
+use svbench_core::summary::Summary;
 
 use crate::build::BuildNotes;
 use crate::markup::table_cell;
 use crate::plots::Plot;
+use crate::plugin::ReportPlugin;
 use crate::read::{LeanRun, RunInfo};
 
-fn f(v: f64) -> String {
+pub(crate) fn f(v: f64) -> String {
     format!("{v:.4}")
 }
 
 /// What an undefined metric (a zero denominator) prints as.
 pub const NA: &str = "n/a";
 
-fn fo(v: Option<f64>) -> String {
+pub(crate) fn fo(v: Option<f64>) -> String {
     v.map(f).unwrap_or_else(|| NA.to_string())
 }
 
-fn pct(v: Option<f64>) -> String {
+pub(crate) fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.2} %", 100.0 * x))
         .unwrap_or_else(|| NA.to_string())
 }
 
 /// `v`, or `n/a` when `name` is listed as undefined.
-fn fu(v: f64, name: &str, undefined: &[String]) -> String {
+pub(crate) fn fu(v: f64, name: &str, undefined: &[String]) -> String {
     if undefined.iter().any(|u| u == name) {
         NA.to_string()
     } else {
@@ -41,7 +41,7 @@ fn fu(v: f64, name: &str, undefined: &[String]) -> String {
     }
 }
 
-fn text(v: Option<&str>) -> String {
+pub(crate) fn text(v: Option<&str>) -> String {
     match v {
         Some(s) if !s.is_empty() => format!("`{}`", s.replace('`', "'")),
         _ => "—".to_string(),
@@ -85,34 +85,22 @@ fn status(s: svbench_core::record::RunStatus) -> String {
 
 /// The report of a run with a summary, ending with links to `plots` (no
 /// plot section when there are none).
-pub fn render(summary: &Summary, info: &RunInfo, notes: &BuildNotes, plots: &[Plot]) -> String {
+pub fn render(
+    summary: &Summary,
+    info: &RunInfo,
+    notes: &BuildNotes,
+    plots: &[Plot],
+    plugin: &dyn ReportPlugin,
+) -> String {
     let mut s = title(info);
     run_section(&mut s, summary, info, notes);
     warnings_section(&mut s, summary);
     if summary.counts.scored == 0 {
         s.push_str("> **No sample was scored** (every record errored): the metrics below take their edge-case values.\n\n");
     }
-    headline_section(&mut s, summary);
-    validity_section(&mut s, summary);
-    match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
-        (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
-            e1_sections(&mut s, m, u, e1)
-        }
-        (SummaryMetrics::E2(m), _, _) => match &summary.e2 {
-            Some(x) => e2::sections(&mut s, summary, m, x),
-            None => s.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
-        },
-        (SummaryMetrics::E4(m), u, _) => {
-            let u = match u {
-                Some(UpstreamCompat::E4(u)) => Some(u),
-                _ => None,
-            };
-            e4::sections(&mut s, m, u);
-        }
-        _ => {
-            s.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
-        }
-    }
+    headline_section(&mut s, summary, plugin);
+    validity_section(&mut s, summary, plugin);
+    plugin.markdown(&mut s, summary);
     reward_section(&mut s, summary);
     usage_section(&mut s, summary);
     plots_section(&mut s, plots);
@@ -231,19 +219,12 @@ fn warnings_section(s: &mut String, sm: &Summary) {
 
 /// The summary's `headline` metrics and the mean reward with the range the
 /// profile allows.
-fn headline_section(s: &mut String, sm: &Summary) {
+fn headline_section(s: &mut String, sm: &Summary, plugin: &dyn ReportPlugin) {
     if sm.headline.is_empty() {
         return;
     }
     s.push_str("## Headline\n\n");
-    // E2 records the label in its summary; E4 reads it from the metadata.
-    let label = match &sm.metrics {
-        SummaryMetrics::E4(_) => {
-            crate::headline::policy_label(sm.metadata.baseline_type.as_deref())
-        }
-        _ => sm.e2.as_ref().and_then(|e| e.policy_label.clone()),
-    };
-    if let Some(label) = label {
+    if let Some(label) = plugin.policy_label(sm) {
         let _ = writeln!(
             s,
             "> **{label}**: this run answers with the oracle itself. It bounds what a perfect answer scores; it is not a baseline.\n"
@@ -279,11 +260,13 @@ pub fn reward_line(sm: &Summary) -> String {
     )
 }
 
-fn validity_section(s: &mut String, sm: &Summary) {
+fn validity_section(s: &mut String, sm: &Summary, plugin: &dyn ReportPlugin) {
     s.push_str("## Validity\n\n| metric | value |\n|---|---:|\n");
-    // E2's strict value is of upstream's averaged F1: it is shown with the
-    // upstream-compatible fields.
-    let strict = sm.validity.strict.iter().filter(|_| sm.e2.is_none());
+    let strict = sm
+        .validity
+        .strict
+        .iter()
+        .filter(|_| plugin.strict_in_validity());
     for (k, v) in strict {
         let _ = writeln!(
             s,
@@ -317,166 +300,6 @@ fn validity_section(s: &mut String, sm: &Summary) {
         }
         s.push('\n');
     }
-}
-
-fn e1_sections(s: &mut String, m: &E1Metrics, u: &E1UpstreamMetrics, e1: &E1Summary) {
-    let und = &e1.undefined;
-    s.push_str("## Detection\n\nsvbench counts invalid outputs (a miss on malicious, an error in accuracy) and abstentions (not correct) in `accuracy`. The upstream-compatible column (`upstream_compat`) keeps upstream's definitions: invalid outputs dropped, and its `accuracy` is over non-abstained answers (svbench's `accuracy_non_abstained`).\n\n");
-    s.push_str("| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
-    let d = (&m.detection, &u.detection);
-    for (k, a, b) in [
-        ("accuracy", d.0.accuracy, d.1.accuracy),
-        ("tpr", d.0.tpr, d.1.tpr),
-        ("fpr", d.0.fpr, d.1.fpr),
-        ("fnr", d.0.fnr, d.1.fnr),
-        ("precision", d.0.precision, d.1.precision),
-        ("f1", d.0.f1, d.1.f1),
-    ] {
-        let _ = writeln!(s, "| {k} | {} | {} |", fu(a, k, und), f(b));
-    }
-    s.push_str("\n## Calibration\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
-    let _ = writeln!(
-        s,
-        "| ece | {} | {} |",
-        fu(m.calibration.ece, "ece", und),
-        f(u.calibration.ece)
-    );
-    let _ = writeln!(
-        s,
-        "| brier | {} | {} |",
-        fu(m.calibration.brier, "brier", und),
-        f(u.calibration.brier)
-    );
-    s.push_str("\n## Cost\n\nUpstream's weights: a miss costs 10, a false alarm 1.\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
-    let _ = writeln!(
-        s,
-        "| total_cost | {} | {} |",
-        f(m.cost.total_cost),
-        f(u.cost.total_cost)
-    );
-    let _ = writeln!(
-        s,
-        "| cost_weighted_accuracy | {} | {} |",
-        fu(m.cost.cost_weighted_accuracy, "cost_weighted_accuracy", und),
-        f(u.cost.cost_weighted_accuracy)
-    );
-    let cm = &e1.cost_matrix_v1;
-    let _ = writeln!(
-        s,
-        "| expected_cost_v1 (fp {}, fn {}, abstain {}; {}) | {} | — |",
-        f(cm.cost_fp),
-        f(cm.cost_fn),
-        f(cm.cost_abstain),
-        cm.source,
-        fu(e1.extras.expected_cost_v1, "expected_cost_v1", und)
-    );
-    let _ = writeln!(
-        s,
-        "| expected_utility_v1 | {} | — |",
-        fu(e1.extras.expected_utility_v1, "expected_utility_v1", und)
-    );
-    s.push_str("\n## Abstention\n\n| metric | svbench | upstream-compatible |\n|---|---:|---:|\n");
-    let _ = writeln!(
-        s,
-        "| abstain_rate | {} | {} |",
-        fu(m.abstention.abstain_rate, "abstain_rate", und),
-        f(u.abstention.abstain_rate)
-    );
-    let _ = writeln!(
-        s,
-        "| accuracy_non_abstained | {} | {} |",
-        fu(
-            m.abstention.accuracy_non_abstained,
-            "accuracy_non_abstained",
-            und
-        ),
-        f(u.abstention.accuracy_non_abstained)
-    );
-    let _ = writeln!(
-        s,
-        "| aurc (upstream definition) | {} | {} |",
-        fu(m.abstention.aurc, "aurc", und),
-        f(u.abstention.aurc)
-    );
-    let _ = writeln!(
-        s,
-        "| aurc_standard | {} | — |",
-        fu(e1.extras.aurc_standard, "aurc_standard", und)
-    );
-    let _ = writeln!(
-        s,
-        "| invalid_rate | {} | — |",
-        fu(e1.extras.invalid_rate, "invalid_rate", und)
-    );
-    let c = &m.confusion_matrix;
-    s.push_str("\n## Confusion matrix\n\n| gold \\ predicted | Malicious | Benign | Invalid |\n|---|---:|---:|---:|\n");
-    let _ = writeln!(
-        s,
-        "| Malicious | {} | {} | {} |",
-        c.tp, c.fn_, c.invalid_malicious
-    );
-    let _ = writeln!(s, "| Benign | {} | {} | {} |", c.fp, c.tn, c.invalid_benign);
-    let _ = writeln!(
-        s,
-        "\nAbstentions: {}. Label-only answers (counted as their label with confidence 0.0): {}.\n",
-        c.abstain, c.label_only
-    );
-    match &e1.ci95 {
-        Some(ci) => {
-            s.push_str("## 95 % bootstrap intervals\n\n| metric | low | high |\n|---|---:|---:|\n");
-            for (k, v) in [
-                ("accuracy", ci.accuracy),
-                ("f1", ci.f1),
-                ("ece", ci.ece),
-                ("brier", ci.brier),
-            ] {
-                let _ = writeln!(s, "| {k} | {} | {} |", f(v[0]), f(v[1]));
-            }
-            s.push('\n');
-        }
-        None => s.push_str("## 95 % bootstrap intervals\n\nNone: no sample was scored.\n\n"),
-    }
-    if !e1.undefined.is_empty() {
-        let _ = writeln!(
-            s,
-            "{NA}: undefined (zero denominator): {}. `summary.json` holds null for them in `headline` and upstream's edge-case value in the upstream-named `metrics`.\n",
-            e1.undefined
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    for (name, groups) in [
-        ("source", &e1.groups.source),
-        ("scenario", &e1.groups.scenario),
-    ] {
-        group_table(s, name, groups);
-    }
-}
-
-fn group_table(s: &mut String, name: &str, groups: &std::collections::BTreeMap<String, E1Group>) {
-    let _ = writeln!(s, "## Groups by {name}\n");
-    s.push_str("| group | n | accuracy | tpr | fpr | f1 | ece | brier | abstain_rate | invalid_rate |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (k, g) in groups {
-        let m = &g.metrics;
-        let u = &g.undefined;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            table_cell(k),
-            g.n,
-            fu(m.detection.accuracy, "accuracy", u),
-            fu(m.detection.tpr, "tpr", u),
-            fu(m.detection.fpr, "fpr", u),
-            fu(m.detection.f1, "f1", u),
-            fu(m.calibration.ece, "ece", u),
-            fu(m.calibration.brier, "brier", u),
-            fu(m.abstention.abstain_rate, "abstain_rate", u),
-            fu(g.extras.invalid_rate, "invalid_rate", u)
-        );
-    }
-    s.push('\n');
 }
 
 fn reward_section(s: &mut String, sm: &Summary) {

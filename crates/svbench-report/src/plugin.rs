@@ -19,8 +19,9 @@ use svbench_core::summary::{
 };
 use svbench_core::ParseStatus;
 
-use crate::build::{BuildNotes, SummaryValues};
+use crate::build::BuildNotes;
 use crate::error::ReportError;
+use crate::plots::Plot;
 use crate::read::{LeanRun, RecordView, RunInfo};
 
 /// Statistics an environment adds to each resample of the shared bootstrap
@@ -93,10 +94,6 @@ pub struct EnvSummary {
     pub e1: Option<E1Summary>,
     /// `e2`.
     pub e2: Option<E2Summary>,
-    /// E1 samples for the plots.
-    pub e1_samples: Vec<crate::e1::E1Sample>,
-    /// E4 samples for the plots.
-    pub e4_samples: Vec<crate::e4::E4Sample>,
 }
 
 impl EnvSummary {
@@ -110,8 +107,6 @@ impl EnvSummary {
             severity_breakdown: None,
             e1: None,
             e2: None,
-            e1_samples: Vec::new(),
-            e4_samples: Vec::new(),
         }
     }
 }
@@ -122,6 +117,8 @@ pub trait EnvReport: Sync + 'static {
     type Sample: Send;
     /// The environment's accumulator over the metric records.
     type Acc: Resample;
+    /// What the environment's plots draw besides the summary.
+    type PlotData;
 
     /// Parse status of a record that has no `parse` object.
     fn status_without_parse(&self, _r: &RecordView) -> ParseStatus {
@@ -152,15 +149,38 @@ pub trait EnvReport: Sync + 'static {
         format!("{n} scored record(s) have no usable gold answer and are not in the metrics")
     }
 
-    /// The environment's part of the summary.
-    fn finish(&self, acc: Self::Acc, ctx: &mut FinishContext<'_>) -> EnvSummary;
+    /// The environment's part of the summary, and what its plots draw.
+    fn finish(&self, acc: Self::Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, Self::PlotData);
+
+    /// The environment's own plots (before the reward, component and
+    /// latency histograms every report has).
+    fn plots(&self, _data: &Self::PlotData, _summary: &Summary) -> Vec<Plot> {
+        Vec::new()
+    }
+
+    /// `report.md`'s metric sections.
+    fn markdown(&self, out: &mut String, _summary: &Summary) {
+        out.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
+    }
+
+    /// The label of a run that answers with the oracle itself (it bounds
+    /// what a perfect answer scores; it is not a baseline).
+    fn policy_label(&self, _summary: &Summary) -> Option<String> {
+        None
+    }
+
+    /// Whether `report.md`'s validity table lists the strict figures
+    /// (`false` when the environment's sections show them instead).
+    fn strict_in_validity(&self) -> bool {
+        true
+    }
 }
 
 /// The object-safe face of an [`EnvReport`], as registries hold it.
 pub trait ReportPlugin: Sync {
     /// Reads the run in `dir` (whose metadata is `info`) and builds its
-    /// summary; `None` when the run has no record. The run is returned with
-    /// its per-record columns consumed.
+    /// summary and (unless `no_plots`) its plots; `None` when the run has
+    /// no record. The run is returned with its per-record columns consumed.
     ///
     /// # Errors
     /// Reading `results.jsonl` failed.
@@ -168,33 +188,78 @@ pub trait ReportPlugin: Sync {
         &self,
         dir: &Path,
         info: RunInfo,
-        strict: bool,
-        cfg: BootstrapConfig,
-        timestamp: String,
+        opts: &SummaryOptions,
     ) -> Result<(LeanRun, Option<Summarized>), ReportError>;
+
+    /// [`EnvReport::markdown`].
+    fn markdown(&self, out: &mut String, summary: &Summary);
+
+    /// [`EnvReport::policy_label`].
+    fn policy_label(&self, summary: &Summary) -> Option<String>;
+
+    /// [`EnvReport::strict_in_validity`].
+    fn strict_in_validity(&self) -> bool;
 }
 
-/// A summary with how it came about and the values its plots draw.
-pub type Summarized = (Summary, BuildNotes, SummaryValues);
+/// How [`ReportPlugin::summarize`] computes.
+#[derive(Debug, Clone)]
+pub struct SummaryOptions {
+    /// Require complete svbench artifacts.
+    pub strict: bool,
+    /// Bootstrap settings.
+    pub bootstrap: BootstrapConfig,
+    /// Written as `timestamp`.
+    pub timestamp: String,
+    /// Compute no plot.
+    pub no_plots: bool,
+}
+
+/// A summary with how it came about and its plots.
+pub type Summarized = (Summary, BuildNotes, Vec<Plot>);
 
 impl<P: EnvReport> ReportPlugin for P {
     fn summarize(
         &self,
         dir: &Path,
         info: RunInfo,
-        strict: bool,
-        cfg: BootstrapConfig,
-        timestamp: String,
+        opts: &SummaryOptions,
     ) -> Result<(LeanRun, Option<Summarized>), ReportError> {
         let (records, samples) =
-            crate::read::lean::read_lean(&dir.join("results.jsonl"), strict, self)?;
+            crate::read::lean::read_lean(&dir.join("results.jsonl"), opts.strict, self)?;
         let mut run = LeanRun {
             dir: dir.to_path_buf(),
             info,
             records,
         };
-        let built = crate::build::build_summary(&mut run, self, samples, cfg, timestamp);
+        let built = crate::build::build_summary(
+            &mut run,
+            self,
+            samples,
+            opts.bootstrap,
+            opts.timestamp.clone(),
+        )
+        .map(|(summary, notes, values, data)| {
+            let mut plots = Vec::new();
+            if !opts.no_plots {
+                plots = self.plots(&data, &summary);
+                drop(data);
+                plots.extend(crate::plots::common::plots(&values, &summary));
+            }
+            (summary, notes, plots)
+        });
         Ok((run, built))
+    }
+
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        EnvReport::markdown(self, out, summary);
+    }
+
+    fn policy_label(&self, summary: &Summary) -> Option<String> {
+        EnvReport::policy_label(self, summary)
+    }
+
+    fn strict_in_validity(&self) -> bool {
+        EnvReport::strict_in_validity(self)
     }
 }
 
@@ -218,6 +283,7 @@ impl Resample for NoStats {
 impl EnvReport for GenericReport {
     type Sample = ();
     type Acc = NoStats;
+    type PlotData = ();
 
     fn reduce(&self, _r: RecordView, _errored: bool) {}
 
@@ -229,12 +295,12 @@ impl EnvReport for GenericReport {
         true
     }
 
-    fn finish(&self, _acc: NoStats, ctx: &mut FinishContext<'_>) -> EnvSummary {
+    fn finish(&self, _acc: NoStats, ctx: &mut FinishContext<'_>) -> (EnvSummary, ()) {
         ctx.warnings.push(format!(
             "environment-specific metrics of `{}` are not computed by this report version; `metrics` holds the mean reward and component means",
             ctx.info.environment
         ));
-        EnvSummary::metrics(SummaryMetrics::Generic(GenericMetrics {
+        let metrics = SummaryMetrics::Generic(GenericMetrics {
             reward: ctx.reward.mean,
             components: ctx
                 .reward
@@ -242,7 +308,8 @@ impl EnvReport for GenericReport {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.mean))
                 .collect(),
-        }))
+        });
+        (EnvSummary::metrics(metrics), ())
     }
 }
 

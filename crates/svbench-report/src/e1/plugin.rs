@@ -2,8 +2,7 @@
 //! and the stated confidence), grouped by `meta.source` and
 //! `meta.scenario`, and finished into E1's metrics.
 
-use svbench_core::summary::SummaryMetrics;
-use svbench_core::summary::UpstreamCompat;
+use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
 use svbench_core::ParseStatus;
 
 use super::ci::{to_ci95, E1Classes};
@@ -11,6 +10,7 @@ use super::guard::{guard_e1, guard_e1_summary, guard_e1_upstream};
 use super::outcome::{classify, status_of, E1Sample, Prediction};
 use super::{cost_matrix, e1_report_with_ci, E1Input};
 use crate::build::rate;
+use crate::plots::Plot;
 use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
 use crate::read::{RecordView, RunInfo};
 
@@ -116,6 +116,8 @@ impl Resample for E1Acc {
 impl EnvReport for E1Report {
     type Sample = E1Code;
     type Acc = E1Acc;
+    /// The samples (the calibration and confidence plots draw them).
+    type PlotData = Vec<E1Sample>;
 
     /// Without a `parse` object the compatibility fields decide.
     fn status_without_parse(&self, r: &RecordView) -> ParseStatus {
@@ -153,7 +155,7 @@ impl EnvReport for E1Report {
         format!("{n} scored record(s) have no Malicious/Benign gold answer and are not in the E1 metrics")
     }
 
-    fn finish(&self, acc: E1Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+    fn finish(&self, acc: E1Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, Vec<E1Sample>) {
         let input = acc.input;
         let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
         let ci = ctx
@@ -170,12 +172,28 @@ impl EnvReport for E1Report {
         guard_e1_upstream(&mut rep.upstream, ctx.warnings);
         guard_e1_summary(&mut rep.e1, ctx.warnings);
         let headline = crate::headline::e1(&rep.metrics, &rep.e1);
-        EnvSummary {
+        let summary = EnvSummary {
             upstream_compat: Some(UpstreamCompat::E1(rep.upstream)),
             headline,
             e1: Some(rep.e1),
-            e1_samples: input.samples,
             ..EnvSummary::metrics(SummaryMetrics::E1(rep.metrics))
+        };
+        (summary, input.samples)
+    }
+
+    fn plots(&self, samples: &Vec<E1Sample>, summary: &Summary) -> Vec<Plot> {
+        match (&summary.e1, &summary.metrics) {
+            (Some(e1), SummaryMetrics::E1(m)) => crate::plots::e1::plots(samples, e1, m),
+            _ => Vec::new(),
+        }
+    }
+
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
+            (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
+                crate::markdown::e1::sections(out, m, u, e1);
+            }
+            _ => out.push_str("## Metrics\n\nThe summary has no complete E1 metrics.\n\n"),
         }
     }
 }

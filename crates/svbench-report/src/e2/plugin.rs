@@ -3,12 +3,13 @@
 //! into E2's metrics, with intervals of `micro_f1`, `f1_weighted` and the
 //! patch success rate from the shared bootstrap.
 
-use svbench_core::summary::SummaryMetrics;
+use svbench_core::summary::{Summary, SummaryMetrics};
 
 use super::extensions::micro_f1;
 use super::guard::guard_e2;
 use super::E2Input;
 use crate::build::rate;
+use crate::plots::Plot;
 use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
 use crate::read::{RecordView, RunInfo};
 
@@ -95,6 +96,8 @@ impl Resample for E2Acc {
 impl EnvReport for E2Report {
     type Sample = Option<Box<RecordView>>;
     type Acc = E2Acc;
+    /// E2's plots draw the summary alone.
+    type PlotData = ();
 
     fn reduce(&self, r: RecordView, errored: bool) -> Option<Box<RecordView>> {
         (!errored).then(|| Box::new(r))
@@ -131,7 +134,7 @@ impl EnvReport for E2Report {
         true
     }
 
-    fn finish(&self, acc: E2Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+    fn finish(&self, acc: E2Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, ()) {
         let records = acc.items.len() as u64;
         let label = crate::headline::policy_label(ctx.info.baseline_type.as_deref());
         let finite = |r: [f64; 2]| r.iter().all(|x| x.is_finite()).then_some(r);
@@ -147,11 +150,37 @@ impl EnvReport for E2Report {
             rate(records, records + ctx.counts.errored).map(|share| f1 * share),
         );
         guard_e2(&mut rep.metrics, ctx.warnings);
-        EnvSummary {
+        let summary = EnvSummary {
             headline: crate::headline::e2(&rep.e2),
             severity_breakdown: Some(rep.severity_breakdown),
             e2: Some(rep.e2),
             ..EnvSummary::metrics(SummaryMetrics::E2(rep.metrics))
+        };
+        (summary, ())
+    }
+
+    fn plots(&self, _data: &(), summary: &Summary) -> Vec<Plot> {
+        match (&summary.e2, &summary.metrics) {
+            (Some(e2), SummaryMetrics::E2(m)) => crate::plots::e2::plots(summary, e2, m),
+            _ => Vec::new(),
         }
+    }
+
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        match (&summary.metrics, &summary.e2) {
+            (SummaryMetrics::E2(m), Some(x)) => crate::markdown::e2::sections(out, summary, m, x),
+            _ => out.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
+        }
+    }
+
+    /// E2 records the label in its summary.
+    fn policy_label(&self, summary: &Summary) -> Option<String> {
+        summary.e2.as_ref().and_then(|e| e.policy_label.clone())
+    }
+
+    /// E2's strict value is of upstream's averaged F1: it is shown with the
+    /// upstream-compatible fields.
+    fn strict_in_validity(&self) -> bool {
+        false
     }
 }

@@ -3,10 +3,11 @@
 //! whole, and finished into E4's metrics with E4's own intervals.
 
 use svbench_core::metrics::mean;
-use svbench_core::summary::{SummaryMetrics, UpstreamCompat};
+use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
 
 use super::{cost_matrix, e4_report_with_ci, sample, E4Input, E4Sample, Gold};
 use crate::build::rate;
+use crate::plots::Plot;
 use crate::plugin::{EnvReport, EnvSummary, FinishContext, NoStats, RecordKeys, Resample};
 use crate::read::{RecordView, RunInfo};
 
@@ -38,6 +39,8 @@ impl Resample for E4Acc {
 impl EnvReport for E4Report {
     type Sample = Option<E4Sample>;
     type Acc = E4Acc;
+    /// The rows (the calibration plot draws them).
+    type PlotData = Vec<E4Sample>;
 
     fn reduce(&self, r: RecordView, _errored: bool) -> Option<E4Sample> {
         sample(&r)
@@ -66,7 +69,7 @@ impl EnvReport for E4Report {
         format!("{n} scored record(s) have no Phishing/Legitimate/Abstain gold label and are not in the E4 metrics")
     }
 
-    fn finish(&self, acc: E4Acc, ctx: &mut FinishContext<'_>) -> EnvSummary {
+    fn finish(&self, acc: E4Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, Vec<E4Sample>) {
         let input = acc.input;
         let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
         let ci = super::ci::ci95(&input.samples, &input.units, ctx.bootstrap);
@@ -90,12 +93,35 @@ impl EnvReport for E4Report {
         );
         super::guard::guard_metrics(&mut rep.metrics, ctx.warnings);
         super::guard::guard_upstream(&mut rep.upstream, ctx.warnings);
-        EnvSummary {
+        let summary = EnvSummary {
             upstream_compat: Some(UpstreamCompat::E4(rep.upstream)),
             headline: crate::headline::e4(&rep.metrics),
-            e4_samples: input.samples,
             ..EnvSummary::metrics(SummaryMetrics::E4(Box::new(rep.metrics)))
+        };
+        (summary, input.samples)
+    }
+
+    fn plots(&self, samples: &Vec<E4Sample>, summary: &Summary) -> Vec<Plot> {
+        match &summary.metrics {
+            SummaryMetrics::E4(m) => crate::plots::e4::plots(samples, m),
+            _ => Vec::new(),
         }
+    }
+
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        let upstream = match &summary.upstream_compat {
+            Some(UpstreamCompat::E4(u)) => Some(u),
+            _ => None,
+        };
+        match &summary.metrics {
+            SummaryMetrics::E4(m) => crate::markdown::e4::sections(out, m, upstream),
+            _ => out.push_str("## Metrics\n\nThe summary has no E4 metrics.\n\n"),
+        }
+    }
+
+    /// E4 reads the label from the run's metadata.
+    fn policy_label(&self, summary: &Summary) -> Option<String> {
+        crate::headline::policy_label(summary.metadata.baseline_type.as_deref())
     }
 }
 

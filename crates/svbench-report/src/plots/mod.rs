@@ -1,6 +1,7 @@
 //! Plots of a report (harness §4.4): self-contained SVG documents computed
 //! from the summary and the per-record values it was computed from
-//! ([`SummaryValues`]: nothing is read or collected again), written next to the report
+//! ([`crate::build::SummaryValues`] and the environment's own plot data:
+//! nothing is read or collected again), written next to the report
 //! under `plots/` and inlined into `report.html`.
 //!
 //! Every plot is hand-written SVG (no plotting crate, no fonts: text uses
@@ -19,10 +20,6 @@ pub mod e4;
 pub mod histogram;
 pub mod svg;
 
-use svbench_core::summary::{Summary, SummaryMetrics};
-
-use crate::build::SummaryValues;
-
 /// One plot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plot {
@@ -32,21 +29,4 @@ pub struct Plot {
     pub title: String,
     /// The complete SVG document (deterministic bytes for identical inputs).
     pub svg: String,
-}
-
-/// The plots of a run with a summary: the environment's own (E1, E2)
-/// followed by the reward, reward-component and latency histograms.
-pub fn render_plots(values: &SummaryValues, summary: &Summary) -> Vec<Plot> {
-    let mut plots = Vec::new();
-    if let (Some(e1), SummaryMetrics::E1(m)) = (&summary.e1, &summary.metrics) {
-        plots.extend(e1::plots(&values.e1_samples, e1, m));
-    }
-    if let (Some(e2), SummaryMetrics::E2(m)) = (&summary.e2, &summary.metrics) {
-        plots.extend(e2::plots(summary, e2, m));
-    }
-    if let SummaryMetrics::E4(m) = &summary.metrics {
-        plots.extend(e4::plots(&values.e4_samples, m));
-    }
-    plots.extend(common::plots(values, summary));
-    plots
 }
