@@ -245,6 +245,7 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
         built.summary.as_ref(),
         &built.report_md,
         &built.plots,
+        opts.plugins,
         &html_path,
     )?;
 

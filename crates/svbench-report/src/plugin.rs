@@ -21,6 +21,7 @@ use svbench_core::ParseStatus;
 
 use crate::build::BuildNotes;
 use crate::error::ReportError;
+use crate::html::{Outcome, SampleView};
 use crate::plots::Plot;
 use crate::read::{LeanRun, RecordView, RunInfo};
 
@@ -111,8 +112,8 @@ impl EnvSummary {
     }
 }
 
-/// How an environment's records become its metrics.
-pub trait EnvReport: Sync + 'static {
+/// How an environment's records become its metrics and plots.
+pub trait EnvReport: EnvSections + 'static {
     /// A record's environment part, reduced on a parsing thread.
     type Sample: Send;
     /// The environment's accumulator over the metric records.
@@ -157,7 +158,13 @@ pub trait EnvReport: Sync + 'static {
     fn plots(&self, _data: &Self::PlotData, _summary: &Summary) -> Vec<Plot> {
         Vec::new()
     }
+}
 
+/// What an environment shows in `report.md` and `report.html` beyond its
+/// metrics: object-safe, so the report calls it through the registry's
+/// [`ReportPlugin`]. Every method has the generic environment's behaviour
+/// as its default.
+pub trait EnvSections: Sync {
     /// `report.md`'s metric sections.
     fn markdown(&self, out: &mut String, _summary: &Summary) {
         out.push_str("## Metrics\n\nThis report version computes no environment-specific metrics for this environment; see the reward section.\n\n");
@@ -174,10 +181,50 @@ pub trait EnvReport: Sync + 'static {
     fn strict_in_validity(&self) -> bool {
         true
     }
+
+    /// The grading rule's name in `report.html`'s data (`other`: none).
+    fn grading_name(&self) -> &'static str {
+        "other"
+    }
+
+    /// How `report.html` files a sample that neither errored nor failed to
+    /// parse.
+    fn grade(&self, _sample: &SampleView<'_>) -> Outcome {
+        Outcome::Scored
+    }
+
+    /// `report.html`'s legend of the outcomes.
+    fn legend(&self) -> &'static str {
+        "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+         no_answer; scored — every other sample (this environment has no correct/wrong rule; \
+         see the reward)."
+    }
+
+    /// The predicted label and stated confidence a sample's list row shows
+    /// beside the gold answer; `None` for an environment without labels.
+    fn predicted_label(&self, _sample: &SampleView<'_>) -> Option<(String, Option<f64>)> {
+        None
+    }
+
+    /// A field of the environment's own added to a sample's transcript
+    /// (key, JSON text).
+    fn sample_extra(&self, _sample: &SampleView<'_>) -> Option<(&'static str, String)> {
+        None
+    }
+
+    /// The caption of `report.html`'s metrics table, which the environment
+    /// may edit (flattened `metrics`: path, value).
+    fn metrics_caption(
+        &self,
+        _summary: &Summary,
+        _metrics: &mut [(String, String)],
+    ) -> &'static str {
+        "Metrics"
+    }
 }
 
 /// The object-safe face of an [`EnvReport`], as registries hold it.
-pub trait ReportPlugin: Sync {
+pub trait ReportPlugin: EnvSections {
     /// Reads the run in `dir` (whose metadata is `info`) and builds its
     /// summary and (unless `no_plots`) its plots; `None` when the run has
     /// no record. The run is returned with its per-record columns consumed.
@@ -190,15 +237,6 @@ pub trait ReportPlugin: Sync {
         info: RunInfo,
         opts: &SummaryOptions,
     ) -> Result<(LeanRun, Option<Summarized>), ReportError>;
-
-    /// [`EnvReport::markdown`].
-    fn markdown(&self, out: &mut String, summary: &Summary);
-
-    /// [`EnvReport::policy_label`].
-    fn policy_label(&self, summary: &Summary) -> Option<String>;
-
-    /// [`EnvReport::strict_in_validity`].
-    fn strict_in_validity(&self) -> bool;
 }
 
 /// How [`ReportPlugin::summarize`] computes.
@@ -249,18 +287,6 @@ impl<P: EnvReport> ReportPlugin for P {
         });
         Ok((run, built))
     }
-
-    fn markdown(&self, out: &mut String, summary: &Summary) {
-        EnvReport::markdown(self, out, summary);
-    }
-
-    fn policy_label(&self, summary: &Summary) -> Option<String> {
-        EnvReport::policy_label(self, summary)
-    }
-
-    fn strict_in_validity(&self) -> bool {
-        EnvReport::strict_in_validity(self)
-    }
 }
 
 /// The plugin of an environment without one: `metrics` holds the mean
@@ -279,6 +305,8 @@ impl Resample for NoStats {
         [f64::NAN; ENV_STATS]
     }
 }
+
+impl EnvSections for GenericReport {}
 
 impl EnvReport for GenericReport {
     type Sample = ();

@@ -62,7 +62,14 @@ fn e1_run(root: &Path) -> PathBuf {
 
 fn render(dir: &Path) -> String {
     let built = build_report(dir, &opts()).expect("report");
-    render_html(dir, built.summary.as_ref(), &built.report_md, &[]).expect("html")
+    render_html(
+        dir,
+        built.summary.as_ref(),
+        &built.report_md,
+        &[],
+        common::plugins,
+    )
+    .expect("html")
 }
 
 /// The `svb-data` JSON embedded in the page.
@@ -187,7 +194,7 @@ fn bad_input_is_said_plainly() {
     let dir = write_run(tmp.path(), "empty", &metadata("v1"), &[]);
     let built = build_report(&dir, &opts()).expect("report");
     assert!(built.summary.is_none());
-    let html = render_html(&dir, None, &built.report_md, &[]).expect("html");
+    let html = render_html(&dir, None, &built.report_md, &[], common::plugins).expect("html");
     assert!(html.contains("Zero samples"));
     assert!(html.contains("This run has no record"));
     // A torn last line and mixed profiles.
@@ -532,13 +539,20 @@ fn html_generation_100k() {
     let start = Instant::now();
     let samples = svbench_report::html::read_samples(
         &dir.join("results.jsonl"),
-        svbench_report::html::Grading::E1,
+        &svbench_report::e1::plugin::REPORT,
     )
     .expect("samples");
     eprintln!("read_samples alone: {:.3} s", start.elapsed().as_secs_f64());
     drop(samples);
     let start = Instant::now();
-    let html = render_html(&dir, built.summary.as_ref(), &built.report_md, &[]).expect("html");
+    let html = render_html(
+        &dir,
+        built.summary.as_ref(),
+        &built.report_md,
+        &[],
+        common::plugins,
+    )
+    .expect("html");
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
         "100,000-sample E1 run ({:.0} MB results.jsonl): summary + report.md {report:.3} s; \
@@ -631,6 +645,7 @@ fn the_list_and_transcripts_stay_within_the_limits() {
         built.summary.as_ref(),
         &built.report_md,
         &[],
+        common::plugins,
         limits,
         &mut out,
     )

@@ -2,6 +2,9 @@
 //! and the stated confidence), grouped by `meta.source` and
 //! `meta.scenario`, and finished into E1's metrics.
 
+use serde::Deserialize;
+use serde_json::Value;
+use svbench_core::env_record::{E1Parsed, ParsedRecord};
 use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
 use svbench_core::ParseStatus;
 
@@ -10,8 +13,12 @@ use super::guard::{guard_e1, guard_e1_summary, guard_e1_upstream};
 use super::outcome::{classify, status_of, E1Sample, Prediction};
 use super::{cost_matrix, e1_report_with_ci, E1Input};
 use crate::build::rate;
+use crate::html::{text, typed, Outcome, SampleView};
+use crate::markdown::NA;
 use crate::plots::Plot;
-use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
+use crate::plugin::{
+    EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
+};
 use crate::read::{RecordView, RunInfo};
 
 /// E1's report plugin.
@@ -113,6 +120,82 @@ impl Resample for E1Acc {
     }
 }
 
+/// E1's `parsed` object of a sample (an object with a `label`).
+fn parsed_of(sample: &SampleView<'_>) -> Option<E1Parsed> {
+    let v: Value = typed(sample.parsed)?;
+    v.get("label")?;
+    E1Parsed::deserialize(&v).ok()
+}
+
+impl EnvSections for E1Report {
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
+            (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
+                crate::markdown::e1::sections(out, m, u, e1);
+            }
+            _ => out.push_str("## Metrics\n\nThe summary has no complete E1 metrics.\n\n"),
+        }
+    }
+
+    fn grading_name(&self) -> &'static str {
+        "e1"
+    }
+
+    /// The decided label (Malicious/Benign) against the gold answer.
+    fn grade(&self, v: &SampleView<'_>) -> Outcome {
+        let view = RecordView {
+            answer: typed(v.answer).unwrap_or(Value::Null),
+            parsed: parsed_of(v).map(ParsedRecord::E1),
+            parse: typed(v.parse),
+            predicted_label: typed(v.predicted_label),
+            confidence: typed(v.confidence),
+            ..RecordView::default()
+        };
+        match classify(&view) {
+            // A gold label that is not Malicious/Benign cannot be graded.
+            Err(_) => Outcome::Invalid,
+            Ok(s) => match s.prediction {
+                Prediction::Invalid => Outcome::Invalid,
+                Prediction::Abstain => Outcome::Abstain,
+                Prediction::Malicious | Prediction::Benign => {
+                    if (s.prediction == Prediction::Malicious) == s.gold_malicious {
+                        Outcome::Correct
+                    } else {
+                        Outcome::Wrong
+                    }
+                }
+            },
+        }
+    }
+
+    fn legend(&self) -> &'static str {
+        "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+         no_answer, no usable label, or a gold label that is not Malicious/Benign; abstain — \
+         the parsed label is Abstain; correct / wrong — the decided label (Malicious/Benign) \
+         equals / differs from the gold answer (label-only answers included)."
+    }
+
+    fn predicted_label(&self, v: &SampleView<'_>) -> Option<(String, Option<f64>)> {
+        let (label, conf) = match parsed_of(v) {
+            Some(p) => (p.label, p.confidence),
+            None => (text(v.predicted_label), None),
+        };
+        Some((label, conf.or_else(|| typed(v.confidence))))
+    }
+
+    /// Upstream's schema wants numbers here; an undefined one reads n/a.
+    fn metrics_caption(&self, summary: &Summary, metrics: &mut [(String, String)]) -> &'static str {
+        let undefined = summary.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+        for (k, v) in metrics {
+            let leaf = k.rsplit('.').next().unwrap_or(k);
+            if undefined.iter().any(|u| u == leaf) {
+                *v = NA.to_string();
+            }
+        }
+        "Metrics (upstream names; invalid answers and abstentions counted)"
+    }
+}
+
 impl EnvReport for E1Report {
     type Sample = E1Code;
     type Acc = E1Acc;
@@ -185,15 +268,6 @@ impl EnvReport for E1Report {
         match (&summary.e1, &summary.metrics) {
             (Some(e1), SummaryMetrics::E1(m)) => crate::plots::e1::plots(samples, e1, m),
             _ => Vec::new(),
-        }
-    }
-
-    fn markdown(&self, out: &mut String, summary: &Summary) {
-        match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
-            (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
-                crate::markdown::e1::sections(out, m, u, e1);
-            }
-            _ => out.push_str("## Metrics\n\nThe summary has no complete E1 metrics.\n\n"),
         }
     }
 }

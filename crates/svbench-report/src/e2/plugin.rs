@@ -3,14 +3,18 @@
 //! into E2's metrics, with intervals of `micro_f1`, `f1_weighted` and the
 //! patch success rate from the shared bootstrap.
 
+use svbench_core::env_record::{E2Parsed, RuleFinding};
 use svbench_core::summary::{Summary, SummaryMetrics};
 
 use super::extensions::micro_f1;
 use super::guard::guard_e2;
 use super::E2Input;
 use crate::build::rate;
+use crate::html::{text, typed, Outcome, SampleView};
 use crate::plots::Plot;
-use crate::plugin::{EnvReport, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS};
+use crate::plugin::{
+    EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
+};
 use crate::read::{RecordView, RunInfo};
 
 /// E2's report plugin.
@@ -93,6 +97,75 @@ impl Resample for E2Acc {
     }
 }
 
+/// The scored findings equal the oracle's — `parsed.detection.<profile>`
+/// has no false positive and no false negative; without that block, the
+/// id sets of `parsed.prediction` and `parsed.oracle` are equal.
+fn exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
+    let Some(parsed) = parsed else { return false };
+    let detection = match profile {
+        "" | "v1" => parsed.detection.v1.as_ref(),
+        "upstream" => parsed.detection.upstream.as_ref(),
+        _ => None,
+    };
+    if let Some(d) = detection {
+        return d.fp == 0.0 && d.fn_ == 0.0;
+    }
+    let ids = |list: &[RuleFinding]| -> std::collections::BTreeSet<String> {
+        list.iter().map(|e| e.id.clone()).collect()
+    };
+    ids(&parsed.prediction) == ids(&parsed.oracle)
+}
+
+impl EnvSections for E2Report {
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        match (&summary.metrics, &summary.e2) {
+            (SummaryMetrics::E2(m), Some(x)) => crate::markdown::e2::sections(out, summary, m, x),
+            _ => out.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
+        }
+    }
+
+    /// E2 records the label in its summary.
+    fn policy_label(&self, summary: &Summary) -> Option<String> {
+        summary.e2.as_ref().and_then(|e| e.policy_label.clone())
+    }
+
+    /// E2's strict value is of upstream's averaged F1: it is shown with the
+    /// upstream-compatible fields.
+    fn strict_in_validity(&self) -> bool {
+        false
+    }
+
+    fn grading_name(&self) -> &'static str {
+        "e2"
+    }
+
+    fn grade(&self, v: &SampleView<'_>) -> Outcome {
+        let parsed: Option<E2Parsed> = typed(v.parsed);
+        if exact(parsed.as_ref(), &text(v.reward_profile)) {
+            Outcome::Correct
+        } else {
+            Outcome::Wrong
+        }
+    }
+
+    fn legend(&self) -> &'static str {
+        "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+         no_answer; correct — the scored findings equal the oracle's exactly \
+         (parsed.detection.<profile> has no false positive and no false negative, else the \
+         id sets of parsed.prediction and parsed.oracle are equal; a clean config answered \
+         with no finding is correct); wrong — any other scored sample."
+    }
+
+    fn metrics_caption(
+        &self,
+        _summary: &Summary,
+        _metrics: &mut [(String, String)],
+    ) -> &'static str {
+        "Upstream-compatible metrics (upstream definitions: a clean item answered [] scores \
+         F1 0 and Terraform's opa/ labels are dropped; read the headline)"
+    }
+}
+
 impl EnvReport for E2Report {
     type Sample = Option<Box<RecordView>>;
     type Acc = E2Acc;
@@ -164,23 +237,5 @@ impl EnvReport for E2Report {
             (Some(e2), SummaryMetrics::E2(m)) => crate::plots::e2::plots(summary, e2, m),
             _ => Vec::new(),
         }
-    }
-
-    fn markdown(&self, out: &mut String, summary: &Summary) {
-        match (&summary.metrics, &summary.e2) {
-            (SummaryMetrics::E2(m), Some(x)) => crate::markdown::e2::sections(out, summary, m, x),
-            _ => out.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
-        }
-    }
-
-    /// E2 records the label in its summary.
-    fn policy_label(&self, summary: &Summary) -> Option<String> {
-        summary.e2.as_ref().and_then(|e| e.policy_label.clone())
-    }
-
-    /// E2's strict value is of upstream's averaged F1: it is shown with the
-    /// upstream-compatible fields.
-    fn strict_in_validity(&self) -> bool {
-        false
     }
 }

@@ -2,13 +2,19 @@
 //! call, grouping keys, evidence counts) on the parsing thread, never kept
 //! whole, and finished into E4's metrics with E4's own intervals.
 
+use serde::Deserialize;
+use serde_json::Value;
+use svbench_core::env_record::{E4Parsed, ParsedRecord};
 use svbench_core::metrics::mean;
 use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
 
-use super::{cost_matrix, e4_report_with_ci, sample, E4Input, E4Sample, Gold};
+use super::{cost_matrix, e4_report_with_ci, sample, Call, E4Input, E4Sample, Gold};
 use crate::build::rate;
+use crate::html::{text, typed, Outcome, SampleView};
 use crate::plots::Plot;
-use crate::plugin::{EnvReport, EnvSummary, FinishContext, NoStats, RecordKeys, Resample};
+use crate::plugin::{
+    EnvReport, EnvSections, EnvSummary, FinishContext, NoStats, RecordKeys, Resample,
+};
 use crate::read::{RecordView, RunInfo};
 
 /// E4's report plugin.
@@ -33,6 +39,92 @@ impl Resample for E4Acc {
     fn add(&mut self, _item: usize) {}
     fn stats(&self) -> [f64; crate::plugin::ENV_STATS] {
         NoStats.stats()
+    }
+}
+
+/// E4's `parsed` object of a sample (an object with a `render_version`).
+fn parsed_of(sample: &SampleView<'_>) -> Option<E4Parsed> {
+    let v: Value = typed(sample.parsed)?;
+    v.get("render_version")?;
+    E4Parsed::deserialize(&v).ok()
+}
+
+impl EnvSections for E4Report {
+    fn markdown(&self, out: &mut String, summary: &Summary) {
+        let upstream = match &summary.upstream_compat {
+            Some(UpstreamCompat::E4(u)) => Some(u),
+            _ => None,
+        };
+        match &summary.metrics {
+            SummaryMetrics::E4(m) => crate::markdown::e4::sections(out, m, upstream),
+            _ => out.push_str("## Metrics\n\nThe summary has no E4 metrics.\n\n"),
+        }
+    }
+
+    /// E4 reads the label from the run's metadata.
+    fn policy_label(&self, summary: &Summary) -> Option<String> {
+        crate::headline::policy_label(summary.metadata.baseline_type.as_deref())
+    }
+
+    fn grading_name(&self) -> &'static str {
+        "e4"
+    }
+
+    /// The label against the gold one, Abstain being right on ambiguous
+    /// emails.
+    fn grade(&self, v: &SampleView<'_>) -> Outcome {
+        let view = RecordView {
+            answer: typed(v.answer).unwrap_or(Value::Null),
+            parsed: parsed_of(v).map(|p| ParsedRecord::E4(Box::new(p))),
+            parse: typed(v.parse),
+            predicted_label: typed(v.predicted_label),
+            confidence: typed(v.confidence),
+            ..RecordView::default()
+        };
+        match sample(&view) {
+            None => Outcome::Invalid,
+            Some(s) if s.call == Call::Invalid => Outcome::Invalid,
+            Some(s) if s.call.correct(s.gold) => Outcome::Correct,
+            Some(s) if s.call == Call::Abstain && s.gold != Gold::Abstain => Outcome::Abstain,
+            Some(_) => Outcome::Wrong,
+        }
+    }
+
+    fn legend(&self) -> &'static str {
+        "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
+         no_answer, or no usable label or gold label; correct — the parsed label equals the \
+         gold label (Abstain on an ambiguous email included); abstain — Abstain on a \
+         clear-cut email; wrong — any other label (label-only answers included)."
+    }
+
+    fn predicted_label(&self, v: &SampleView<'_>) -> Option<(String, Option<f64>)> {
+        let (label, conf) = match parsed_of(v) {
+            Some(p) => (p.label.unwrap_or_default(), p.confidence),
+            None => (text(v.predicted_label), None),
+        };
+        Some((label, conf.or_else(|| typed(v.confidence))))
+    }
+
+    /// The email cut into highlighted segments, when the sample has a
+    /// string `question`.
+    fn sample_extra(&self, v: &SampleView<'_>) -> Option<(&'static str, String)> {
+        let parsed = parsed_of(v)?;
+        let question: String = typed(v.question)?;
+        let info: Value = typed(v.info).unwrap_or(Value::Null);
+        let spans = info
+            .pointer("/meta/spans")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let segments = crate::html::evidence::segments(&question, &parsed, spans);
+        Some(("email_evidence", serde_json::to_string(&segments).ok()?))
+    }
+
+    fn metrics_caption(
+        &self,
+        _summary: &Summary,
+        _metrics: &mut [(String, String)],
+    ) -> &'static str {
+        "Metrics (invalid answers counted; null where undefined)"
     }
 }
 
@@ -106,22 +198,6 @@ impl EnvReport for E4Report {
             SummaryMetrics::E4(m) => crate::plots::e4::plots(samples, m),
             _ => Vec::new(),
         }
-    }
-
-    fn markdown(&self, out: &mut String, summary: &Summary) {
-        let upstream = match &summary.upstream_compat {
-            Some(UpstreamCompat::E4(u)) => Some(u),
-            _ => None,
-        };
-        match &summary.metrics {
-            SummaryMetrics::E4(m) => crate::markdown::e4::sections(out, m, upstream),
-            _ => out.push_str("## Metrics\n\nThe summary has no E4 metrics.\n\n"),
-        }
-    }
-
-    /// E4 reads the label from the run's metadata.
-    fn policy_label(&self, summary: &Summary) -> Option<String> {
-        crate::headline::policy_label(summary.metadata.baseline_type.as_deref())
     }
 }
 

@@ -32,9 +32,12 @@ use svbench_core::summary::Summary;
 
 use crate::error::ReportError;
 use crate::plots::Plot;
-use crate::read::{canonical_environment, E1_NAME, E2_NAME, E4_NAME};
+use crate::plugin::{plugin_for, PluginLookup};
+use crate::read::canonical_environment;
 
-pub use samples::{cap_texts, read_samples, Entry, Grading, Outcome, SampleIndex};
+pub use samples::{
+    cap_texts, present, read_samples, text, typed, Entry, Outcome, SampleIndex, SampleView,
+};
 
 /// File name of the HTML report.
 pub const HTML_FILE: &str = "report.html";
@@ -91,6 +94,7 @@ pub fn render_html(
     summary: Option<&Summary>,
     report_md: &str,
     plots: &[Plot],
+    plugins: PluginLookup,
 ) -> Result<String, ReportError> {
     let mut out = Vec::new();
     render_into(
@@ -98,6 +102,7 @@ pub fn render_html(
         summary,
         report_md,
         plots,
+        plugins,
         Limits::default(),
         &mut out,
     )
@@ -119,13 +124,14 @@ pub fn render_html(
 /// page is streamed: memory holds the index (~80 bytes per sample) and the
 /// embedded transcripts (at most [`TOTAL_BUDGET`]), never the page.
 ///
-/// The environment comes from the summary, else from `metadata.json`; it
-/// picks the grading rule ([`Grading`]).
+/// The environment comes from the summary, else from `metadata.json`; its
+/// plugin (found by `plugins`) grades the samples.
 pub fn write_html(
     run_dir: &Path,
     summary: Option<&Summary>,
     report_md: &str,
     plots: &[Plot],
+    plugins: PluginLookup,
     path: &Path,
 ) -> Result<String, ReportError> {
     let mut hasher = sha2::Sha256::new();
@@ -139,6 +145,7 @@ pub fn write_html(
             summary,
             report_md,
             plots,
+            plugins,
             Limits::default(),
             &mut out,
         )?;
@@ -169,11 +176,13 @@ impl<W: Write> Write for HashingWriter<W> {
 }
 
 /// The page of the run in `run_dir` within `limits`, written to `out`.
+#[allow(clippy::too_many_arguments)]
 pub fn render_into(
     run_dir: &Path,
     summary: Option<&Summary>,
     report_md: &str,
     plots: &[Plot],
+    plugins: PluginLookup,
     limits: Limits,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -181,9 +190,9 @@ pub fn render_into(
         Some(s) => s.environment.clone(),
         None => environment_from_metadata(run_dir),
     };
-    let grading = grading_for(&environment);
+    let plugin = plugin_for(plugins, &environment);
     let path = run_dir.join("results.jsonl");
-    let samples = read_samples(&path, grading).map_err(std::io::Error::other)?;
+    let samples = read_samples(&path, plugin).map_err(std::io::Error::other)?;
     let mut file = if samples.is_empty() {
         None
     } else {
@@ -192,7 +201,7 @@ pub fn render_into(
     page::render(
         &page::Inputs {
             environment: &environment,
-            grading,
+            plugin,
             summary,
             report_md,
             plots,
@@ -202,16 +211,6 @@ pub fn render_into(
         file.as_mut(),
         out,
     )
-}
-
-/// The grading rule of an environment (name or alias).
-pub fn grading_for(environment: &str) -> Grading {
-    match canonical_environment(environment).0.as_str() {
-        E1_NAME => Grading::E1,
-        E2_NAME => Grading::E2,
-        E4_NAME => Grading::E4,
-        _ => Grading::Other,
-    }
 }
 
 /// `metadata.json`'s environment, or empty when it cannot be read.

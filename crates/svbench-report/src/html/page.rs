@@ -6,12 +6,13 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use serde_json::Value;
-use svbench_core::summary::{Summary, SummaryMetrics};
+use svbench_core::summary::Summary;
 
-use super::samples::{read_back, row_of, transcript_of, Entry, Grading, Outcome, SampleIndex};
+use super::samples::{read_back, row_of, transcript_of, Entry, Outcome, SampleIndex};
 use crate::markdown::NA;
 use crate::markup::Markup;
 use crate::plots::Plot;
+use crate::plugin::ReportPlugin;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
@@ -22,7 +23,7 @@ const ROW_BATCH: usize = 4096;
 /// What the page is built from.
 pub(super) struct Inputs<'a> {
     pub environment: &'a str,
-    pub grading: Grading,
+    pub plugin: &'a dyn ReportPlugin,
     pub summary: Option<&'a Summary>,
     pub report_md: &'a str,
     pub plots: &'a [Plot],
@@ -65,7 +66,7 @@ pub(super) fn render(
             .collect();
         wanted.sort_by_key(|&i| inp.samples.entries[i].offset_key());
         let entries: Vec<&Entry> = wanted.iter().map(|&i| &inp.samples.entries[i]).collect();
-        let read = read_back(file, &entries, transcript_of)?;
+        let read = read_back(file, &entries, |l| transcript_of(l, inp.plugin))?;
         let mut ids: HashMap<String, u32> = HashMap::new();
         for (i, t) in wanted.into_iter().zip(read) {
             let t = t.map_err(changed)?;
@@ -190,7 +191,7 @@ fn summary_section(out: &mut String, inp: &Inputs, sel: &Selection) {
                  written and there is nothing to browse.</p>\n",
             );
         }
-        Some(s) => summary_tables(out, s),
+        Some(s) => summary_tables(out, s, inp.plugin),
     }
     if !inp.report_md.is_empty() {
         out.push_str("<details><summary>report.md</summary>\n<pre class=\"md\">");
@@ -283,7 +284,7 @@ fn bytes(n: u64) -> String {
     }
 }
 
-fn summary_tables(out: &mut String, s: &Summary) {
+fn summary_tables(out: &mut String, s: &Summary, plugin: &dyn ReportPlugin) {
     let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     let status = s
         .run_status
@@ -344,25 +345,7 @@ fn summary_tables(out: &mut String, s: &Summary) {
     let validity = flatten(&serde_json::to_value(&s.validity).unwrap_or(Value::Null));
     kv_table(out, "Validity", &validity);
     let mut metrics = flatten(&serde_json::to_value(&s.metrics).unwrap_or(Value::Null));
-    let caption = match &s.metrics {
-        SummaryMetrics::E1(_) => {
-            // Upstream's schema wants numbers here; an undefined one reads n/a.
-            let undefined = s.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
-            for (k, v) in &mut metrics {
-                let leaf = k.rsplit('.').next().unwrap_or(k);
-                if undefined.iter().any(|u| u == leaf) {
-                    *v = NA.to_string();
-                }
-            }
-            "Metrics (upstream names; invalid answers and abstentions counted)"
-        }
-        SummaryMetrics::E2(_) => {
-            "Upstream-compatible metrics (upstream definitions: a clean item answered [] scores \
-             F1 0 and Terraform's opa/ labels are dropped; read the headline)"
-        }
-        SummaryMetrics::E4(_) => "Metrics (invalid answers counted; null where undefined)",
-        SummaryMetrics::Generic(_) => "Metrics",
-    };
+    let caption = plugin.metrics_caption(s, &mut metrics);
     kv_table(out, caption, &metrics);
     if !s.errors_by_kind.is_empty() {
         let errors: Vec<(String, String)> = s
@@ -486,7 +469,7 @@ fn samples_section(out: &mut String, inp: &Inputs, sel: &Selection) {
     let _ = writeln!(
         out,
         "<p class=\"legend\">{}{}{}</p>",
-        legend(inp.grading),
+        inp.plugin.legend(),
         if listed < samples.len() {
             format!(
                 " The list holds {listed} of {} samples (errors, invalid, wrong, abstain, then \
@@ -528,35 +511,6 @@ fn samples_section(out: &mut String, inp: &Inputs, sel: &Selection) {
     out.push_str("</section>\n");
 }
 
-fn legend(grading: Grading) -> &'static str {
-    match grading {
-        Grading::E1 => {
-            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
-             no_answer, no usable label, or a gold label that is not Malicious/Benign; abstain — \
-             the parsed label is Abstain; correct / wrong — the decided label (Malicious/Benign) \
-             equals / differs from the gold answer (label-only answers included)."
-        }
-        Grading::E2 => {
-            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
-             no_answer; correct — the scored findings equal the oracle's exactly \
-             (parsed.detection.<profile> has no false positive and no false negative, else the \
-             id sets of parsed.prediction and parsed.oracle are equal; a clean config answered \
-             with no finding is correct); wrong — any other scored sample."
-        }
-        Grading::E4 => {
-            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
-             no_answer, or no usable label or gold label; correct — the parsed label equals the \
-             gold label (Abstain on an ambiguous email included); abstain — Abstain on a \
-             clear-cut email; wrong — any other label (label-only answers included)."
-        }
-        Grading::Other => {
-            "Outcomes: error — the sample errored (no reward); invalid — parse status invalid or \
-             no_answer; scored — every other sample (this environment has no correct/wrong rule; \
-             see the reward)."
-        }
-    }
-}
-
 fn data_scripts(
     out: &mut dyn Write,
     inp: &Inputs,
@@ -566,12 +520,7 @@ fn data_scripts(
     transcripts: &HashMap<usize, (Vec<u32>, String)>,
 ) -> std::io::Result<()> {
     let entries = &inp.samples.entries;
-    let grading = match inp.grading {
-        Grading::E1 => "e1",
-        Grading::E2 => "e2",
-        Grading::E4 => "e4",
-        Grading::Other => "other",
-    };
+    let grading = inp.plugin.grading_name();
     let mut buf = String::new();
     buf.push_str("<script type=\"application/json\" id=\"svb-data\">{\"grading\":");
     push_json_str(&mut buf, grading);
@@ -589,7 +538,7 @@ fn data_scripts(
         let rows = match results.as_deref_mut() {
             Some(file) => {
                 let list: Vec<&Entry> = batch.iter().map(|&i| &entries[i]).collect();
-                read_back(file, &list, |l| row_of(l, inp.grading))?
+                read_back(file, &list, |l| row_of(l, inp.plugin))?
             }
             None => Vec::new(),
         };

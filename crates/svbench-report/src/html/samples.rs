@@ -18,13 +18,11 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use svbench_core::env_record::{E2Parsed, ParsedRecord, RuleFinding};
 use svbench_core::ParseStatus;
 
-use crate::e1::outcome::{classify, Prediction};
 use crate::error::ReportError;
+use crate::plugin::ReportPlugin;
 use crate::read::records::{map_lines, stream_lines, LineFailure, CHUNK};
-use crate::read::RecordView;
 
 /// How a sample is filed in the browser (legend in the page).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,20 +63,6 @@ impl Outcome {
             Outcome::Scored => "scored",
         }
     }
-}
-
-/// Which grading rule applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Grading {
-    /// E1: predicted label against the gold label.
-    E1,
-    /// E2: the scored findings equal the oracle's.
-    E2,
-    /// E4: predicted label against the gold label, Abstain being right on
-    /// ambiguous emails.
-    E4,
-    /// Other environments: no correct/wrong rule.
-    Other,
 }
 
 /// One sample as the index pass keeps it: where its line is, how it sorts,
@@ -202,55 +186,58 @@ pub struct Transcript {
     pub detail: String,
 }
 
-/// Raw view of a line: every field the browser shows, unparsed.
-#[derive(Deserialize)]
-struct LineView<'a> {
+/// Raw view of a record's line: every field the browser shows, unparsed
+/// (read with [`typed`], [`text`] and [`present`]). Each field is the
+/// record's field of the same name.
+#[derive(Debug, Deserialize)]
+#[allow(missing_docs)]
+pub struct SampleView<'a> {
     #[serde(default, borrow)]
-    index: Option<&'a RawValue>,
+    pub index: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    rollout_index: Option<&'a RawValue>,
+    pub rollout_index: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    example_id: Option<&'a RawValue>,
+    pub example_id: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    split: Option<&'a RawValue>,
+    pub split: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    question: Option<&'a RawValue>,
+    pub question: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    info: Option<&'a RawValue>,
+    pub info: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    prompt: Option<&'a RawValue>,
+    pub prompt: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    answer: Option<&'a RawValue>,
+    pub answer: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    completion: Option<&'a RawValue>,
+    pub completion: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    completion_messages: Option<&'a RawValue>,
+    pub completion_messages: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    tool_interactions: Option<&'a RawValue>,
+    pub tool_interactions: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    parsed: Option<&'a RawValue>,
+    pub parsed: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    parse: Option<&'a RawValue>,
+    pub parse: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    reward: Option<&'a RawValue>,
+    pub reward: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    rewards: Option<&'a RawValue>,
+    pub rewards: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    reward_profile: Option<&'a RawValue>,
+    pub reward_profile: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    error: Option<&'a RawValue>,
+    pub error: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    completion_error: Option<&'a RawValue>,
+    pub completion_error: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    predicted_label: Option<&'a RawValue>,
+    pub predicted_label: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    confidence: Option<&'a RawValue>,
+    pub confidence: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    truncated: Option<&'a RawValue>,
+    pub truncated: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    latency_ms: Option<&'a RawValue>,
+    pub latency_ms: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    turns: Option<&'a RawValue>,
+    pub turns: Option<&'a RawValue>,
 }
 
 /// What the index pass reads from one line.
@@ -263,7 +250,7 @@ struct Indexed {
 /// transcripts are measured, not kept). A missing file is an empty run; a
 /// torn or unparseable last line is skipped with a warning; any other
 /// unparseable line is an error naming it (as [`crate::read`]).
-pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, ReportError> {
+pub fn read_samples(path: &Path, plugin: &dyn ReportPlugin) -> Result<SampleIndex, ReportError> {
     let mut kept: Vec<Entry> = Vec::new();
     let mut profiles: Vec<String> = Vec::new();
     let mut profile_ids: HashMap<String, u32> = HashMap::new();
@@ -271,7 +258,7 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, Report
         path,
         CHUNK,
         false,
-        &|l, offset| index_line(l, offset, grading).map_err(LineFailure::Unparseable),
+        &|l, offset| index_line(l, offset, plugin).map_err(LineFailure::Unparseable),
         &mut |line, mut p: Indexed| {
             p.entry.line = u32::try_from(line).unwrap_or(u32::MAX);
             p.entry.profile = match profile_ids.get(&p.profile) {
@@ -303,10 +290,10 @@ pub fn read_samples(path: &Path, grading: Grading) -> Result<SampleIndex, Report
     })
 }
 
-fn index_line(line: &[u8], offset: u64, grading: Grading) -> Result<Indexed, String> {
-    let v: LineView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
-    let outcome = outcome(&v, grading);
-    let (prompt, detail, cut) = transcript_parts(&v);
+fn index_line(line: &[u8], offset: u64, plugin: &dyn ReportPlugin) -> Result<Indexed, String> {
+    let v: SampleView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let outcome = outcome(&v, plugin);
+    let (prompt, detail, cut) = transcript_parts(&v, plugin);
     let id = text(v.example_id);
     Ok(Indexed {
         entry: Entry {
@@ -383,9 +370,8 @@ pub(super) fn read_back<R: Send, E: Send>(
 ///
 /// # Errors
 /// The line is not a record's JSON (the file changed since it was indexed).
-pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, serde_json::Error> {
-    let v: LineView = serde_json::from_slice(line)?;
-    let parsed: Option<ParsedRecord> = typed(v.parsed);
+pub(super) fn row_of(line: &[u8], plugin: &dyn ReportPlugin) -> Result<Row, serde_json::Error> {
+    let v: SampleView = serde_json::from_slice(line)?;
     let completion = text(v.completion);
     Ok(Row {
         example_id: text(v.example_id),
@@ -394,7 +380,7 @@ pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, serde_json::E
         split: text(v.split),
         reward: typed(v.reward),
         reward_profile: text(v.reward_profile),
-        preview: preview(&v, parsed.as_ref(), grading, &completion),
+        preview: preview(&v, plugin, &completion),
     })
 }
 
@@ -402,9 +388,12 @@ pub(super) fn row_of(line: &[u8], grading: Grading) -> Result<Row, serde_json::E
 ///
 /// # Errors
 /// The line is not a record's JSON (the file changed since it was indexed).
-pub(super) fn transcript_of(line: &[u8]) -> Result<Transcript, serde_json::Error> {
-    let v: LineView = serde_json::from_slice(line)?;
-    let (prompt, detail, _) = transcript_parts(&v);
+pub(super) fn transcript_of(
+    line: &[u8],
+    plugin: &dyn ReportPlugin,
+) -> Result<Transcript, serde_json::Error> {
+    let v: SampleView = serde_json::from_slice(line)?;
+    let (prompt, detail, _) = transcript_parts(&v, plugin);
     Ok(Transcript {
         prompt: prompt.into_iter().map(Cow::into_owned).collect(),
         detail,
@@ -412,20 +401,27 @@ pub(super) fn transcript_of(line: &[u8]) -> Result<Transcript, serde_json::Error
 }
 
 /// How a line is filed.
-fn outcome(v: &LineView, grading: Grading) -> Outcome {
+fn outcome(v: &SampleView, plugin: &dyn ReportPlugin) -> Outcome {
     let errored = present(v.error).is_some() || present(v.completion_error).is_some();
     if errored {
-        Outcome::Error
-    } else {
-        let parsed: Option<ParsedRecord> = typed(v.parsed);
-        grade(v, parsed.as_ref(), grading)
+        return Outcome::Error;
     }
+    let parse: Option<svbench_core::ParseRecord> = typed(v.parse);
+    if let Some(p) = &parse {
+        if matches!(p.status, ParseStatus::Invalid | ParseStatus::NoAnswer) {
+            return Outcome::Invalid;
+        }
+    }
+    plugin.grade(v)
 }
 
 /// The prompt messages (each an element of a `prompt` array) and the rest
 /// of the transcript as a JSON object, every text capped at
 /// [`super::TEXT_CAP`]; with the number of texts cut.
-fn transcript_parts<'a>(v: &LineView<'a>) -> (Vec<Cow<'a, str>>, String, u32) {
+fn transcript_parts<'a>(
+    v: &SampleView<'a>,
+    plugin: &dyn ReportPlugin,
+) -> (Vec<Cow<'a, str>>, String, u32) {
     let mut cut = 0u32;
     let prompt: Vec<Cow<'a, str>> = present(v.prompt)
         .and_then(|p| serde_json::from_str::<Vec<&RawValue>>(p.get()).ok())
@@ -466,29 +462,17 @@ fn transcript_parts<'a>(v: &LineView<'a>) -> (Vec<Cow<'a, str>>, String, u32) {
         detail.push_str("\":");
         detail.push_str(&cap_texts(raw.get(), &mut cut));
     }
-    if let Some(segments) = email_evidence(v) {
+    if let Some((key, json)) = plugin.sample_extra(v) {
         if !first {
             detail.push(',');
         }
-        detail.push_str("\"email_evidence\":");
-        detail.push_str(&cap_texts(&segments, &mut cut));
+        detail.push('"');
+        detail.push_str(key);
+        detail.push_str("\":");
+        detail.push_str(&cap_texts(&json, &mut cut));
     }
     detail.push('}');
     (prompt, detail, cut)
-}
-
-/// E4: the email cut into highlighted segments (JSON), when the line is
-/// an E4 record with a string `question`.
-fn email_evidence(v: &LineView) -> Option<String> {
-    let parsed: ParsedRecord = typed(v.parsed)?;
-    let parsed = parsed.e4()?;
-    let question: String = typed(v.question)?;
-    let info: Value = typed(v.info).unwrap_or(Value::Null);
-    let spans = info
-        .pointer("/meta/spans")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    serde_json::to_string(&super::evidence::segments(&question, parsed, spans)).ok()
 }
 
 /// Raw JSON with every string longer than [`super::TEXT_CAP`] bytes cut
@@ -531,127 +515,30 @@ fn cap_value(v: &mut Value, cut: &mut u32) {
 }
 
 /// `Some(value)` for a present, non-null raw field.
-fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
+pub fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
     raw.filter(|r| r.get() != "null")
 }
 
-fn typed<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
+/// A present raw field read as `T` (`None` when absent, null or not a `T`).
+pub fn typed<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>) -> Option<T> {
     serde_json::from_str(present(raw)?.get()).ok()
 }
 
 /// A raw field as text: strings unquoted, other values as their JSON.
-fn text(raw: Option<&RawValue>) -> String {
+pub fn text(raw: Option<&RawValue>) -> String {
     match present(raw) {
         None => String::new(),
         Some(r) => serde_json::from_str::<String>(r.get()).unwrap_or_else(|_| r.get().to_string()),
     }
 }
 
-/// The outcome of a non-errored sample.
-fn grade(v: &LineView, parsed: Option<&ParsedRecord>, grading: Grading) -> Outcome {
-    let parse: Option<svbench_core::ParseRecord> = typed(v.parse);
-    if let Some(p) = &parse {
-        if matches!(p.status, ParseStatus::Invalid | ParseStatus::NoAnswer) {
-            return Outcome::Invalid;
-        }
-    }
-    match grading {
-        Grading::E1 => {
-            let view = RecordView {
-                answer: typed(v.answer).unwrap_or(Value::Null),
-                parsed: parsed.cloned(),
-                parse,
-                predicted_label: typed(v.predicted_label),
-                confidence: typed(v.confidence),
-                ..RecordView::default()
-            };
-            match classify(&view) {
-                // A gold label that is not Malicious/Benign cannot be graded.
-                Err(_) => Outcome::Invalid,
-                Ok(s) => match s.prediction {
-                    Prediction::Invalid => Outcome::Invalid,
-                    Prediction::Abstain => Outcome::Abstain,
-                    Prediction::Malicious | Prediction::Benign => {
-                        if (s.prediction == Prediction::Malicious) == s.gold_malicious {
-                            Outcome::Correct
-                        } else {
-                            Outcome::Wrong
-                        }
-                    }
-                },
-            }
-        }
-        Grading::E2 => {
-            let profile = text(v.reward_profile);
-            if e2_exact(parsed.and_then(ParsedRecord::e2), &profile) {
-                Outcome::Correct
-            } else {
-                Outcome::Wrong
-            }
-        }
-        Grading::E4 => {
-            use crate::e4::{Call, Gold};
-            let view = RecordView {
-                answer: typed(v.answer).unwrap_or(Value::Null),
-                parsed: parsed.cloned(),
-                parse,
-                predicted_label: typed(v.predicted_label),
-                confidence: typed(v.confidence),
-                ..RecordView::default()
-            };
-            match crate::e4::sample(&view) {
-                None => Outcome::Invalid,
-                Some(s) if s.call == Call::Invalid => Outcome::Invalid,
-                Some(s) if s.call.correct(s.gold) => Outcome::Correct,
-                Some(s) if s.call == Call::Abstain && s.gold != Gold::Abstain => Outcome::Abstain,
-                Some(_) => Outcome::Wrong,
-            }
-        }
-        Grading::Other => Outcome::Scored,
-    }
-}
-
-/// E2: the scored findings equal the oracle's — `parsed.detection.<profile>`
-/// has no false positive and no false negative; without that block, the
-/// id sets of `parsed.prediction` and `parsed.oracle` are equal.
-fn e2_exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
-    let Some(parsed) = parsed else { return false };
-    let detection = match profile {
-        "" | "v1" => parsed.detection.v1.as_ref(),
-        "upstream" => parsed.detection.upstream.as_ref(),
-        _ => None,
-    };
-    if let Some(d) = detection {
-        return d.fp == 0.0 && d.fn_ == 0.0;
-    }
-    let ids = |list: &[RuleFinding]| -> std::collections::BTreeSet<String> {
-        list.iter().map(|e| e.id.clone()).collect()
-    };
-    ids(&parsed.prediction) == ids(&parsed.oracle)
-}
-
 const PREVIEW_CHARS: usize = 100;
 
-/// One line for the list: E1 prediction and gold, else the completion's start.
-fn preview(
-    v: &LineView,
-    parsed: Option<&ParsedRecord>,
-    grading: Grading,
-    completion: &str,
-) -> String {
+/// One line for the list: the predicted label and the gold one when the
+/// environment has labels, else the completion's start.
+fn preview(v: &SampleView, plugin: &dyn ReportPlugin, completion: &str) -> String {
     let mut out = String::new();
-    if matches!(grading, Grading::E1 | Grading::E4) {
-        let read = match parsed {
-            Some(ParsedRecord::E1(p)) if grading == Grading::E1 => {
-                Some((p.label.clone(), p.confidence))
-            }
-            Some(ParsedRecord::E4(p)) if grading == Grading::E4 => {
-                Some((p.label.clone().unwrap_or_default(), p.confidence))
-            }
-            _ => None,
-        };
-        let (label, conf) = read.unwrap_or_else(|| (text(v.predicted_label), None));
-        let conf = conf.or_else(|| typed(v.confidence));
+    if let Some((label, conf)) = plugin.predicted_label(v) {
         if !label.is_empty() {
             out.push_str(&label);
             if let Some(c) = conf {
