@@ -14,14 +14,11 @@ use svbench_core::compare::{
     Comparison, ExampleDelta, FieldMismatch, McNemarRecord, MetricComparison, RunRef,
     SignTestRecord,
 };
-use svbench_core::cost::Decision;
 use svbench_core::metrics::{mcnemar, paired_bootstrap_ci, sign_test, BootstrapConfig};
 
-use crate::e1::compute::v1_decision;
-use crate::e1::{self, outcome::Prediction};
-use crate::e2::upstream::{fixture_type, normalise, predicted_entries, record_scores};
 use crate::error::ReportError;
-use crate::read::{load_run, LoadedRun, RecordView, E1_NAME, E2_NAME, E4_NAME};
+use crate::plugin::{plugin_for, PluginLookup, ReportPlugin};
+use crate::read::{load_run, LoadedRun};
 
 /// Parity fields of upstream `bench/compare_rewards.py`, plus svbench's
 /// `sampling_params` and `seed`, plus the reward design.
@@ -53,6 +50,8 @@ pub const DEFAULT_VARY: [&str; 2] = ["model_id", "model_revision_or_digest"];
 /// How to compare.
 #[derive(Debug, Clone)]
 pub struct CompareOptions {
+    /// Finds the runs' environment's plugin (its per-example metrics).
+    pub plugins: PluginLookup,
     /// Metrics to report (empty: every metric both runs define).
     pub metrics: Vec<String>,
     /// Parity fields allowed to differ.
@@ -133,8 +132,8 @@ pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<CompareOutco
             return Err(CompareError::UnknownVary(v.clone()));
         }
     }
-    let side_a = read_side(a)?;
-    let side_b = read_side(b)?;
+    let side_a = read_side(a, opts.plugins)?;
+    let side_b = read_side(b, opts.plugins)?;
     let environment = side_a.run.info.environment.clone();
 
     let mut mismatches = Vec::new();
@@ -203,7 +202,7 @@ pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<CompareOutco
         }
     }
 
-    let available = metric_names(&pairs, &environment);
+    let available = metric_names(&pairs, plugin_for(opts.plugins, &environment));
     let selected: Vec<String> = if opts.metrics.is_empty() {
         available.clone()
     } else {
@@ -312,22 +311,12 @@ pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<CompareOutco
 
 /// Metric names defined on some pair: `reward`, `reward.<component>`
 /// (sorted), then the environment's metrics in a fixed order.
-fn metric_names(pairs: &[Pair<'_>], environment: &str) -> Vec<String> {
+fn metric_names(pairs: &[Pair<'_>], plugin: &dyn ReportPlugin) -> Vec<String> {
     let defined: BTreeSet<&String> = pairs
         .iter()
         .flat_map(|(_, a, b)| a.keys().filter(|k| b.contains_key(*k)))
         .collect();
-    let env_order: &[&str] = match environment {
-        E1_NAME => &["accuracy", "cost"],
-        E2_NAME => &[
-            "f1_weighted",
-            "f1_unweighted",
-            "patch_applied",
-            "clean_pass",
-        ],
-        E4_NAME => &["accuracy", "cost", "evidence_f1"],
-        _ => &[],
-    };
+    let env_order = plugin.compare_metrics();
     let mut out = Vec::new();
     if defined.iter().any(|k| *k == "reward") {
         out.push("reward".to_string());
@@ -347,7 +336,7 @@ fn metric_names(pairs: &[Pair<'_>], environment: &str) -> Vec<String> {
     out
 }
 
-fn read_side(path: &Path) -> Result<Side, CompareError> {
+fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
     let err = |source| CompareError::Run {
         path: path.to_path_buf(),
         source,
@@ -418,11 +407,7 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
     );
     hosted.insert("environment_version", get("env_version"));
 
-    let matrix = e1::cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
-    let is_e1 = info.environment == E1_NAME;
-    let is_e2 = info.environment == E2_NAME;
-    let is_e4 = info.environment == E4_NAME;
-    let e4_matrix = crate::e4::cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
+    let plugin = plugin_for(plugins, &info.environment);
     // example id → (errored?, metric → (sum, count))
     let mut acc: BTreeMap<String, ExampleAcc> = BTreeMap::new();
     for r in &run.records.records {
@@ -446,36 +431,7 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
                 add(format!("reward.{k}"), *v);
             }
         }
-        if is_e1 {
-            if let Ok(s) = e1::classify(r) {
-                let decision = v1_decision(&s);
-                // Per example, the report's `accuracy`: abstentions and
-                // invalid answers are not correct.
-                let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
-                add("accuracy".to_string(), f64::from(u8::from(correct)));
-                add("cost".to_string(), matrix.cost(decision));
-            }
-        }
-        if is_e2 {
-            e2_metrics(r, &mut add);
-        }
-        if is_e4 {
-            // Per example, the report's definitions: label equals gold,
-            // v1 cost (invalid charged cost_fn), evidence where scored.
-            if let Some(s) = crate::e4::sample(r) {
-                add(
-                    "accuracy".to_string(),
-                    f64::from(u8::from(s.call.correct(s.gold))),
-                );
-                add(
-                    "cost".to_string(),
-                    crate::e4::compute::v1_cost(&s, &e4_matrix),
-                );
-                if let Some(e) = &s.evidence {
-                    add("evidence_f1".to_string(), e.f1);
-                }
-            }
-        }
+        plugin.compare_record(info, r, &mut |name, v| add(name.to_string(), v));
     }
     let examples = acc
         .into_iter()
@@ -495,25 +451,6 @@ fn read_side(path: &Path) -> Result<Side, CompareError> {
         hosted,
         examples,
     })
-}
-
-/// E2's per-record metrics: upstream-way F1s, patch applied, clean pass
-/// (clean records only).
-fn e2_metrics(r: &RecordView, add: &mut impl FnMut(String, f64)) {
-    let ft = fixture_type(r);
-    let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
-    let predicted = normalise(&predicted_entries(r), ft);
-    let (w, u) = record_scores(&oracle, &predicted);
-    add("f1_weighted".to_string(), w.f1);
-    add("f1_unweighted".to_string(), u.f1);
-    let applied = r.patch_applied;
-    add("patch_applied".to_string(), f64::from(u8::from(applied)));
-    if oracle.map.is_empty() {
-        add(
-            "clean_pass".to_string(),
-            f64::from(u8::from(predicted.map.is_empty())),
-        );
-    }
 }
 
 fn read_object(path: &Path) -> Map<String, Value> {

@@ -212,6 +212,16 @@ pub trait EnvSections: Sync {
         None
     }
 
+    /// `compare`'s metrics of the environment, in report order (each
+    /// defined per example by [`EnvSections::compare_record`]).
+    fn compare_metrics(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// A scored record's values of [`EnvSections::compare_metrics`], given
+    /// to `add` (averaged over an example's rollouts).
+    fn compare_record(&self, _info: &RunInfo, _r: &RecordView, _add: &mut dyn FnMut(&str, f64)) {}
+
     /// The caption of `report.html`'s metrics table, which the environment
     /// may edit (flattened `metrics`: path, value).
     fn metrics_caption(

@@ -273,6 +273,7 @@ fn compare_reads_e4_metrics() {
     let a = write_run(tmp.path(), "a", &e4_metadata(), &metrics_vector());
     let b = write_run(tmp.path(), "b", &e4_metadata(), &metrics_vector());
     let opts = CompareOptions {
+        plugins: common::plugins,
         metrics: Vec::new(),
         vary: DEFAULT_VARY.iter().map(|s| s.to_string()).collect(),
         allow_unmatched: false,

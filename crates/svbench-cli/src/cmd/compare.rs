@@ -69,6 +69,7 @@ pub fn run(args: CompareArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
         args.vary.clone()
     };
     let opts = CompareOptions {
+        plugins: svbench_envs::registry::report_plugin,
         metrics: args.metrics.clone(),
         vary,
         allow_unmatched: args.allow_unmatched,

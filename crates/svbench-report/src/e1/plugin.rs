@@ -4,11 +4,13 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use svbench_core::cost::Decision;
 use svbench_core::env_record::{E1Parsed, ParsedRecord};
 use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
 use svbench_core::ParseStatus;
 
 use super::ci::{to_ci95, E1Classes};
+use super::compute::v1_decision;
 use super::guard::{guard_e1, guard_e1_summary, guard_e1_upstream};
 use super::outcome::{classify, status_of, E1Sample, Prediction};
 use super::{cost_matrix, e1_report_with_ci, E1Input};
@@ -181,6 +183,22 @@ impl EnvSections for E1Report {
             None => (text(v.predicted_label), None),
         };
         Some((label, conf.or_else(|| typed(v.confidence))))
+    }
+
+    fn compare_metrics(&self) -> &'static [&'static str] {
+        &["accuracy", "cost"]
+    }
+
+    /// Per example, the report's `accuracy` (abstentions and invalid
+    /// answers are not correct) and the v1 cost.
+    fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
+        let matrix = cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
+        if let Ok(s) = classify(r) {
+            let decision = v1_decision(&s);
+            let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
+            add("accuracy", f64::from(u8::from(correct)));
+            add("cost", matrix.cost(decision));
+        }
     }
 
     /// Upstream's schema wants numbers here; an undefined one reads n/a.

@@ -8,6 +8,7 @@ use svbench_core::summary::{Summary, SummaryMetrics};
 
 use super::extensions::micro_f1;
 use super::guard::guard_e2;
+use super::upstream::{fixture_type, normalise, predicted_entries, record_scores};
 use super::E2Input;
 use crate::build::rate;
 use crate::html::{text, typed, Outcome, SampleView};
@@ -154,6 +155,29 @@ impl EnvSections for E2Report {
          (parsed.detection.<profile> has no false positive and no false negative, else the \
          id sets of parsed.prediction and parsed.oracle are equal; a clean config answered \
          with no finding is correct); wrong — any other scored sample."
+    }
+
+    fn compare_metrics(&self) -> &'static [&'static str] {
+        &[
+            "f1_weighted",
+            "f1_unweighted",
+            "patch_applied",
+            "clean_pass",
+        ]
+    }
+
+    /// Upstream-way F1s, patch applied, clean pass (clean records only).
+    fn compare_record(&self, _info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
+        let ft = fixture_type(r);
+        let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
+        let predicted = normalise(&predicted_entries(r), ft);
+        let (w, u) = record_scores(&oracle, &predicted);
+        add("f1_weighted", w.f1);
+        add("f1_unweighted", u.f1);
+        add("patch_applied", f64::from(u8::from(r.patch_applied)));
+        if oracle.map.is_empty() {
+            add("clean_pass", f64::from(u8::from(predicted.map.is_empty())));
+        }
     }
 
     fn metrics_caption(

@@ -119,6 +119,23 @@ impl EnvSections for E4Report {
         Some(("email_evidence", serde_json::to_string(&segments).ok()?))
     }
 
+    fn compare_metrics(&self) -> &'static [&'static str] {
+        &["accuracy", "cost", "evidence_f1"]
+    }
+
+    /// Per example, the report's definitions: label equals gold, v1 cost
+    /// (invalid charged cost_fn), evidence where scored.
+    fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
+        let matrix = cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
+        if let Some(s) = sample(r) {
+            add("accuracy", f64::from(u8::from(s.call.correct(s.gold))));
+            add("cost", super::compute::v1_cost(&s, &matrix));
+            if let Some(e) = &s.evidence {
+                add("evidence_f1", e.f1);
+            }
+        }
+    }
+
     fn metrics_caption(
         &self,
         _summary: &Summary,
