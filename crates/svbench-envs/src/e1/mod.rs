@@ -7,6 +7,7 @@ pub mod generate;
 pub mod heuristic;
 pub mod leak;
 pub mod parse;
+pub mod policy;
 pub mod prompt;
 pub mod reward;
 pub mod zeek;

@@ -14,6 +14,7 @@ pub mod generate;
 pub mod ids;
 pub mod oracle;
 pub mod parse;
+pub mod policy;
 pub mod prompt;
 pub mod reward;
 pub mod tools;

@@ -25,6 +25,7 @@ mod e2_upstream_patch;
 mod e4_acceptance;
 mod e4_generate;
 mod e4_import;
+mod module_graph;
 mod parse_nesting;
 mod row_size;
 
