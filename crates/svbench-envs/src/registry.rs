@@ -509,4 +509,64 @@ mod tests {
         let e2 = find("e2").unwrap();
         assert_eq!(budgets(e2, &setup(Some(5))).map(|b| b.tool_budget), Ok(5));
     }
+
+    #[test]
+    fn every_importer_declares_well_formed_flags() {
+        use crate::kit::import::{Accepts, FlagKind, FlagValue};
+        use std::collections::{BTreeMap, BTreeSet};
+        // `data import`'s own arguments, which no importer flag may shadow.
+        let generic = ["format", "out", "config", "no-progress", "help"];
+        let mut kinds: BTreeMap<&str, FlagKind> = BTreeMap::new();
+        for entry in REGISTRY {
+            let Some(importer) = entry.importer else {
+                continue;
+            };
+            let env = entry.name();
+            let formats: BTreeSet<&str> = importer.format_names().into_iter().collect();
+            assert!(!formats.is_empty(), "{env}: no formats");
+            assert_eq!(
+                formats.len(),
+                importer.formats.len(),
+                "{env}: a format twice"
+            );
+            let mut names = BTreeSet::new();
+            for flag in importer.flags {
+                let name = flag.name;
+                assert!(names.insert(name), "{env}: --{name} declared twice");
+                assert!(
+                    !generic.contains(&name),
+                    "{env}: --{name} shadows data import's own"
+                );
+                assert!(
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                    "{env}: --{name} is not a kebab-case name"
+                );
+                assert!(!flag.help.is_empty(), "{env}: --{name} has no help");
+                if let Accepts::Only(only) = flag.accepts {
+                    assert!(!only.is_empty(), "{env}: --{name} accepts no format");
+                    for f in only {
+                        assert!(formats.contains(f), "{env}: --{name} names format `{f}`");
+                    }
+                }
+                if let Some(default) = flag.default {
+                    assert!(
+                        flag.kind != FlagKind::Switch
+                            && FlagValue::parse(name, flag.kind, default).is_ok(),
+                        "{env}: --{name}'s default `{default}` does not fit its kind"
+                    );
+                }
+                // `data import` offers the union of every importer's flags:
+                // one name, one kind.
+                let kind = *kinds.entry(name).or_insert(flag.kind);
+                assert_eq!(
+                    kind, flag.kind,
+                    "{env}: --{name} has another kind elsewhere"
+                );
+            }
+        }
+        assert!(!kinds.is_empty(), "no importer declares a flag");
+    }
 }

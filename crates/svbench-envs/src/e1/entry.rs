@@ -47,7 +47,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     ],
     default_policy: Some("heuristic"),
     generators: &[&super::generate::GENERATOR],
-    importer: None,
+    importer: Some(&super::import::IMPORTER),
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {

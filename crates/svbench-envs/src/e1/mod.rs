@@ -5,6 +5,7 @@ pub mod entry;
 pub mod env;
 pub mod generate;
 pub mod heuristic;
+pub mod import;
 pub mod leak;
 pub mod parse;
 pub mod policy;
