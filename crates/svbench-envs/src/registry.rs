@@ -7,7 +7,8 @@
 //! kind, splits, builtin policies, generators (the kit's
 //! [`GeneratorEntry`]: split rows, a corpus directory, a manifest's
 //! reproduction), default budgets and sampling,
-//! reward profiles, the environment's own arguments, and four functions:
+//! reward profiles, the environment's own arguments, its importer and
+//! benchmark (the kit's [`ImporterEntry`] and [`BenchEntry`]), and four functions:
 //! configure an instance, open a dataset for it, build a builtin policy for
 //! it, and canonicalise its arguments.
 
@@ -21,6 +22,7 @@ use svbench_core::identity::EnvIdentity;
 use svbench_core::ExampleSet;
 
 use crate::environment::{Budgets, EnvKind, Environment};
+pub use crate::kit::bench::BenchEntry;
 pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
@@ -73,6 +75,8 @@ pub struct EnvEntry {
     pub generators: &'static [&'static GeneratorEntry],
     /// Importers of other formats (`svbench data import`), if any.
     pub importer: Option<&'static ImporterEntry>,
+    /// Its benchmark (`svbench bench`), if any.
+    pub bench: Option<&'static BenchEntry>,
     /// The environment's own argument names (`--env-arg K=V`).
     pub arg_names: &'static [&'static str],
     /// The arguments among `arg_names` that name files on the machine that
@@ -568,5 +572,27 @@ mod tests {
             }
         }
         assert!(!kinds.is_empty(), "no importer declares a flag");
+    }
+
+    #[test]
+    fn every_bench_hook_is_well_formed() {
+        let mut whole_stack = Vec::new();
+        for entry in REGISTRY {
+            let Some(bench) = entry.bench else {
+                continue;
+            };
+            let env = entry.name();
+            // `bench --help` lists each summary in parentheses after the id.
+            assert!(
+                !bench.summary.is_empty() && !bench.summary.contains(['(', ')']),
+                "{env}: bench summary `{}`",
+                bench.summary
+            );
+            assert_ne!(bench.max_items, Some(0), "{env}: a cap of 0 items");
+            if bench.whole_stack {
+                whole_stack.push(env);
+            }
+        }
+        assert!(whole_stack.len() <= 1, "whole_stack set by {whole_stack:?}");
     }
 }

@@ -48,6 +48,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     default_policy: Some("heuristic"),
     generators: &[&super::generate::GENERATOR],
     importer: Some(&super::import::IMPORTER),
+    bench: Some(&super::bench::BENCH),
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {

@@ -1,5 +1,6 @@
 //! E1 `sv-env-network-logs`: network flow classification (spec `e1-network-logs.md`).
 
+pub mod bench;
 pub mod dataset;
 pub mod entry;
 pub mod env;

@@ -51,6 +51,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     default_policy: None,
     generators: &[&super::generate::GENERATOR],
     importer: None,
+    bench: Some(&super::bench::BENCH),
     arg_names: &ARG_NAMES,
     path_arg_names: &PATH_ARG_NAMES,
     budgets: DEFAULT_BUDGETS,

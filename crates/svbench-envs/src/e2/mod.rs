@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+pub mod bench;
 pub mod dataset;
 pub mod entry;
 pub mod env;

@@ -2,6 +2,7 @@
 //! test binary: the release test build in CI links the analyzers (regorus,
 //! the YAML stack) once instead of once per file.
 
+mod bench_hooks;
 mod e1_data;
 mod e1_data_design;
 mod e1_loader;
