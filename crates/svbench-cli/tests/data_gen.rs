@@ -260,59 +260,43 @@ fn import_e1_zeek_writes_the_bytes_the_alias_writes() {
     );
 }
 
+/// Runs `svbench data import ENV conn.log.labeled ARGS…` and checks it is a
+/// usage error whose message says `says`.
+fn refused(dir: &Path, env: &str, args: &[&str], says: &str) {
+    let o = svbench(
+        dir,
+        &[&["data", "import", env, "conn.log.labeled"][..], args].concat(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+}
+
 #[test]
 fn import_refuses_a_flag_the_environment_or_format_does_not_read() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("conn.log.labeled"), LOG).unwrap();
-    // An E4 flag given for E1 names the flag and the environment.
-    let o = svbench(
-        tmp.path(),
-        &[
-            "data",
-            "import",
-            "e1",
-            "conn.log.labeled",
-            "--format",
-            "zeek",
-            "--text-col",
-            "x",
-        ],
+    let dir = tmp.path();
+    // An E4 flag given for E1 names the flag, the environment and its flags.
+    let e4_flag = ["--format", "zeek", "--text-col", "x"];
+    refused(
+        dir,
+        "e1",
+        &e4_flag,
+        "--text-col is not a flag of e1's importer",
     );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--text-col is not a flag of e1's importer"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(stderr(&o).contains("--device-map"), "{}", stderr(&o));
+    refused(dir, "e1", &e4_flag, "--device-map");
     // An E4 flag of another E4 format names the formats that read it.
-    let o = svbench(
-        tmp.path(),
-        &[
-            "data",
-            "import",
-            "e4",
-            "conn.log.labeled",
-            "--format",
-            "csv",
-            "--labels",
-            "x.csv",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--labels applies to --format eml and mbox only"),
-        "{}",
-        stderr(&o)
+    refused(
+        dir,
+        "e4",
+        &["--format", "csv", "--labels", "x.csv"],
+        "--labels applies to --format eml and mbox only",
     );
     // Conflicting pairs clap refused for the alias are refused here too.
-    let o = svbench(
-        tmp.path(),
+    refused(
+        dir,
+        "e1",
         &[
-            "data",
-            "import",
-            "e1",
-            "conn.log.labeled",
             "--format",
             "zeek",
             "--device",
@@ -320,25 +304,8 @@ fn import_refuses_a_flag_the_environment_or_format_does_not_read() {
             "--device-map",
             "map.txt",
         ],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("give --device or --device-map, not both"),
-        "{}",
-        stderr(&o)
+        "give --device or --device-map, not both",
     );
     // A format the environment does not import.
-    let o = svbench(
-        tmp.path(),
-        &[
-            "data",
-            "import",
-            "e1",
-            "conn.log.labeled",
-            "--format",
-            "csv",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("formats: zeek"), "{}", stderr(&o));
+    refused(dir, "e1", &["--format", "csv"], "formats: zeek");
 }
