@@ -1,4 +1,5 @@
-//! `svbench data gen` and `svbench data import-zeek` through the real binary.
+//! `svbench data gen`, `svbench data import e1 --format zeek` and its alias
+//! `svbench data import-zeek` through the real binary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -207,4 +208,104 @@ fn import_zeek_errors() {
         &["data", "import-zeek", "missing.log", "--label", "benign"],
     );
     assert_eq!(o.status.code(), Some(3));
+}
+
+/// The alias's note on stderr.
+const ALIAS_NOTE: &str =
+    "note: `svbench data import-zeek` is an alias of `svbench data import e1 --format zeek`\n";
+
+#[test]
+fn import_e1_zeek_writes_the_bytes_the_alias_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cap = tmp.path().join("capture-a");
+    std::fs::create_dir_all(&cap).unwrap();
+    std::fs::write(cap.join("conn.log.labeled"), LOG).unwrap();
+    let flags = [
+        "capture-a/conn.log.labeled",
+        "--split-ratios",
+        "0.5,0.25,0.25",
+        "--seed",
+        "7",
+        "--source",
+        "iot23-local",
+        "--template",
+        "upstream",
+        "--max-per-label",
+        "5",
+    ];
+    let alias = svbench(
+        tmp.path(),
+        &[&["data", "import-zeek"][..], &flags[..]].concat(),
+    );
+    let direct = svbench(
+        tmp.path(),
+        &[
+            &["data", "import", "e1", "--format", "zeek"][..],
+            &flags[..],
+        ]
+        .concat(),
+    );
+    assert_eq!(alias.status.code(), Some(0), "{}", stderr(&alias));
+    assert_eq!(direct.status.code(), Some(0), "{}", stderr(&direct));
+    assert!(!direct.stdout.is_empty());
+    assert_eq!(alias.stdout, direct.stdout);
+    // The alias says what it stands for, once, before the importer's notes.
+    let alias_err = stderr(&alias);
+    assert!(alias_err.starts_with(ALIAS_NOTE), "{alias_err}");
+    assert_eq!(&alias_err[ALIAS_NOTE.len()..], stderr(&direct));
+    assert!(
+        stderr(&direct).contains("imported 2 rows"),
+        "{}",
+        stderr(&direct)
+    );
+}
+
+/// Runs `svbench data import ENV conn.log.labeled ARGS…` and checks it is a
+/// usage error whose message says `says`.
+fn refused(dir: &Path, env: &str, args: &[&str], says: &str) {
+    let o = svbench(
+        dir,
+        &[&["data", "import", env, "conn.log.labeled"][..], args].concat(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains(says), "{}", stderr(&o));
+}
+
+#[test]
+fn import_refuses_a_flag_the_environment_or_format_does_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("conn.log.labeled"), LOG).unwrap();
+    let dir = tmp.path();
+    // An E4 flag given for E1 names the flag, the environment and its flags.
+    let e4_flag = ["--format", "zeek", "--text-col", "x"];
+    refused(
+        dir,
+        "e1",
+        &e4_flag,
+        "--text-col is not a flag of e1's importer",
+    );
+    refused(dir, "e1", &e4_flag, "--device-map");
+    // An E4 flag of another E4 format names the formats that read it.
+    refused(
+        dir,
+        "e4",
+        &["--format", "csv", "--labels", "x.csv"],
+        "--labels applies to --format eml and mbox only",
+    );
+    // Conflicting pairs clap refused for the alias are refused here too.
+    refused(
+        dir,
+        "e1",
+        &[
+            "--format",
+            "zeek",
+            "--device",
+            "cam",
+            "--device-map",
+            "map.txt",
+        ],
+        "give --device or --device-map, not both",
+    );
+    // A format the environment does not import.
+    refused(dir, "e1", &["--format", "csv"], "formats: zeek");
 }

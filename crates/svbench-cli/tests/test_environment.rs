@@ -129,6 +129,7 @@ static ECHO: EnvEntry = EnvEntry {
     default_policy: Some("oracle"),
     generators: &[],
     importer: None,
+    bench: None,
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {

@@ -1,19 +1,16 @@
 //! Builtin policies (harness §1.1): they need no network and answer in the
 //! environment's format, so their output goes through the same parser and
-//! rewards as a model's.
+//! rewards as a model's. This module holds what every environment shares —
+//! the [`Policy`] trait, [`PolicyError`] and `replay:FILE`; each
+//! environment's own builtins live in its folder (`e1::policy`, …).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
 use svbench_core::record::SampleError;
 use svbench_core::{Completion, Example, ExampleSet, Message, Role};
-
-use crate::e1::heuristic;
-use crate::e2::env::E2Env;
-use crate::e2::tools::function_name;
-use crate::e2::{Severity, Tool};
 
 /// Something that answers an example: a builtin policy (or, later, a model).
 pub trait Policy: Send + Sync {
@@ -94,53 +91,6 @@ pub enum PolicyError {
         /// What is wrong.
         message: String,
     },
-}
-
-/// E1's `builtin:heuristic` (E1 §5).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HeuristicPolicy;
-
-impl Policy for HeuristicPolicy {
-    fn name(&self) -> &str {
-        "heuristic"
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
-        Ok(Completion::assistant_text(heuristic::answer_text(
-            &example.question,
-        )))
-    }
-}
-
-/// `builtin:oracle` for E1: the gold label with confidence 1.0 (an upper bound).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct E1OraclePolicy;
-
-impl Policy for E1OraclePolicy {
-    fn name(&self) -> &str {
-        "oracle"
-    }
-
-    fn label(&self) -> &str {
-        ORACLE_LABEL
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
-        let label = example.answer.as_str().unwrap_or_default();
-        Ok(Completion::assistant_text(format!(
-            "{{\"label\":\"{label}\",\"confidence\":1.0}}"
-        )))
-    }
 }
 
 /// `builtin:replay:FILE`: replays recorded completions from svbench's
@@ -419,38 +369,7 @@ impl Policy for ReplayPolicy {
     }
 }
 
-/// A builtin policy by name (`heuristic`, `oracle`, `replay:FILE`) for E1.
-pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
-    match name {
-        "heuristic" => Ok(Box::new(HeuristicPolicy)),
-        "oracle" => Ok(Box::new(E1OraclePolicy)),
-        _ => {
-            if let Some(file) = name.strip_prefix("replay:") {
-                return Ok(Box::new(ReplayPolicy::load(Path::new(file))?));
-            }
-            Err(crate::e1::entry::ENTRY.unknown_builtin(name))
-        }
-    }
-}
-
 pub use svbench_core::ORACLE_LABEL;
-
-/// E2's `builtin:oracle` (E2 §7): answers exactly the item's oracle set —
-/// distinct ids of the labelled namespaces with catalogue severities,
-/// confidence 1.0 — and, with `oracle_patch=true`, the row's stored patch
-/// (`info.patch`, the generator's inverse diff) when it has one.
-#[derive(Debug, Clone)]
-pub struct E2OraclePolicy {
-    env: E2Env,
-}
-
-impl E2OraclePolicy {
-    /// The oracle policy of an environment (its oracle mode and arguments).
-    #[must_use]
-    pub fn new(env: &E2Env) -> Self {
-        Self { env: env.clone() }
-    }
-}
 
 /// A sample error of kind `internal` (a builtin could not answer).
 pub(crate) fn internal(message: String) -> SampleError {
@@ -460,176 +379,5 @@ pub(crate) fn internal(message: String) -> SampleError {
         http_status: None,
         attempts: 0,
         retryable: false,
-    }
-}
-
-/// An E2 answer text: these full ids with catalogue severities.
-fn e2_answer_text<'a>(
-    env: &E2Env,
-    ids: impl IntoIterator<Item = &'a str>,
-    patch: Option<&str>,
-) -> String {
-    let catalogue = env.catalogue();
-    let violations: Vec<Value> = ids
-        .into_iter()
-        .map(|id| {
-            let severity = id
-                .split_once('/')
-                .and_then(|(t, r)| catalogue.severity(Tool::parse(t)?, r))
-                .unwrap_or(Severity::Med);
-            serde_json::json!({"id": id, "severity": severity.as_str()})
-        })
-        .collect();
-    serde_json::json!({"violations": violations, "patch": patch.unwrap_or(""), "confidence": 1.0})
-        .to_string()
-}
-
-impl Policy for E2OraclePolicy {
-    fn name(&self) -> &str {
-        "oracle"
-    }
-
-    fn label(&self) -> &str {
-        ORACLE_LABEL
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
-        let item = self
-            .env
-            .item(example)
-            .map_err(|e| internal(e.to_string()))?;
-        let ids: BTreeSet<&str> = item
-            .oracle
-            .violations
-            .iter()
-            .map(|v| v.id.as_str())
-            .filter(|id| {
-                id.split_once('/')
-                    .and_then(|(t, _)| Tool::parse(t))
-                    .is_some_and(|t| item.oracle.namespaces.contains(&t))
-            })
-            .collect();
-        let info = example.info_value();
-        let patch = self
-            .env
-            .args()
-            .oracle_patch
-            .then(|| info.pointer("/info/patch").and_then(Value::as_str))
-            .flatten();
-        Ok(Completion::assistant_text(e2_answer_text(
-            &self.env, ids, patch,
-        )))
-    }
-}
-
-/// E2's `builtin:tool-only` (E2 §7): a scripted two-turn episode. Turn 1
-/// calls the tool of each labelled namespace on the workspace file (at most
-/// three calls); turn 2 answers with the distinct findings those tool
-/// results showed for the labelled namespaces (catalogue severities), no
-/// patch, confidence 1.0. It is [`Policy::interactive`], so the runner drives
-/// it through the same loop, budget and turn limit as a model, and its tool
-/// calls are executed by the episode and recorded.
-#[derive(Debug, Clone)]
-pub struct E2ToolOnlyPolicy {
-    env: E2Env,
-}
-
-impl E2ToolOnlyPolicy {
-    /// The tool-only policy of an environment.
-    #[must_use]
-    pub fn new(env: &E2Env) -> Self {
-        Self { env: env.clone() }
-    }
-}
-
-impl Policy for E2ToolOnlyPolicy {
-    fn name(&self) -> &str {
-        "tool-only"
-    }
-
-    fn interactive(&self) -> bool {
-        true
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        messages: &[Message],
-    ) -> Result<Completion, SampleError> {
-        let (lang, labelled) = self.env.labelled_namespaces(example);
-        let called = messages.iter().any(|m| m.role == Role::Assistant);
-        if !called {
-            let arguments = serde_json::json!({"paths": [lang.workspace_name()]}).to_string();
-            let calls: Vec<Value> = labelled
-                .iter()
-                .take(3)
-                .enumerate()
-                .map(|(i, tool)| {
-                    serde_json::json!({
-                        "id": format!("call_{i}"),
-                        "type": "function",
-                        "function": {"name": function_name(*tool), "arguments": arguments},
-                    })
-                })
-                .collect();
-            return Ok(Completion::Messages(vec![serde_json::json!({
-                "role": "assistant",
-                "content": null,
-                "tool_calls": calls,
-            })]));
-        }
-        let mut ids = BTreeSet::new();
-        for message in messages.iter().filter(|m| m.role == Role::Tool) {
-            let Some(Ok(result)) = message
-                .content
-                .as_deref()
-                .map(serde_json::from_str::<Value>)
-            else {
-                continue;
-            };
-            for finding in result
-                .get("findings")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let tool = finding.get("tool").and_then(Value::as_str);
-                let rule = finding.get("rule_id").and_then(Value::as_str);
-                if let (Some(tool), Some(rule)) = (tool.and_then(Tool::parse), rule) {
-                    if labelled.contains(&tool) {
-                        ids.insert(format!("{}/{rule}", tool.as_str()));
-                    }
-                }
-            }
-        }
-        Ok(Completion::assistant_text(e2_answer_text(
-            &self.env,
-            ids.iter().map(String::as_str),
-            None,
-        )))
-    }
-}
-
-/// A builtin policy by name (`oracle`, `tool-only`, `replay:FILE`) for E2,
-/// configured by the environment it will run against.
-///
-/// # Errors
-/// Unknown names and unreadable replay files.
-pub fn e2_builtin(name: &str, env: &E2Env) -> Result<Box<dyn Policy>, PolicyError> {
-    match name {
-        "oracle" => Ok(Box::new(E2OraclePolicy::new(env))),
-        "tool-only" => Ok(Box::new(E2ToolOnlyPolicy::new(env))),
-        _ => {
-            if let Some(file) = name.strip_prefix("replay:") {
-                return Ok(Box::new(ReplayPolicy::load(Path::new(file))?.multi_turn()));
-            }
-            Err(crate::e2::entry::ENTRY.unknown_builtin(name))
-        }
     }
 }

@@ -7,7 +7,8 @@
 //! kind, splits, builtin policies, generators (the kit's
 //! [`GeneratorEntry`]: split rows, a corpus directory, a manifest's
 //! reproduction), default budgets and sampling,
-//! reward profiles, the environment's own arguments, and four functions:
+//! reward profiles, the environment's own arguments, its importer and
+//! benchmark (the kit's [`ImporterEntry`] and [`BenchEntry`]), and four functions:
 //! configure an instance, open a dataset for it, build a builtin policy for
 //! it, and canonicalise its arguments.
 
@@ -21,6 +22,7 @@ use svbench_core::identity::EnvIdentity;
 use svbench_core::ExampleSet;
 
 use crate::environment::{Budgets, EnvKind, Environment};
+pub use crate::kit::bench::BenchEntry;
 pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
@@ -74,6 +76,8 @@ pub struct EnvEntry {
     pub generators: &'static [&'static GeneratorEntry],
     /// Importers of other formats (`svbench data import`), if any.
     pub importer: Option<&'static ImporterEntry>,
+    /// Its benchmark (`svbench bench`), if any.
+    pub bench: Option<&'static BenchEntry>,
     /// The environment's own argument names (`--env-arg K=V`).
     pub arg_names: &'static [&'static str],
     /// The arguments among `arg_names` that name files on the machine that
@@ -524,5 +528,87 @@ mod tests {
         assert!((e1.configure)(&setup(Some(1))).is_err());
         let e2 = find("e2").unwrap();
         assert_eq!(budgets(e2, &setup(Some(5))).map(|b| b.tool_budget), Ok(5));
+    }
+
+    #[test]
+    fn every_importer_declares_well_formed_flags() {
+        use crate::kit::import::{Accepts, FlagKind, FlagValue};
+        use std::collections::{BTreeMap, BTreeSet};
+        // `data import`'s own arguments, which no importer flag may shadow.
+        let generic = ["format", "out", "config", "no-progress", "help"];
+        let mut kinds: BTreeMap<&str, FlagKind> = BTreeMap::new();
+        for entry in REGISTRY {
+            let Some(importer) = entry.importer else {
+                continue;
+            };
+            let env = entry.name();
+            let formats: BTreeSet<&str> = importer.format_names().into_iter().collect();
+            assert!(!formats.is_empty(), "{env}: no formats");
+            assert_eq!(
+                formats.len(),
+                importer.formats.len(),
+                "{env}: a format twice"
+            );
+            let mut names = BTreeSet::new();
+            for flag in importer.flags {
+                let name = flag.name;
+                assert!(names.insert(name), "{env}: --{name} declared twice");
+                assert!(
+                    !generic.contains(&name),
+                    "{env}: --{name} shadows data import's own"
+                );
+                assert!(
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                    "{env}: --{name} is not a kebab-case name"
+                );
+                assert!(!flag.help.is_empty(), "{env}: --{name} has no help");
+                if let Accepts::Only(only) = flag.accepts {
+                    assert!(!only.is_empty(), "{env}: --{name} accepts no format");
+                    for f in only {
+                        assert!(formats.contains(f), "{env}: --{name} names format `{f}`");
+                    }
+                }
+                if let Some(default) = flag.default {
+                    assert!(
+                        flag.kind != FlagKind::Switch
+                            && FlagValue::parse(name, flag.kind, default).is_ok(),
+                        "{env}: --{name}'s default `{default}` does not fit its kind"
+                    );
+                }
+                // `data import` offers the union of every importer's flags:
+                // one name, one kind.
+                let kind = *kinds.entry(name).or_insert(flag.kind);
+                assert_eq!(
+                    kind, flag.kind,
+                    "{env}: --{name} has another kind elsewhere"
+                );
+            }
+        }
+        assert!(!kinds.is_empty(), "no importer declares a flag");
+    }
+
+    #[test]
+    fn every_bench_hook_is_well_formed() {
+        let mut whole_stack = Vec::new();
+        for entry in REGISTRY {
+            let Some(bench) = entry.bench else {
+                continue;
+            };
+            let env = entry.name();
+            // `bench --help` lists each summary in parentheses after the id.
+            assert!(
+                !bench.summary.is_empty() && !bench.summary.contains(['(', ')']),
+                "{env}: bench summary `{}`",
+                bench.summary
+            );
+            assert_ne!(bench.max_items, Some(0), "{env}: a cap of 0 items");
+            if bench.whole_stack {
+                whole_stack.push(env);
+            }
+        }
+        assert!(whole_stack.len() <= 1, "whole_stack set by {whole_stack:?}");
     }
 }

@@ -1,32 +1,67 @@
 //! `svbench bench ENV`: benchmarks of scoring and report generation.
 //! Prints measured figures; asserts nothing.
+//!
+//! Each environment's benchmark is its registry entry's (`EnvEntry::bench`):
+//! this command finds it, checks and caps the size and prints the figures.
+//! `scan` and `serve` are not environments; they have their own modules.
 
 use crate::out::outln;
 use std::path::Path;
 use std::time::Instant;
-use svbench_envs::e1::entry as e1_entry;
-use svbench_envs::e2::entry as e2_entry;
-use svbench_envs::registry::EnvEntry;
 
 use clap::Args;
 use serde_json::json;
 use svbench_core::record::{CompatFields, ParsedRecord, ResultRecord, RunMetadata};
 use svbench_core::Completion;
+use svbench_envs::e1::bench::ANSWERS;
 use svbench_envs::e1::env::E1Env;
 use svbench_envs::e1::Gold;
+use svbench_envs::kit::bench::{BenchError, BenchRequest};
+use svbench_envs::registry::{self, EnvEntry, REGISTRY};
 
 use super::GlobalArgs;
 use crate::exit;
 
+/// Benchmarks that are not an environment's, with what they time.
+const OTHER_BENCHMARKS: [(&str, &str); 2] = [
+    ("scan", "the config analyzers"),
+    (
+        "serve",
+        "a load test of `svbench serve` run as a second process",
+    ),
+];
+
+/// `ENV`'s help: every environment's benchmark, then the others.
+fn env_help() -> String {
+    let mut parts: Vec<String> = REGISTRY
+        .iter()
+        .filter_map(|e| Some(format!("{} ({})", e.identity.short, e.bench?.summary)))
+        .collect();
+    parts.extend(
+        OTHER_BENCHMARKS
+            .iter()
+            .map(|(n, what)| format!("{n} ({what})")),
+    );
+    let last = parts.pop().unwrap_or_default();
+    format!("What to benchmark: {} or {last}", parts.join(", "))
+}
+
+/// Every benchmark name, for messages.
+fn available() -> String {
+    REGISTRY
+        .iter()
+        .filter(|e| e.bench.is_some())
+        .map(|e| e.identity.short)
+        .chain(OTHER_BENCHMARKS.iter().map(|(n, _)| *n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Arguments of `svbench bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// What to benchmark: e1 (scoring, report, rollouts), e2 (scoring an
-    /// answer with a patch; `--completions` answers, at most 10,000), e4
-    /// (parse, render, indicators and score per email; `--completions`
-    /// emails, at most 200,000, and `--large-emails` 1 MB emails), scan
-    /// (the config analyzers) or serve (a load test of `svbench serve` run
-    /// as a second process).
+    /// What to benchmark.
+    #[arg(help = env_help())]
     pub env: String,
     /// scan: an E2 JSONL file of configs (`question`, `meta.lang`) [default:
     /// the upstream mini set in ../shared, when present].
@@ -71,37 +106,8 @@ pub struct BenchArgs {
     pub dropped_connections: usize,
 }
 
-/// A mix of answer shapes seen in practice, valid and not.
-const ANSWERS: [&str; 8] = [
-    r#"{"label":"Malicious","confidence":0.8}"#,
-    r#"{"label":"Benign","confidence":0.6,"rationale":"DNS lookup to a resolver"}"#,
-    "```json\n{\"label\": \"Abstain\", \"confidence\": 0.3}\n```",
-    "<think>port 23 with {S0} state looks like a scan</think>{\"label\":\"Malicious\",\"confidence\":0.9}",
-    "Verdict: {\"label\":\"Benign\",\"confidence\":0.55} done",
-    r#"{"label":"malicious","confidence":"0.9"}"#,
-    "I cannot decide.",
-    r#"{"label":"Benign","confidence":0.7} then {"label":"Malicious","confidence":0.9}"#,
-];
-
 /// Runs the command; returns the exit code.
 pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    // Benchmarks are per environment (what each one times differs); the
-    // registry resolves the name.
-    let named = |entry: &EnvEntry| entry.identity.is_named(&args.env);
-    if named(&e2_entry::ENTRY) {
-        if args.completions == 0 {
-            return Err(exit::usage("--completions must be positive"));
-        }
-        // Each cold score builds its own row: 10,000 keeps the run short.
-        return super::bench_e2::run(args.completions.min(10_000));
-    }
-    if named(&svbench_envs::e4::entry::ENTRY) {
-        if args.completions == 0 {
-            return Err(exit::usage("--completions must be positive"));
-        }
-        // 20,000 typical emails and 200 large ones take seconds.
-        return super::bench_e4::run(args.completions.min(200_000), args.large_emails);
-    }
     if args.env == "serve" {
         return super::bench_serve::run(super::bench_serve::Limits {
             requests: args.requests,
@@ -118,65 +124,54 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             args.tools.as_deref(),
         );
     }
-    if !named(&e1_entry::ENTRY) {
-        return Err(exit::usage(format!(
-            "no benchmark for `{}` in this build (available: e1, e2, e4, scan, serve)",
-            args.env
-        )));
-    }
-    if args.completions == 0 || args.records == 0 || args.rollouts == 0 || args.concurrency == 0 {
-        return Err(exit::usage(
-            "--completions, --records, --rollouts and --concurrency must be positive",
-        ));
-    }
-    // First, so the peak memory it reports is the rollout run's own.
-    let r = super::bench_rollouts::bench_rollouts(args.rollouts, args.concurrency)?;
-    outln!(
-        "e1 rollouts: {} single-turn rollouts against the fake endpoint at concurrency {} in {:.3} s = {:.0} rollouts/s; peak RSS {}",
-        r.samples,
-        args.concurrency,
-        r.seconds,
-        r.samples as f64 / r.seconds,
-        r.peak_rss_mb
-            .map(|m| format!("{m:.0} MB"))
-            .unwrap_or_else(|| "unknown".into())
-    )?;
-    bench_scoring(args.completions)?;
-    bench_report(args.records)?;
-    Ok(exit::OK)
-}
-
-fn bench_scoring(n: usize) -> std::io::Result<()> {
-    for profile in ["v1", "upstream"] {
-        let env = E1Env::new(profile, None).expect("built-in reward config is valid");
-        let completions: Vec<Completion> = ANSWERS
-            .iter()
-            .map(|a| Completion::assistant_text(*a))
-            .collect();
-        // Warm up, then measure on one core.
-        let mut checksum = 0.0;
-        for c in &completions {
-            checksum += env.score(c, Gold::Malicious).reward.total;
+    // Benchmarks are per environment (what each one times differs); the
+    // registry resolves the name and holds the benchmark.
+    let no_benchmark = || {
+        exit::usage(format!(
+            "no benchmark for `{}` in this build (available: {})",
+            args.env,
+            available()
+        ))
+    };
+    let entry: &EnvEntry = registry::find(&args.env).map_err(|_| no_benchmark())?;
+    let bench = entry.bench.ok_or_else(no_benchmark)?;
+    if bench.whole_stack {
+        if args.completions == 0 || args.records == 0 || args.rollouts == 0 || args.concurrency == 0
+        {
+            return Err(exit::usage(
+                "--completions, --records, --rollouts and --concurrency must be positive",
+            ));
         }
-        let start = Instant::now();
-        for i in 0..n {
-            let gold = if i % 2 == 0 {
-                Gold::Malicious
-            } else {
-                Gold::Benign
-            };
-            checksum += env
-                .score(&completions[i % completions.len()], gold)
-                .reward
-                .total;
-        }
-        let secs = start.elapsed().as_secs_f64();
+        // First, so the peak memory it reports is the rollout run's own.
+        let r = super::bench_rollouts::bench_rollouts(args.rollouts, args.concurrency)?;
         outln!(
-            "e1 scoring ({profile}): {n} completions in {secs:.3} s = {:.0} completions/s on one core (checksum {checksum:.1})",
-            n as f64 / secs
+            "e1 rollouts: {} single-turn rollouts against the fake endpoint at concurrency {} in {:.3} s = {:.0} rollouts/s; peak RSS {}",
+            r.samples,
+            args.concurrency,
+            r.seconds,
+            r.samples as f64 / r.seconds,
+            r.peak_rss_mb
+                .map(|m| format!("{m:.0} MB"))
+                .unwrap_or_else(|| "unknown".into())
         )?;
+    } else if args.completions == 0 {
+        return Err(exit::usage("--completions must be positive"));
     }
-    Ok(())
+    let req = BenchRequest {
+        items: bench
+            .max_items
+            .map_or(args.completions, |max| args.completions.min(max)),
+        large: args.large_emails,
+    };
+    (bench.run)(&req, &mut |line| outln!("{line}")).map_err(|e| match e {
+        // Kept as an I/O error, so a closed pipe ends the command quietly.
+        BenchError::Io(io) => anyhow::Error::from(io),
+        other => anyhow::anyhow!("{other}"),
+    })?;
+    if bench.whole_stack {
+        bench_report(args.records)?;
+    }
+    Ok(exit::OK)
 }
 
 fn bench_report(n: usize) -> anyhow::Result<()> {

@@ -2,19 +2,13 @@
 //!
 //! Data goes to stdout or files; progress and summaries go to stderr.
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
-use svbench_envs::e1::generate::{question_hash, Template};
-use svbench_envs::e1::zeek::{
-    import, parse_device_map, parse_label_file, ImportInput, ImportOptions, SplitAssignment,
-    ZeekError,
-};
 use svbench_envs::kit::generate::{to_jsonl, GenFailure, GeneratedCorpus, GeneratorEntry};
+use svbench_envs::kit::import::FlagValue;
 use svbench_envs::registry;
 
 use super::GlobalArgs;
@@ -29,7 +23,7 @@ pub enum DataCommand {
     Import(super::data_import::ImportArgs),
     /// Summarise a CSV or JSONL file and suggest `data import` flags (never applied).
     Inspect(super::data_import::InspectArgs),
-    /// Import Zeek conn.log / conn.log.labeled files as E1 rows.
+    /// Alias of `svbench data import e1 --format zeek` (Zeek conn.log files to E1 rows).
     ImportZeek(ImportZeekArgs),
 }
 
@@ -58,7 +52,9 @@ pub struct GenArgs {
     pub manifest: Option<PathBuf>,
 }
 
-/// `svbench data import-zeek`.
+/// `svbench data import-zeek`: kept as an alias of `svbench data import e1
+/// --format zeek`, with the same flags; clap refuses the conflicting pairs
+/// as it always did.
 #[derive(Debug, Args)]
 pub struct ImportZeekArgs {
     /// Zeek conn.log or conn.log.labeled files.
@@ -261,106 +257,33 @@ pub(super) fn emit(text: &str, out: Option<&Path>) -> anyhow::Result<u8> {
     Ok(exit::OK)
 }
 
-fn read_text(path: &Path, what: &str) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| exit::data(format!("cannot read {what} {}: {e}", path.display())))
-}
-
-pub(super) fn parse_ratios(s: &str) -> anyhow::Result<[f64; 3]> {
-    let parts: Vec<f64> = s
-        .split(',')
-        .map(|p| p.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            exit::usage(format!(
-                "--split-ratios `{s}`: expected three numbers like 0.7,0.15,0.15"
-            ))
-        })?;
-    match parts.as_slice() {
-        [a, b, c]
-            if parts.iter().all(|x| x.is_finite() && *x >= 0.0)
-                && ((a + b + c) - 1.0).abs() < 1e-6 =>
-        {
-            Ok([*a, *b, *c])
-        }
-        _ => Err(exit::usage(format!(
-            "--split-ratios `{s}`: need three non-negative shares of train,dev,test summing to 1"
-        ))),
-    }
-}
+/// The command `data import-zeek` is an alias of.
+const IMPORT_ZEEK_TARGET: &str = "svbench data import e1 --format zeek";
 
 fn import_zeek(a: ImportZeekArgs) -> anyhow::Result<u8> {
-    let label =
-        match a.label.as_deref() {
-            None => None,
-            Some(l) => Some(svbench_envs::e1::zeek::normalize_label(l).ok_or_else(|| {
-                exit::usage(format!("--label `{l}`: expected benign or malicious"))
-            })?),
-        };
-    let labels = match &a.labels {
-        None => None,
-        Some(p) => Some(
-            parse_label_file(&read_text(p, "labels file")?, p)
-                .map_err(|e| exit::data(e.to_string()))?,
+    eprintln!("note: `svbench data import-zeek` is an alias of `{IMPORT_ZEEK_TARGET}`");
+    let entry = registry::find("e1").map_err(|e| exit::usage(e.to_string()))?;
+    let text = |v: Option<String>| v.map(FlagValue::Text);
+    let path = |v: Option<PathBuf>| v.map(FlagValue::Path);
+    let given = [
+        ("label", text(a.label)),
+        ("labels", path(a.labels)),
+        ("source", text(Some(a.source))),
+        ("device", text(a.device)),
+        ("device-map", path(a.device_map)),
+        ("scenario", text(a.scenario)),
+        ("split", text(a.split)),
+        ("split-ratios", text(a.split_ratios)),
+        ("seed", Some(FlagValue::Count(a.seed))),
+        (
+            "max-per-label",
+            a.max_per_label.map(|n| FlagValue::Count(n as u64)),
         ),
-    };
-    let device_map = match &a.device_map {
-        None => None,
-        Some(p) => Some(parse_device_map(&read_text(p, "device map")?)),
-    };
-    let split = match (&a.split, &a.split_ratios) {
-        (Some(s), _) => SplitAssignment::Fixed(s.parse().map_err(|e| exit::usage(format!("{e}")))?),
-        (None, Some(r)) => SplitAssignment::Ratios(parse_ratios(r)?),
-        (None, None) => SplitAssignment::Ratios([0.7, 0.15, 0.15]),
-    };
-    let template = Template::parse(&a.template).ok_or_else(|| {
-        exit::usage(format!(
-            "--template `{}`: expected v1 or upstream",
-            a.template
-        ))
-    })?;
-    let mut dedup_against = HashSet::new();
-    if let Some(p) = &a.dedup_against {
-        let rows = svbench_core::example::read_jsonl(p).map_err(|e| exit::data(e.to_string()))?;
-        for r in rows {
-            let v: &Value = &r.value;
-            match (v["meta"]["hash"].as_str(), v["question"].as_str()) {
-                (Some(h), _) => dedup_against.insert(h.to_string()),
-                (None, Some(q)) => dedup_against.insert(question_hash(q)),
-                _ => false,
-            };
-        }
-    }
-    let mut inputs = Vec::with_capacity(a.files.len());
-    for path in &a.files {
-        inputs.push(ImportInput {
-            path: path.clone(),
-            text: read_text(path, "log")?,
-        });
-    }
-    let opts = ImportOptions {
-        label,
-        labels,
-        source: a.source,
-        device: a.device,
-        device_map,
-        scenario: a.scenario,
-        split,
-        seed: a.seed,
-        max_per_label: a.max_per_label,
-        dedup_against,
-        template,
-    };
-    let outcome = import(&inputs, &opts).map_err(|e| match e {
-        ZeekError::Usage(m) => exit::usage(m),
-        other => exit::data(other.to_string()),
-    })?;
-    for (capture, (split, rows)) in &outcome.captures {
-        eprintln!("capture {capture}: {split}, {rows} rows");
-    }
-    for (reason, count) in &outcome.skipped {
-        eprintln!("skipped {count}: {reason}");
-    }
-    eprintln!("imported {} rows", outcome.rows.len());
-    emit(&to_jsonl(&outcome.rows), a.out.as_deref())
+        ("dedup-against", path(a.dedup_against)),
+        ("template", text(Some(a.template))),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| Some((name.to_string(), value?)))
+    .collect();
+    super::data_import::run_import(entry, "zeek", &a.files, given, a.out.as_deref())
 }

@@ -1,8 +1,6 @@
 //! One module per subcommand.
 
 pub mod bench;
-pub mod bench_e2;
-pub mod bench_e4;
 pub mod bench_rollouts;
 pub mod bench_scan;
 pub mod bench_serve;

@@ -11,7 +11,7 @@ use svbench_core::example::DatasetError;
 use super::dataset::{self, DatasetSpec, SelectionRequest, SplitRequest};
 use super::env::E1Env;
 use crate::environment::{Budgets, EnvKind};
-use crate::policy::{self, Policy, PolicyError};
+use crate::policy::{Policy, PolicyError};
 use crate::registry::{
     self, BuiltinInfo, ConfigureError, Configured, DataProvenance, DataRequest, EnvEntry, EnvFacts,
     EnvSetup, RewardFacts, SamplingDefaults, SelectedData,
@@ -47,7 +47,8 @@ pub static ENTRY: EnvEntry = EnvEntry {
     ],
     default_policy: Some("heuristic"),
     generators: &[&super::generate::GENERATOR],
-    importer: None,
+    importer: Some(&super::import::IMPORTER),
+    bench: Some(&super::bench::BENCH),
     arg_names: &[],
     path_arg_names: &[],
     budgets: Budgets {
@@ -119,5 +120,5 @@ fn open(_: &Configured, req: &DataRequest) -> Result<SelectedData, DatasetError>
 }
 
 fn builtin(name: &str, _: &Configured) -> Result<Box<dyn Policy>, PolicyError> {
-    policy::e1_builtin(name)
+    super::policy::builtin(name)
 }

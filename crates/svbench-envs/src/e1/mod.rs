@@ -1,12 +1,15 @@
 //! E1 `sv-env-network-logs`: network flow classification (spec `e1-network-logs.md`).
 
+pub mod bench;
 pub mod dataset;
 pub mod entry;
 pub mod env;
 pub mod generate;
 pub mod heuristic;
+pub mod import;
 pub mod leak;
 pub mod parse;
+pub mod policy;
 pub mod prompt;
 pub mod reward;
 pub mod zeek;

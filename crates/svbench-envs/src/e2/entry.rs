@@ -14,7 +14,7 @@ use super::env::{
     E2Args, E2Env, E2EnvError, OracleMode, ARG_NAMES, DEFAULT_BUDGETS, PATH_ARG_NAMES,
 };
 use crate::environment::EnvKind;
-use crate::policy::{self, Policy, PolicyError};
+use crate::policy::{Policy, PolicyError};
 use crate::registry::{
     self, BuiltinInfo, ConfigureError, Configured, DataRequest, EnvEntry, EnvFacts, EnvSetup,
     RewardFacts, SamplingDefaults, SelectedData,
@@ -51,6 +51,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     default_policy: None,
     generators: &[&super::generate::GENERATOR],
     importer: None,
+    bench: Some(&super::bench::BENCH),
     arg_names: &ARG_NAMES,
     path_arg_names: &PATH_ARG_NAMES,
     budgets: DEFAULT_BUDGETS,
@@ -167,5 +168,5 @@ fn open(configured: &Configured, req: &DataRequest) -> Result<SelectedData, Data
 }
 
 fn builtin(name: &str, configured: &Configured) -> Result<Box<dyn Policy>, PolicyError> {
-    policy::e2_builtin(name, e2(configured))
+    super::policy::builtin(name, e2(configured))
 }

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+pub mod bench;
 pub mod dataset;
 pub mod entry;
 pub mod env;
@@ -14,6 +15,7 @@ pub mod generate;
 pub mod ids;
 pub mod oracle;
 pub mod parse;
+pub mod policy;
 pub mod prompt;
 pub mod reward;
 pub mod tools;

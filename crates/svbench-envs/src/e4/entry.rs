@@ -51,6 +51,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     default_policy: Some("indicators"),
     generators: &[&super::generate::GENERATOR],
     importer: Some(&super::import::IMPORTER),
+    bench: Some(&super::bench::BENCH),
     arg_names: &ARG_NAMES,
     path_arg_names: &[],
     budgets: Budgets {

@@ -5,6 +5,7 @@
 //! `svbench_scan::email`; this module holds what makes it an environment.
 
 pub mod args;
+pub mod bench;
 pub mod dataset;
 pub mod entry;
 pub mod env;

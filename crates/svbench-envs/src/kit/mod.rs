@@ -4,6 +4,8 @@
 //! is its own.
 
 pub mod args;
+pub mod bench;
+pub mod confidence;
 pub mod dataset;
 pub mod generate;
 pub mod import;

@@ -6,8 +6,9 @@ use crate::WrittenJson;
 use serde_json::{json, Value};
 use svbench_core::{Completion, Example, Message, ParseStatus, Role};
 use svbench_envs::e2::env::{E2Args, E2Env};
+use svbench_envs::e2::policy::builtin as e2_builtin;
 use svbench_envs::environment::Environment;
-use svbench_envs::policy::{e2_builtin, Policy, ORACLE_LABEL};
+use svbench_envs::policy::{Policy, ORACLE_LABEL};
 
 /// Public-mini row 0 (`nginx-dummy.yaml`).
 pub(crate) const ROW0_YAML: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: nginx-dummy\n  namespace: default\nspec:\n  containers:\n  - name: nginx-dummy\n    image: nginx\n    volumeMounts:\n    - name: dummy\n      mountPath: /data\n    ports:\n    - containerPort: 80\n  volumes:\n  - name: dummy\n    flexVolume:\n      driver: \"k8s/dummy\"\n";

@@ -9,10 +9,10 @@ use serde_json::json;
 use svbench_core::Completion;
 use svbench_envs::e2::dataset::relabel_live;
 use svbench_envs::e2::env::{E2Args, E2Env};
+use svbench_envs::e2::policy::builtin as e2_builtin;
 use svbench_envs::e2::tools::OracleError;
 use svbench_envs::e2::Lang;
 use svbench_envs::environment::{Deadline, Environment, ScoreErrorKind};
-use svbench_envs::policy::e2_builtin;
 
 use crate::e2_env::{answer, env, example, play};
 

@@ -2,6 +2,7 @@
 //! test binary: the release test build in CI links the analyzers (regorus,
 //! the YAML stack) once instead of once per file.
 
+mod bench_hooks;
 mod e1_data;
 mod e1_data_design;
 mod e1_loader;
@@ -25,6 +26,7 @@ mod e2_upstream_patch;
 mod e4_acceptance;
 mod e4_generate;
 mod e4_import;
+mod module_graph;
 mod parse_nesting;
 mod row_size;
 

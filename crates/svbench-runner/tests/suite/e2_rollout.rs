@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use svbench_core::record::{CompatFields, RequestRecord};
 use svbench_core::{Example, Message, ParseStatus};
 use svbench_envs::e2::env::{E2Args, E2Env};
+use svbench_envs::e2::policy::builtin as e2_builtin;
 use svbench_envs::environment::{Budgets, Environment};
-use svbench_envs::policy::e2_builtin;
 use svbench_runner::rollout::{run_sample, TurnFuture};
 use svbench_runner::{Agent, AssistantTurn, Responder, TurnContext};
 

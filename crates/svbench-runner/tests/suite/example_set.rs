@@ -44,7 +44,7 @@ fn run(
     resume: bool,
 ) -> Result<EvalOutcome, EvalError> {
     let policy: Arc<dyn Policy> =
-        Arc::from(svbench_envs::policy::e1_builtin("heuristic").expect("heuristic"));
+        Arc::from(svbench_envs::e1::policy::builtin("heuristic").expect("heuristic"));
     let plan = EvalPlan {
         env: Arc::new(E1Env::new("v1", None).expect("e1")),
         agent: Agent::Builtin(policy),

@@ -50,7 +50,7 @@ impl Environment for Overflowing {
 async fn non_finite_totals_and_components_are_recorded_as_errors() {
     let env: Arc<dyn Environment> = Arc::new(Overflowing(E1Env::new("v1", None).expect("e1")));
     let policy: Arc<dyn Policy> =
-        Arc::from(svbench_envs::policy::e1_builtin("heuristic").expect("heuristic"));
+        Arc::from(svbench_envs::e1::policy::builtin("heuristic").expect("heuristic"));
     let agent = Agent::Builtin(policy);
     for example in six() {
         let out = run_sample(env.clone(), &agent, &example, 0, env.default_budgets()).await;

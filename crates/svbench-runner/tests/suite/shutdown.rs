@@ -120,7 +120,7 @@ fn interrupt_returns_at_the_grace_deadline_while_scoring_is_stuck() {
     let gate = Arc::new(Gate::default());
     let entered = Arc::new(AtomicUsize::new(0));
     let policy: Arc<dyn Policy> =
-        Arc::from(svbench_envs::policy::e1_builtin("heuristic").expect("heuristic"));
+        Arc::from(svbench_envs::e1::policy::builtin("heuristic").expect("heuristic"));
     let env = Arc::new(StuckScoring {
         inner,
         gate: gate.clone(),

@@ -18,6 +18,10 @@ use svbench_core::canonical::sha256_hex;
 use svbench_scan::email::{render, Email, EmailLimits, RENDER_VERSION};
 
 use super::{GoldSource, GoldSpan, Label};
+use crate::kit::import::{
+    parse_ratios, Accepts, FlagKind, ImportFailure, ImportFlag, ImportFlags, ImportReport,
+    ImporterEntry,
+};
 
 /// Input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,8 +392,29 @@ fn single_label(text: &str) -> Result<Label, ImportError> {
         .map_err(|e| ImportError::Usage(format!("--label: {e}")))
 }
 
+/// The formats that read the table flags.
+const TABLES: Accepts = Accepts::Only(&["csv", "jsonl"]);
+/// The formats that read the message-label flags.
+const MESSAGES: Accepts = Accepts::Only(&["eml", "mbox"]);
+
+/// A flag with no default.
+const fn flag(
+    name: &'static str,
+    kind: FlagKind,
+    help: &'static str,
+    accepts: Accepts,
+) -> ImportFlag {
+    ImportFlag {
+        name,
+        kind,
+        help,
+        accepts,
+        default: None,
+    }
+}
+
 /// E4's importers in the registry.
-pub static IMPORTER: crate::kit::import::ImporterEntry = crate::kit::import::ImporterEntry {
+pub static IMPORTER: ImporterEntry = ImporterEntry {
     formats: &[
         (
             "csv",
@@ -406,15 +431,99 @@ pub static IMPORTER: crate::kit::import::ImporterEntry = crate::kit::import::Imp
         ),
         ("mbox", "mailboxes, with --label or --labels"),
     ],
+    flags: &[
+        flag(
+            "text-col",
+            FlagKind::Text,
+            "the column with the email text",
+            TABLES,
+        ),
+        flag(
+            "label-col",
+            FlagKind::Text,
+            "the column with the label",
+            TABLES,
+        ),
+        flag(
+            "label-map",
+            FlagKind::Text,
+            "every label value mapped, e.g. \"Phishing Email=Phishing,Safe Email=Legitimate\"",
+            TABLES,
+        ),
+        flag(
+            "text-kind",
+            FlagKind::Text,
+            "raw (whole RFC 5322 messages) or body (body text only)",
+            TABLES,
+        ),
+        flag(
+            "subject-col",
+            FlagKind::Text,
+            "column with the subject (body texts)",
+            TABLES,
+        ),
+        flag(
+            "from-col",
+            FlagKind::Text,
+            "column with the sender (body texts)",
+            TABLES,
+        ),
+        flag("id-col", FlagKind::Text, "column with a row id", TABLES),
+        flag(
+            "drop-unmapped",
+            FlagKind::Switch,
+            "drop rows whose label value is not mapped (counted) instead of failing",
+            TABLES,
+        ),
+        flag(
+            "drop-empty",
+            FlagKind::Switch,
+            "drop rows with an empty text cell (counted) instead of failing",
+            TABLES,
+        ),
+        flag(
+            "label",
+            FlagKind::Text,
+            "the label of every message",
+            MESSAGES,
+        ),
+        flag(
+            "labels",
+            FlagKind::Path,
+            "a CSV of `file_or_message_id,label` lines",
+            MESSAGES,
+        ),
+        flag(
+            "evidence-gold",
+            FlagKind::Text,
+            "gold evidence of the rows: extractor (the indicator extractor's spans) or none",
+            Accepts::Every,
+        ),
+        flag(
+            "split",
+            FlagKind::Text,
+            "put every row in this split",
+            Accepts::Every,
+        ),
+        flag(
+            "split-ratios",
+            FlagKind::Text,
+            "seeded shares of train,dev,test, e.g. 0.7,0.15,0.15",
+            Accepts::Every,
+        ),
+        ImportFlag {
+            name: "seed",
+            kind: FlagKind::Count,
+            help: "seed of the split assignment",
+            accepts: Accepts::Every,
+            default: Some("42"),
+        },
+    ],
     run: run_flags,
     inspect: Some(inspect_report),
 };
 
-fn run_flags(
-    inputs: &[PathBuf],
-    flags: &crate::kit::import::ImportFlags,
-) -> Result<crate::kit::import::ImportReport, crate::kit::import::ImportFailure> {
-    use crate::kit::import::{ImportFailure, ImportReport};
+fn run_flags(inputs: &[PathBuf], flags: &ImportFlags) -> Result<ImportReport, ImportFailure> {
     let opts = options_from_flags(flags).map_err(|e| ImportFailure::Usage(e.to_string()))?;
     let outcome = import(inputs, &opts).map_err(|e| match e {
         ImportError::Usage(m) => ImportFailure::Usage(m),
@@ -445,50 +554,21 @@ fn run_flags(
     })
 }
 
-fn inspect_report(path: &std::path::Path) -> Result<String, crate::kit::import::ImportFailure> {
+fn inspect_report(path: &std::path::Path) -> Result<String, ImportFailure> {
     inspect::inspect(path)
         .map(|i| i.report(path))
-        .map_err(|e| crate::kit::import::ImportFailure::Data(e.to_string()))
+        .map_err(|e| ImportFailure::Data(e.to_string()))
 }
 
-/// Import options from command-line flags, refusing flags the format does
-/// not read.
-pub fn options_from_flags(
-    flags: &crate::kit::import::ImportFlags,
-) -> Result<ImportOptions, ImportError> {
-    let format = ImportFormat::parse(&flags.format)?;
-    let table = matches!(format, ImportFormat::Csv | ImportFormat::Jsonl);
-    let messages = matches!(format, ImportFormat::Eml | ImportFormat::Mbox);
-    let table_flags = [
-        ("--text-col", flags.text_col.is_some()),
-        ("--label-col", flags.label_col.is_some()),
-        ("--label-map", flags.label_map.is_some()),
-        ("--text-kind", flags.text_kind.is_some()),
-        ("--subject-col", flags.subject_col.is_some()),
-        ("--from-col", flags.from_col.is_some()),
-        ("--id-col", flags.id_col.is_some()),
-        ("--drop-unmapped", flags.drop_unmapped),
-        ("--drop-empty", flags.drop_empty),
-    ];
-    let message_flags = [
-        ("--label", flags.label.is_some()),
-        ("--labels", flags.labels.is_some()),
-    ];
-    for (name, given) in table_flags {
-        if given && !table {
-            return Err(ImportError::Usage(format!(
-                "{name} applies to --format csv and jsonl only"
-            )));
-        }
-    }
-    for (name, given) in message_flags {
-        if given && !messages {
-            return Err(ImportError::Usage(format!(
-                "{name} applies to --format eml and mbox only"
-            )));
-        }
-    }
-    let text_kind = match flags.text_kind.as_deref() {
+/// Import options from the checked flags (the registry entry already
+/// refused flags the format does not read).
+///
+/// # Errors
+/// [`ImportError::Usage`] for a malformed value.
+pub fn options_from_flags(flags: &ImportFlags) -> Result<ImportOptions, ImportError> {
+    let format = ImportFormat::parse(flags.format())?;
+    let text = |name: &str| flags.text(name).map(str::to_string);
+    let text_kind = match flags.text("text-kind") {
         None => None,
         Some("raw") => Some(TextKind::Raw),
         Some("body") => Some(TextKind::Body),
@@ -498,7 +578,7 @@ pub fn options_from_flags(
             )))
         }
     };
-    let evidence_gold = match flags.evidence_gold.as_deref() {
+    let evidence_gold = match flags.text("evidence-gold") {
         None => None,
         Some("extractor") => Some(EvidenceGold::Extractor),
         Some("none") => Some(EvidenceGold::None),
@@ -508,40 +588,44 @@ pub fn options_from_flags(
             )))
         }
     };
-    let split = match (&flags.split, flags.split_ratios) {
+    let split = match (flags.text("split"), flags.text("split-ratios")) {
         (Some(_), Some(_)) => {
             return Err(ImportError::Usage(
                 "give --split or --split-ratios, not both".into(),
             ))
         }
         (Some(s), None) => {
-            if !super::dataset::SPLITS.contains(&s.as_str()) {
+            if !super::dataset::SPLITS.contains(&s) {
                 return Err(ImportError::Usage(format!(
                     "--split `{s}`: expected one of {}",
                     super::dataset::SPLITS.join(", ")
                 )));
             }
-            Some(SplitChoice::Fixed(s.clone()))
+            Some(SplitChoice::Fixed(s.to_string()))
         }
-        (None, Some(r)) => Some(SplitChoice::Ratios(r)),
+        (None, Some(r)) => Some(SplitChoice::Ratios(
+            parse_ratios(r).map_err(|e| ImportError::Usage(e.to_string()))?,
+        )),
         (None, None) => None,
     };
     Ok(ImportOptions {
         format,
-        text_col: flags.text_col.clone(),
-        label_col: flags.label_col.clone(),
-        label_map: flags.label_map.clone(),
+        text_col: text("text-col"),
+        label_col: text("label-col"),
+        label_map: text("label-map"),
         text_kind,
-        subject_col: flags.subject_col.clone(),
-        from_col: flags.from_col.clone(),
-        id_col: flags.id_col.clone(),
-        drop_unmapped: flags.drop_unmapped,
-        drop_empty: flags.drop_empty,
-        label: flags.label.clone(),
-        labels: flags.labels.clone(),
+        subject_col: text("subject-col"),
+        from_col: text("from-col"),
+        id_col: text("id-col"),
+        drop_unmapped: flags.switch("drop-unmapped"),
+        drop_empty: flags.switch("drop-empty"),
+        label: text("label"),
+        labels: flags.path("labels").map(std::path::Path::to_path_buf),
         evidence_gold,
         split,
-        seed: flags.seed,
+        seed: flags
+            .required_count("seed")
+            .map_err(|e| ImportError::Usage(e.to_string()))?,
         limits: EmailLimits::default(),
     })
 }

@@ -14,13 +14,22 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use svbench_core::Completion;
-use svbench_envs::e4::args::E4Args;
-use svbench_envs::e4::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
-use svbench_envs::e4::env::E4Env;
-use svbench_envs::e4::row::email_of_row;
 use svbench_scan::email::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
 
-use crate::out::outln;
+use super::args::E4Args;
+use super::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
+use super::env::E4Env;
+use super::row::email_of_row;
+use crate::kit::bench::{percentile, setup, BenchEntry, BenchError, BenchOut, BenchRequest};
+
+/// E4's benchmark in the registry: 20,000 typical emails and 200 large ones
+/// take seconds.
+pub static BENCH: BenchEntry = BenchEntry {
+    summary: "parse, render, indicators and score per email; `--completions` emails, at most 200,000, and `--large-emails` 1 MB emails",
+    max_items: Some(200_000),
+    whole_stack: false,
+    run,
+};
 
 /// Bytes of each attachment's stand-in payload in the typical emails.
 const ATTACHMENT_BYTES: u64 = 4096;
@@ -52,9 +61,9 @@ impl Pipeline {
         gold: &Value,
         meta: Option<&Value>,
         stages: &mut Stages,
-    ) -> anyhow::Result<f64> {
+    ) -> Result<f64, BenchError> {
         let t0 = Instant::now();
-        let email = parse_message(raw, &self.limits)?;
+        let email = parse_message(raw, &self.limits).map_err(setup)?;
         let t1 = Instant::now();
         let rendered = render(&email, &self.limits);
         let t2 = Instant::now();
@@ -67,7 +76,7 @@ impl Pipeline {
         let (score, _) = self
             .env
             .score_row(question.unwrap_or(&rendered.text), gold, meta, answer)
-            .map_err(|e| anyhow::anyhow!(e))?;
+            .map_err(setup)?;
         let t4 = Instant::now();
         stages.parse += (t1 - t0).as_secs_f64();
         stages.render += (t2 - t1).as_secs_f64();
@@ -158,17 +167,14 @@ fn large_email(i: usize) -> String {
     }
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 /// Runs the benchmark: `n` typical emails (the corpus, cycled) and `large`
 /// 1 MB emails.
-pub fn run(n: usize, large: usize) -> anyhow::Result<u8> {
+fn run(req: &BenchRequest, out: BenchOut<'_>) -> Result<(), BenchError> {
+    let (n, large) = (req.items, req.large);
     let args = E4Args::default();
     let limits = args.limits();
     let pipeline = Pipeline {
-        env: E4Env::new("v1", None, args)?,
+        env: E4Env::new("v1", None, args).map_err(setup)?,
         limits: limits.clone(),
         set: IndicatorSet::builtin(),
     };
@@ -181,12 +187,13 @@ pub fn run(n: usize, large: usize) -> anyhow::Result<u8> {
             seed: 0,
         },
         &limits,
-    )?;
+    )
+    .map_err(setup)?;
     // Prepared before timing: messages, answers and row metadata.
     let mut items = Vec::with_capacity(rows.examples.len());
     for example in &rows.examples {
         let info = example.info_value();
-        let email = email_of_row(&info["email"], &limits).map_err(|e| anyhow::anyhow!(e))?;
+        let email = email_of_row(&info["email"], &limits).map_err(setup)?;
         let raw = to_raw(&email);
         let quote: Vec<&str> = info["meta"]["spans"]
             .as_array()
@@ -206,53 +213,53 @@ pub fn run(n: usize, large: usize) -> anyhow::Result<u8> {
             info["meta"].clone(),
         ));
     }
+    if items.is_empty() {
+        return Err(setup("the embedded corpus has no rows to time"));
+    }
     let bytes: usize = items.iter().map(|i| i.0.len()).sum();
-    let mut checksum = 0.0;
-    let mut stages = Stages::default();
-    for (raw, question, answer, gold, meta) in &items {
-        checksum += pipeline.run(
+    // A corpus row's whole path, scored against the row as eval scores it.
+    let run_item = |i: usize, stages: &mut Stages| {
+        let (raw, question, answer, gold, meta) = &items[i % items.len()];
+        pipeline.run(
             raw.as_bytes(),
             Some(question),
             answer,
             gold,
             Some(meta),
-            &mut stages,
-        )?;
+            stages,
+        )
+    };
+    let mut checksum = 0.0;
+    let mut stages = Stages::default();
+    for i in 0..items.len() {
+        checksum += run_item(i, &mut stages)?;
     }
     let mut stages = Stages::default();
     let mut latencies = Vec::with_capacity(n);
     let start = Instant::now();
     for i in 0..n {
-        let (raw, question, answer, gold, meta) = &items[i % items.len()];
         let t = Instant::now();
-        checksum += pipeline.run(
-            raw.as_bytes(),
-            Some(question),
-            answer,
-            gold,
-            Some(meta),
-            &mut stages,
-        )?;
+        checksum += run_item(i, &mut stages)?;
         latencies.push(t.elapsed().as_secs_f64() * 1e6);
     }
     let secs = start.elapsed().as_secs_f64();
     latencies.sort_by(f64::total_cmp);
-    outln!(
+    out(&format!(
         "e4 typical emails: {n} emails ({} distinct corpus rows, mean {:.1} KB as MIME) in {secs:.3} s = {:.0} emails/s on one core; p50 {:.1} µs, p99 {:.1} µs (checksum {checksum:.1})",
         items.len(),
         bytes as f64 / items.len() as f64 / 1024.0,
         n as f64 / secs,
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99),
-    )?;
+    ))?;
     let per = |x: f64| x / n as f64 * 1e6;
-    outln!(
+    out(&format!(
         "e4 typical emails, mean per email: parse {:.1} µs, render {:.1} µs, indicators {:.1} µs, score {:.1} µs",
         per(stages.parse),
         per(stages.render),
         per(stages.extract),
         per(stages.score),
-    )?;
+    ))?;
     if large > 0 {
         let answer = Completion::assistant_text(
             r#"{"label":"Phishing","confidence":0.9,"evidence":["northwlnd-bank.top","Verify now"]}"#,
@@ -274,12 +281,12 @@ pub fn run(n: usize, large: usize) -> anyhow::Result<u8> {
             latencies.push(t.elapsed().as_secs_f64() * 1e3);
         }
         latencies.sort_by(f64::total_cmp);
-        outln!(
+        out(&format!(
             "e4 1 MB emails: {large} emails (half a 1 MB HTML body, half a 1 MB attachment); p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms on one core (checksum {checksum:.1})",
             percentile(&latencies, 0.5),
             percentile(&latencies, 0.99),
-            latencies[latencies.len() - 1],
-        )?;
+            percentile(&latencies, 1.0),
+        ))?;
     }
-    Ok(crate::exit::OK)
+    Ok(())
 }
