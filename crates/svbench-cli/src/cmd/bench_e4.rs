@@ -18,7 +18,7 @@ use svbench_envs::e4::args::E4Args;
 use svbench_envs::e4::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
 use svbench_envs::e4::env::E4Env;
 use svbench_envs::e4::row::email_of_row;
-use svbench_scan::email::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
+use svbench_mail::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
 
 use crate::out::outln;
 
