@@ -2,7 +2,9 @@
 //! environment's format, so their output goes through the same parser and
 //! rewards as a model's.
 
-use std::collections::{BTreeSet, HashMap};
+#[cfg(feature = "e2")]
+use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,9 +12,13 @@ use svbench_core::canonical::sha256_hex;
 use svbench_core::record::SampleError;
 use svbench_core::{Completion, Example, ExampleSet, Message, Role};
 
+#[cfg(feature = "e1")]
 use crate::e1::heuristic;
+#[cfg(feature = "e2")]
 use crate::e2::env::E2Env;
+#[cfg(feature = "e2")]
 use crate::e2::tools::function_name;
+#[cfg(feature = "e2")]
 use crate::e2::{Severity, Tool};
 
 /// Something that answers an example: a builtin policy (or, later, a model).
@@ -97,9 +103,11 @@ pub enum PolicyError {
 }
 
 /// E1's `builtin:heuristic` (E1 §5).
+#[cfg(feature = "e1")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeuristicPolicy;
 
+#[cfg(feature = "e1")]
 impl Policy for HeuristicPolicy {
     fn name(&self) -> &str {
         "heuristic"
@@ -118,9 +126,11 @@ impl Policy for HeuristicPolicy {
 }
 
 /// `builtin:oracle` for E1: the gold label with confidence 1.0 (an upper bound).
+#[cfg(feature = "e1")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct E1OraclePolicy;
 
+#[cfg(feature = "e1")]
 impl Policy for E1OraclePolicy {
     fn name(&self) -> &str {
         "oracle"
@@ -420,6 +430,7 @@ impl Policy for ReplayPolicy {
 }
 
 /// A builtin policy by name (`heuristic`, `oracle`, `replay:FILE`) for E1.
+#[cfg(feature = "e1")]
 pub fn e1_builtin(name: &str) -> Result<Box<dyn Policy>, PolicyError> {
     match name {
         "heuristic" => Ok(Box::new(HeuristicPolicy)),
@@ -439,11 +450,13 @@ pub use svbench_core::ORACLE_LABEL;
 /// distinct ids of the labelled namespaces with catalogue severities,
 /// confidence 1.0 — and, with `oracle_patch=true`, the row's stored patch
 /// (`info.patch`, the generator's inverse diff) when it has one.
+#[cfg(feature = "e2")]
 #[derive(Debug, Clone)]
 pub struct E2OraclePolicy {
     env: E2Env,
 }
 
+#[cfg(feature = "e2")]
 impl E2OraclePolicy {
     /// The oracle policy of an environment (its oracle mode and arguments).
     #[must_use]
@@ -453,6 +466,7 @@ impl E2OraclePolicy {
 }
 
 /// A sample error of kind `internal` (a builtin could not answer).
+#[cfg(any(feature = "e2", feature = "e4"))]
 pub(crate) fn internal(message: String) -> SampleError {
     SampleError {
         kind: "internal".into(),
@@ -464,6 +478,7 @@ pub(crate) fn internal(message: String) -> SampleError {
 }
 
 /// An E2 answer text: these full ids with catalogue severities.
+#[cfg(feature = "e2")]
 fn e2_answer_text<'a>(
     env: &E2Env,
     ids: impl IntoIterator<Item = &'a str>,
@@ -484,6 +499,7 @@ fn e2_answer_text<'a>(
         .to_string()
 }
 
+#[cfg(feature = "e2")]
 impl Policy for E2OraclePolicy {
     fn name(&self) -> &str {
         "oracle"
@@ -534,11 +550,13 @@ impl Policy for E2OraclePolicy {
 /// patch, confidence 1.0. It is [`Policy::interactive`], so the runner drives
 /// it through the same loop, budget and turn limit as a model, and its tool
 /// calls are executed by the episode and recorded.
+#[cfg(feature = "e2")]
 #[derive(Debug, Clone)]
 pub struct E2ToolOnlyPolicy {
     env: E2Env,
 }
 
+#[cfg(feature = "e2")]
 impl E2ToolOnlyPolicy {
     /// The tool-only policy of an environment.
     #[must_use]
@@ -547,6 +565,7 @@ impl E2ToolOnlyPolicy {
     }
 }
 
+#[cfg(feature = "e2")]
 impl Policy for E2ToolOnlyPolicy {
     fn name(&self) -> &str {
         "tool-only"
@@ -621,6 +640,7 @@ impl Policy for E2ToolOnlyPolicy {
 ///
 /// # Errors
 /// Unknown names and unreadable replay files.
+#[cfg(feature = "e2")]
 pub fn e2_builtin(name: &str, env: &E2Env) -> Result<Box<dyn Policy>, PolicyError> {
     match name {
         "oracle" => Ok(Box::new(E2OraclePolicy::new(env))),

@@ -7,9 +7,11 @@ use std::borrow::Cow;
 use svbench_core::extract::{
     check_content, completion_text, extract_upstream, extract_v1, ParseMode,
 };
-use svbench_core::json::python::{py_float, PyValue};
+use svbench_core::json::python::PyValue;
 use svbench_core::json::strict::Value;
 use svbench_core::{Completion, ParseOutcome};
+
+pub use crate::kit::confidence::{upstream_confidence_float, v1_confidence};
 
 use super::Label;
 
@@ -93,33 +95,6 @@ pub fn upstream_fields(text: &str) -> UpstreamFields {
         confidence: in_range.unwrap_or(0.0),
         format: label.is_some() && confidence_issue.is_none(),
         confidence_issue,
-    }
-}
-
-/// Python `float(confidence)` as upstream reads it (E1 §2.2, shared with
-/// E4 §7.2): `None` when the key is absent or `null`, or `float()` raises
-/// (lists, dicts, non-numeric strings, integers too large for a float).
-pub fn upstream_confidence_float(raw: Option<&PyValue<'_>>) -> Option<f64> {
-    match raw {
-        None | Some(PyValue::None) => None,
-        Some(v) => py_float(v).ok(),
-    }
-}
-
-/// `v1`'s confidence rule (E1 §2.3 step 7, shared with E4 §5.1): a finite
-/// JSON number within [0, 1], or the LabelOnly reason code.
-///
-/// # Errors
-/// `confidence_missing`, `confidence_non_finite`, `confidence_out_of_range`
-/// or `confidence_not_number`.
-pub fn v1_confidence(raw: Option<&Value<'_>>) -> Result<f64, &'static str> {
-    match raw {
-        None | Some(Value::Null) => Err("confidence_missing"),
-        Some(Value::Number(n)) if !n.is_finite() => Err("confidence_non_finite"),
-        // `+ 0.0` turns -0.0 into 0.0.
-        Some(Value::Number(n)) if (0.0..=1.0).contains(&n.value) => Ok(n.value + 0.0),
-        Some(Value::Number(_)) => Err("confidence_out_of_range"),
-        Some(_) => Err("confidence_not_number"),
     }
 }
 

@@ -13,7 +13,7 @@ use svbench_core::{Completion, ParseOutcome};
 
 use super::grounding::{EvidenceLimits, RawEvidence};
 use super::Label;
-use crate::e1::parse::{upstream_confidence_float, v1_confidence};
+use crate::kit::confidence::{upstream_confidence_float, v1_confidence};
 
 /// The key a candidate object must have at its top level.
 const LABEL_KEY: &str = "label";

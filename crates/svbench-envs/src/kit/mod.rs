@@ -4,6 +4,7 @@
 //! is its own.
 
 pub mod args;
+pub mod confidence;
 pub mod dataset;
 pub mod generate;
 pub mod import;
