@@ -483,6 +483,24 @@ mod tests {
         assert!(matches!(find("nope"), Err(LookupError::Unknown { .. })));
     }
 
+    #[test]
+    fn an_environment_whose_feature_is_off_is_planned() {
+        let built = [
+            ("e1", cfg!(feature = "e1")),
+            ("e2", cfg!(feature = "e2")),
+            ("e4", cfg!(feature = "e4")),
+        ];
+        for (short, on) in built {
+            match find(short) {
+                Ok(entry) => assert!(on, "{short} found without its feature: {entry:?}"),
+                Err(e) => {
+                    assert!(!on, "{short} has its feature but is not registered: {e}");
+                    assert!(matches!(e, LookupError::Planned { .. }), "{short}: {e}");
+                }
+            }
+        }
+    }
+
     #[cfg(feature = "e1")]
     #[test]
     fn builtin_names_are_checked_against_the_entry() {
