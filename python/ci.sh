@@ -5,8 +5,9 @@
 # tasksets), running test_verifiers_v1.py; one with the `train` extra (torch,
 # transformers, trl), running the svbench.train tests and the toy-size
 # training pipeline. Expects the release CLI to be built already
-# (`cargo test --workspace --release` or `cargo build --release`): the parity
-# tests compare against `svbench eval --model builtin:replay:FILE`.
+# (`cargo test --workspace --release --features svbench-cli/bench` or
+# `cargo build --release`): the parity tests compare against
+# `svbench eval --model builtin:replay:FILE`.
 #
 #   bash python/ci.sh
 #

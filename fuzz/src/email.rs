@@ -5,7 +5,7 @@
 //! rendering equal to its text, 4–200 characters; the work finishes within
 //! `-timeout` whatever the nesting or size.
 
-use svbench_scan::email::{extract, parse_mbox, parse_message, render, EmailLimits, IndicatorSet};
+use svbench_mail::{extract, parse_mbox, parse_message, render, EmailLimits, IndicatorSet};
 
 /// One input: the raw message.
 pub fn run(data: &[u8]) {

@@ -12,7 +12,7 @@
 //! quadratic inputs this catches (one tag with 300,000 attributes, 10,000
 //! `<body>` tags) took from seconds to minutes.
 
-use svbench_scan::email::{html_dom_stats, scan_attributes, EmailLimits};
+use svbench_mail::{html_dom_stats, scan_attributes, EmailLimits};
 
 /// Largest HTML built (a little over `max_html_bytes`, so the byte cut runs).
 const MAX_BYTES: usize = 3 << 20;

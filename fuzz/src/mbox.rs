@@ -8,7 +8,7 @@
 //! what it hands out in total is no more than the input. 60 MB of bare
 //! `From ` lines once cost 3.8 GB.
 
-use svbench_scan::email::{EmailLimits, MboxError, MboxItem, MboxReader};
+use svbench_mail::{EmailLimits, MboxError, MboxItem, MboxReader};
 
 /// One input.
 pub fn run(data: &[u8]) {

@@ -37,6 +37,7 @@ enum Command {
     /// Run the in-process config analyzers (kube-linter, semgrep, Rego) on files.
     Scan(cmd::scan::ScanArgs),
     /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
+    #[cfg(feature = "bench")]
     Bench(cmd::bench::BenchArgs),
     /// Merge runs into `<env>_scoreboard.json` and `.md`.
     Scoreboard(cmd::scoreboard::ScoreboardArgs),
@@ -57,6 +58,7 @@ fn main() -> ExitCode {
         Command::Data(args) => cmd::data::run(args, &cli.global),
         Command::Manifest(args) => cmd::manifest::run(args, &cli.global),
         Command::Scan(args) => cmd::scan::run(args, &cli.global),
+        #[cfg(feature = "bench")]
         Command::Bench(args) => cmd::bench::run(args, &cli.global),
         Command::Scoreboard(args) => cmd::scoreboard::run(args, &cli.global),
         Command::Compare(args) => cmd::compare::run(args, &cli.global),

@@ -39,7 +39,13 @@ fn help_texts() {
         assert_eq!(stderr(&out), "", "{args:?}");
         let help = stdout(&out);
         let name = if path.is_empty() {
-            "help".to_owned()
+            // `bench` is listed only in a build with the `bench` feature
+            // (CI's); each build checks its own list.
+            if cfg!(feature = "bench") {
+                "help".to_owned()
+            } else {
+                "help_without_bench".to_owned()
+            }
         } else {
             format!("help_{}", path.join("_"))
         };
@@ -53,6 +59,21 @@ fn help_texts() {
     }
     // The walk reached the subcommands (eval, report, data gen, ...).
     assert!(seen > 10, "{seen} help texts");
+}
+
+/// `svbench bench` exists only in a build with the `bench` feature (it runs
+/// the fake endpoint, which the shipped binary leaves out).
+#[test]
+fn bench_exists_only_with_its_feature() {
+    let sb = Sandbox::new();
+    let out = sb.run(&["bench", "nope"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let expected = if cfg!(feature = "bench") {
+        "no benchmark for `nope` in this build"
+    } else {
+        "unrecognized subcommand 'bench'"
+    };
+    assert!(stderr(&out).contains(expected), "{}", stderr(&out));
 }
 
 /// Exit code and stderr of a failing run, the sandbox path made `[SANDBOX]`.

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 use svbench_envs::registry::{EnvEntry, REGISTRY};
+use svbench_report::plugin::EnvSections;
 
 fn svbench(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_svbench"))

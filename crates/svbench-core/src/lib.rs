@@ -11,6 +11,7 @@ pub mod canonical;
 pub mod compact;
 pub mod compare;
 pub mod cost;
+pub mod deadline;
 pub mod env_record;
 pub mod example;
 pub mod extract;
@@ -27,6 +28,7 @@ pub mod reward_config;
 pub mod scoreboard;
 pub mod spool;
 pub mod summary;
+pub mod text;
 pub mod upstream_data;
 
 pub use example::{Example, ExampleSet};

@@ -4,9 +4,9 @@
 use std::time::Instant;
 
 use serde_json::{json, Value};
+pub use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 use svbench_core::record::{CompatFields, ParsedRecord, ToolInteraction};
 use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown, Role};
-pub use svbench_scan::{Deadline, TimeBudgetExceeded};
 
 /// One scored answer, ready to be recorded.
 #[derive(Debug, Clone)]

@@ -1,6 +1,13 @@
-//! Analyzers of svbench as a library.
+//! The config analyzers of environment E2 (and of `svbench scan`) as a
+//! library: the Kubernetes YAML and object models ([`k8s`]), native
+//! kube-linter checks ([`kube_linter`]), semgrep's Kubernetes rules
+//! ([`semgrep`]), the project's Rego policies through regorus ([`rego`],
+//! [`opa`]), Terraform HCL as policy input ([`terraform`]), the patch
+//! appliers ([`patch`]), one scan of a file over all of them ([`scan`]) and
+//! the real tools as optional cross-checks ([`external`]). E4's emails are
+//! not here: they are `svbench-mail`.
 //!
-//! This first piece is the YAML model shared by every Kubernetes analyzer
+//! At the root is the YAML model shared by every Kubernetes analyzer
 //! (spec E2 §1.3): files are split into documents exactly as kube-linter's
 //! reader does ([`split_documents`]), each document becomes a [`Node`] tree
 //! with file line numbers, tags and quoting style ([`parse_document`]), with
@@ -30,17 +37,14 @@
 
 mod build;
 mod catalogue;
-mod deadline;
 mod error;
 mod finding;
 mod node;
 mod resolve;
 mod severity;
 mod split;
-mod text;
 
 pub mod dedupe;
-pub mod email;
 pub mod external;
 pub mod k8s;
 pub mod kube_linter;
@@ -53,13 +57,13 @@ pub mod terraform;
 
 pub use build::{parse_document, parse_document_within, Limits, NodeBudget};
 pub use catalogue::{Enabled, RuleInfo, Tier};
-pub use deadline::{Deadline, TimeBudgetExceeded};
 pub use error::YamlError;
 pub use finding::{Analysis, Finding, ObjectRef, ScanError, TerraformKind, Tool};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle};
 pub use resolve::{resolve_plain, ScalarValue};
 pub use severity::Severity;
 pub use split::{decode_input, split_documents, DocumentSource, SplitDocuments};
+pub use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
 /// One document of a file after splitting and parsing.
 #[derive(Debug, Clone, PartialEq)]

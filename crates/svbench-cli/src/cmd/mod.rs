@@ -1,8 +1,14 @@
 //! One module per subcommand.
 
+// `svbench bench` only with the `bench` feature: its rollout benchmark runs
+// the fake OpenAI-compatible server, which the shipped binary leaves out.
+#[cfg(feature = "bench")]
 pub mod bench;
+#[cfg(feature = "bench")]
 pub mod bench_rollouts;
+#[cfg(feature = "bench")]
 pub mod bench_scan;
+#[cfg(feature = "bench")]
 pub mod bench_serve;
 pub mod compare;
 pub mod data;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use svbench_scan::email::EmailLimits;
+use svbench_mail::EmailLimits;
 
 use crate::kit::args::{parse_bool, split_pair};
 

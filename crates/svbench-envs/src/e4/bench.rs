@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use svbench_core::Completion;
-use svbench_scan::email::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
+use svbench_mail::{extract, parse_message, render, Email, EmailLimits, IndicatorSet};
 
 use super::args::E4Args;
 use super::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use svbench_core::example::DatasetError;
-use svbench_scan::email::EmailLimits;
+use svbench_mail::EmailLimits;
 
 use super::generate::GenError;
 use super::row::{

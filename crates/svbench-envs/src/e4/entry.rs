@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use svbench_core::canonical::sha256_hex;
 use svbench_core::example::DatasetError;
-use svbench_scan::email::{IndicatorSet, RENDER_VERSION};
+use svbench_mail::{IndicatorSet, RENDER_VERSION};
 
 use super::args::{E4Args, ARG_NAMES};
 use super::dataset::{self, DatasetSpec, SelectionRequest, SplitRequest};

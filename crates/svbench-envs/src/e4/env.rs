@@ -183,7 +183,7 @@ fn row_facts(meta: Option<&Value>) -> RowFacts {
             .and_then(|m| m.get("render_version"))
             .and_then(Value::as_u64)
             .and_then(|v| u32::try_from(v).ok())
-            .unwrap_or(svbench_scan::email::RENDER_VERSION),
+            .unwrap_or(svbench_mail::RENDER_VERSION),
     }
 }
 

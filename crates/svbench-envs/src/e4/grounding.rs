@@ -3,7 +3,7 @@
 //! the gold spans that support the gold label.
 
 use memchr::memmem::Finder;
-use svbench_scan::{Deadline, TimeBudgetExceeded};
+use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
 use super::normalize::{normalize_item, NormalizedText};
 use super::{GoldSource, GoldSpan, Label, Polarity};

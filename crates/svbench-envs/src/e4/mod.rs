@@ -2,7 +2,7 @@
 //! against the email (spec `e4-phishing-detection.md`).
 //!
 //! The email code (MIME parsing, rendering, the indicator extractor) lives in
-//! `svbench_scan::email`; this module holds what makes it an environment.
+//! `svbench_mail`; this module holds what makes it an environment.
 
 pub mod args;
 pub mod bench;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use svbench_core::record::SampleError;
 use svbench_core::{Completion, Example, Message};
 
-use svbench_scan::email::{
+use svbench_mail::{
     extract, render, Email, EmailLimits, Finding, IndicatorSet, Polarity as IndicatorPolarity,
 };
 

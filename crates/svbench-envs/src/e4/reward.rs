@@ -11,7 +11,7 @@ use svbench_core::{ParseOutcome, RewardBreakdown};
 
 use super::{Label, NAME};
 use crate::kit::reward::{self, V1Constants};
-use svbench_scan::{Deadline, TimeBudgetExceeded};
+use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
 /// The compiled-in reward config (`rewards/e4.toml`).
 pub const DEFAULT_CONFIG: &str = include_str!("../../../../rewards/e4.toml");

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use svbench_scan::email::{
+use svbench_mail::{
     parse_message, render, Attachment, Email, EmailError, EmailLimits, Headers, RENDER_VERSION,
 };
 

@@ -5,7 +5,7 @@ use svbench_core::env_record::ParseStatusRecord;
 use svbench_core::record::{CompatFields, E1Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
 use svbench_core::{Completion, ParseOutcome, ParseRecord, RewardBreakdown};
 
-use svbench_scan::{Deadline, TimeBudgetExceeded};
+use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
 use super::grounding::{ground, EvidenceLimits, GoldFacts, Grounding, GroundingRules, MatchRule};
 use super::parse::{parse_completion, UpstreamFields};

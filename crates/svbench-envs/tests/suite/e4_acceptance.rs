@@ -12,7 +12,7 @@ use svbench_envs::e4::env::E4Env;
 use svbench_envs::e4::policy::IndicatorsPolicy;
 use svbench_envs::e4::row::email_of_row;
 use svbench_envs::e4::Label;
-use svbench_scan::email::{extract, render, EmailLimits, IndicatorSet};
+use svbench_mail::{extract, render, EmailLimits, IndicatorSet};
 
 fn test_split() -> LoadedDataset {
     load(
@@ -128,7 +128,7 @@ fn phish_quotes(info: &Value) -> Vec<String> {
     let rendered = render(&email, &limits);
     extract(&email, &rendered, IndicatorSet::builtin())
         .into_iter()
-        .filter(|f| f.polarity == svbench_scan::email::Polarity::Phish)
+        .filter(|f| f.polarity == svbench_mail::Polarity::Phish)
         .map(|f| f.text)
         .take(10)
         .collect()

@@ -20,7 +20,7 @@ use svbench_envs::e4::generate::{
     generate_split, AmbiguousSeeds, Corpus, GenConfig, Manifest, Split,
 };
 use svbench_envs::kit::generate::parse_manifest;
-use svbench_scan::email::{render, EmailLimits};
+use svbench_mail::{render, EmailLimits};
 
 fn dataset_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/e4")

@@ -8,7 +8,7 @@ use svbench_envs::e4::dataset::validate_row;
 use svbench_envs::e4::import::{
     import, EvidenceGold, ImportError, ImportFormat, ImportOptions, SplitChoice, TextKind,
 };
-use svbench_scan::email::EmailLimits;
+use svbench_mail::EmailLimits;
 
 /// A CSV laid out like the widely used public phishing corpus: an index
 /// column, `Email Text` and `Email Type` with `Phishing Email`/`Safe Email`.

@@ -122,5 +122,5 @@ pub(crate) fn short_json(value: &Value) -> String {
     if text.len() <= MAX {
         return text;
     }
-    format!("{}…", crate::text::cut_at_char(&text, MAX))
+    format!("{}…", svbench_core::text::cut_at_char(&text, MAX))
 }

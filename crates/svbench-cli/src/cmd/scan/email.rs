@@ -16,12 +16,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Serialize;
-use svbench_scan::email::{
+use svbench_mail::{
     extract_within, parse_message, render_within, EmailLimits, Finding, IndicatorSet, MboxItem,
     MboxReader, Polarity, RENDER_VERSION,
 };
+use svbench_mail::{Deadline, TimeBudgetExceeded};
 use svbench_scan::scan::AnalyzerInfo;
-use svbench_scan::{Deadline, TimeBudgetExceeded};
 
 /// Findings kept per mailbox; past it the rest is not scanned.
 pub const MAX_MBOX_FINDINGS: usize = 100_000;
@@ -137,7 +137,7 @@ fn scan_message(path: String, raw: &[u8], deadline: &Deadline) -> EmailReport {
 fn findings(
     raw: &[u8],
     deadline: &Deadline,
-) -> Result<Result<Vec<Finding>, svbench_scan::email::EmailError>, TimeBudgetExceeded> {
+) -> Result<Result<Vec<Finding>, svbench_mail::EmailError>, TimeBudgetExceeded> {
     let limits = EmailLimits::default();
     deadline.check()?;
     let email = match parse_message(raw, &limits) {
@@ -166,7 +166,7 @@ fn scan_mbox(name: &str, reader: impl BufRead, deadline: &Deadline) -> Vec<Email
             Ok(MboxItem::Message(raw)) => scan_message(path, &raw, deadline),
             Ok(MboxItem::TooLarge { size, limit }) => EmailReport::unreadable(
                 path,
-                svbench_scan::email::EmailError::TooLarge {
+                svbench_mail::EmailError::TooLarge {
                     size: usize::try_from(size).unwrap_or(usize::MAX),
                     limit,
                 }

@@ -47,7 +47,7 @@ fn provenance(w: &mut String, corpus: &Corpus, manifest: &Manifest) {
         w,
         "- generator: `{GENERATOR_NAME}` version `{GENERATOR_VERSION}`, seed `{}`\n\
          - config: ambiguity {}, sizes train {} / dev {} / test {} / ood {}\n\
-         - rendering: `svbench_scan::email::render` version 1 (`meta.render_version`)\n",
+         - rendering: `svbench_mail::render` version 1 (`meta.render_version`)\n",
         corpus.seed, c.ambiguity, c.sizes.train, c.sizes.dev, c.sizes.test, c.sizes.ood
     );
     let _ = writeln!(

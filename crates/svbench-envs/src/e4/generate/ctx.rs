@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use svbench_scan::email::Attachment;
+use svbench_mail::Attachment;
 
 use super::brands::Brand;
 use super::draft::{benign, phish, Draft, HeaderLine, LinkPiece, Mark, Piece};

@@ -3,13 +3,13 @@
 //!
 //! Templates never compute offsets: they mark the text they insert (a header
 //! part, a body clause, a link) and [`Draft::finish`] renders the email with
-//! `svbench_scan::email::render` and finds each marked text in the rendering.
+//! `svbench_mail::render` and finds each marked text in the rendering.
 //! Header marks are searched in their own header line, body marks in
 //! document order, so offsets always come from the real rendering.
 
 use std::collections::BTreeMap;
 
-use svbench_scan::email::{render, Attachment, Email, EmailLimits, Headers};
+use svbench_mail::{render, Attachment, Email, EmailLimits, Headers};
 
 use crate::e4::Polarity;
 

@@ -2,7 +2,7 @@
 //! email that re-renders to `question`, and the generator metadata.
 
 use serde_json::{json, Map, Value};
-use svbench_scan::email::{Attachment, Email, Headers, RENDER_VERSION};
+use svbench_mail::{Attachment, Email, Headers, RENDER_VERSION};
 
 use super::draft::{Built, Span};
 use super::{GENERATOR_NAME, GENERATOR_VERSION};

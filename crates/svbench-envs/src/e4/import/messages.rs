@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
-use svbench_scan::email::{parse_mbox, parse_message, parse_upstream_text, Email};
+use svbench_mail::{parse_mbox, parse_message, parse_upstream_text, Email};
 
 use super::{single_label, ImportError, ImportOptions, Message};
 use crate::e4::row::normalize_gold;

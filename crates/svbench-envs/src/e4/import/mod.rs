@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 use svbench_core::canonical::sha256_hex;
-use svbench_scan::email::{render, Email, EmailLimits, RENDER_VERSION};
+use svbench_mail::{render, Email, EmailLimits, RENDER_VERSION};
 
 use super::{GoldSource, GoldSpan, Label};
 use crate::kit::import::{
@@ -311,8 +311,8 @@ fn format_name(format: ImportFormat) -> &'static str {
 }
 
 /// The extractor's findings as gold spans.
-pub fn extractor_spans(email: &Email, rendered: &svbench_scan::email::Rendered) -> Vec<GoldSpan> {
-    use svbench_scan::email::{extract, IndicatorSet, Polarity as P};
+pub fn extractor_spans(email: &Email, rendered: &svbench_mail::Rendered) -> Vec<GoldSpan> {
+    use svbench_mail::{extract, IndicatorSet, Polarity as P};
     extract(email, rendered, IndicatorSet::builtin())
         .into_iter()
         .map(|f| GoldSpan {

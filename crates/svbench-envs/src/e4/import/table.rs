@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
-use svbench_scan::email::{parse_message, Email};
+use svbench_mail::{parse_message, Email};
 
 use super::{
     parse_label_map, ImportError, ImportFormat, ImportOptions, ImportOutcome, Message, TextKind,

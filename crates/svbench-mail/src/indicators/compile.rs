@@ -12,8 +12,8 @@ use super::config::{BrandsFile, IndicatorsFile};
 use super::lookalike::{fold_skeleton, CharCounts, Folds};
 use super::{Polarity, BENIGN_CATEGORIES, GENERIC_GREETING, PHISH_CATEGORIES};
 
-const INDICATORS_TOML: &str = include_str!("../../../../../datasets/e4/indicators.toml");
-const BRANDS_TOML: &str = include_str!("../../../../../datasets/e4/brands.toml");
+const INDICATORS_TOML: &str = include_str!("../../../../datasets/e4/indicators.toml");
+const BRANDS_TOML: &str = include_str!("../../../../datasets/e4/brands.toml");
 
 /// Brand names shorter than this never claim a brand from a display name
 /// (`X` would match any initial).

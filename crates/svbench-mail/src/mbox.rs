@@ -11,7 +11,7 @@
 //! [`MboxError::TooManyMessages`].
 //!
 //! ```
-//! use svbench_scan::email::{EmailLimits, MboxItem, MboxReader};
+//! use svbench_mail::{EmailLimits, MboxItem, MboxReader};
 //!
 //! let mbox = b"From a\nSubject: one\n\nhi\nFrom b\nSubject: two\n\n>From here\n";
 //! let items: Vec<_> = MboxReader::new(&mbox[..], &EmailLimits::default())

@@ -1,6 +1,8 @@
-//! E4's emails: MIME parsing ([`parse_message`]), HTML reduced to text with
-//! its links ([`html_to_text`]), and the versioned rendering the model reads
-//! and evidence is checked against ([`render`]).
+//! E4's emails as a library, apart from the config analyzers so that E4
+//! builds without them: MIME parsing ([`parse_message`]), HTML reduced to
+//! text with its links ([`html_to_text`]), the versioned rendering the model
+//! reads and evidence is checked against ([`render`]), and the phishing
+//! indicator extractor ([`extract`]).
 //!
 //! Every entry point is bounded by [`EmailLimits`]: a message larger than
 //! `max_message_bytes` is refused, an HTML part is cut at `max_html_bytes`,
@@ -14,7 +16,7 @@
 //! [`Deadline`]: crate::Deadline
 //!
 //! ```
-//! use svbench_scan::email::{parse_message, render, EmailLimits};
+//! use svbench_mail::{parse_message, render, EmailLimits};
 //!
 //! let raw = b"From: Bank <alerts@bank.test>\r\nSubject: Verify\r\nContent-Type: text/html\r\n\r\n\
 //!             <p>Verify <a href=\"http://203.0.113.7/login\">now</a></p>";
@@ -45,6 +47,8 @@ pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Header
 pub use render::{render, render_within, Rendered, RENDER_VERSION};
 pub use tags::{scan_attributes, AttributeLimit, AttributeScan};
 pub use upstream::parse_upstream_text;
+
+pub use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
 /// Bounds on what one email may cost to parse and render.
 #[derive(Debug, Clone)]

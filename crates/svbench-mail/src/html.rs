@@ -17,8 +17,8 @@ use scraper::{Html, HtmlTreeSink, Node};
 use super::links::{normalized_url, Link};
 use super::tags::scan_attributes;
 use super::{tidy_lines, EmailLimits};
-use crate::text::cut_at_char;
 use crate::{Deadline, TimeBudgetExceeded};
+use svbench_core::text::cut_at_char;
 
 /// Nodes walked between two deadline checks.
 const CHECK_EVERY: usize = 4_096;

@@ -1,7 +1,7 @@
 //! Hostile emails: parsing and rendering stay bounded and never panic.
 
 use proptest::prelude::*;
-use svbench_scan::email::{parse_mbox, parse_message, render, EmailError, EmailLimits};
+use svbench_mail::{parse_mbox, parse_message, render, EmailError, EmailLimits};
 
 fn parse_and_render(raw: &[u8]) -> Option<String> {
     let limits = EmailLimits::default();

@@ -1,7 +1,7 @@
 //! Rendering fixtures (version 1): what the model reads, and what evidence
 //! is checked against, for the message shapes mail clients meet.
 
-use svbench_scan::email::{parse_message, render, EmailLimits};
+use svbench_mail::{parse_message, render, EmailLimits};
 
 fn rendered(raw: &str) -> String {
     let limits = EmailLimits::default();

@@ -4,8 +4,8 @@
 use super::doc::Doc;
 use super::spans::Collector;
 use super::IndicatorSet;
-use crate::email::links::registrable_domain;
-use crate::email::parse::Email;
+use crate::links::registrable_domain;
+use crate::parse::Email;
 
 /// A mailbox of an address header: `Name <addr>` or `addr` (the first of a list).
 #[derive(Debug, Default)]

@@ -6,7 +6,7 @@
 
 use super::parse::{collapse, Attachment, Email};
 use super::EmailLimits;
-use crate::text::cut_at_char;
+use svbench_core::text::cut_at_char;
 
 /// Parse an upstream row's `question` text. Never fails: text without a
 /// header block is all body. Header names are case-insensitive; names that

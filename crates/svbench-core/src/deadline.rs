@@ -1,16 +1,18 @@
 //! A total time budget for a piece of work (one scan, one score).
 //!
-//! The per-policy execution limit of [`crate::rego`] bounds one evaluation,
-//! not a file: a file with thousands of blocks runs thousands of evaluations.
-//! A [`Deadline`] is carried through the whole scan instead — read between
-//! analyzers, documents, objects and blocks, inside long loops, and handed to
-//! regorus as the limit of each evaluation (the smaller of the per-policy
-//! limit and the time left) — so that when a caller's budget runs out the work
-//! itself stops with [`TimeBudgetExceeded`], not only the caller's wait.
+//! A per-call limit (the Rego engine's per-policy execution limit, say)
+//! bounds one evaluation, not a file: a file with thousands of blocks runs
+//! thousands of evaluations. A [`Deadline`] is carried through the whole piece
+//! of work instead — read between analyzers, documents, messages and blocks,
+//! inside long loops, and handed to engines as the limit of each call (the
+//! smaller of their own limit and the time left) — so that when a caller's
+//! budget runs out the work itself stops with [`TimeBudgetExceeded`], not only
+//! the caller's wait. The config analyzers (`svbench-scan`), the mail parser
+//! (`svbench-mail`) and every environment's scoring take the same type.
 //!
 //! ```
 //! use std::time::Duration;
-//! use svbench_scan::Deadline;
+//! use svbench_core::deadline::Deadline;
 //!
 //! let deadline = Deadline::after(Duration::from_secs(5));
 //! assert!(deadline.check().is_ok());

@@ -11,8 +11,8 @@ use super::doc::Doc;
 use super::sender::Sender;
 use super::spans::Collector;
 use super::{lookalike, IndicatorSet};
-use crate::email::links::registrable_domain;
-use crate::email::render::Rendered;
+use crate::links::registrable_domain;
+use crate::render::Rendered;
 
 /// URLs and addresses examined per email; the rest are ignored (bounded work).
 const MAX_OCCURRENCES: usize = 256;
@@ -366,7 +366,7 @@ fn links(
 }
 
 /// Why a link's visible text disagrees with its target, if it does.
-fn mismatch(link: &crate::email::Link, set: &IndicatorSet) -> Option<String> {
+fn mismatch(link: &crate::Link, set: &IndicatorSet) -> Option<String> {
     let target = link
         .href_registrable
         .clone()

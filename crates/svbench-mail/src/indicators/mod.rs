@@ -14,7 +14,7 @@
 //! finding.
 //!
 //! ```
-//! use svbench_scan::email::{extract, parse_message, render, EmailLimits, IndicatorSet};
+//! use svbench_mail::{extract, parse_message, render, EmailLimits, IndicatorSet};
 //!
 //! let raw = b"From: Northwind Bank <alerts@northwlnd-bank.top>\r\n\r\nDear customer, verify your password within 24 hours.";
 //! let limits = EmailLimits::default();

@@ -3,7 +3,7 @@
 //! with a notice when it is absent (see `svbench_core::upstream_data`).
 
 use svbench_core::upstream_data;
-use svbench_scan::email::{extract, parse_upstream_text, render, EmailLimits, IndicatorSet};
+use svbench_mail::{extract, parse_upstream_text, render, EmailLimits, IndicatorSet};
 
 const MINI: &str = "public_mini/e4.jsonl";
 
@@ -100,7 +100,7 @@ fn row_e4_001_has_a_span_for_each_listed_evidence_category() {
     assert!(
         findings
             .iter()
-            .all(|f| f.polarity == svbench_scan::email::Polarity::Benign),
+            .all(|f| f.polarity == svbench_mail::Polarity::Benign),
         "{findings:#?}"
     );
 }

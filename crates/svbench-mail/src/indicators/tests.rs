@@ -2,7 +2,7 @@
 //! fixture is checked against the span invariants.
 
 use super::*;
-use crate::email::{parse_message, render, EmailLimits};
+use crate::{parse_message, render, EmailLimits};
 
 /// Extracts from a raw message, asserting the span invariants on the way.
 fn run(raw: &str) -> Vec<Finding> {
@@ -83,8 +83,8 @@ fn builtin_data_compiles_with_hashes_and_weights() {
 
 #[test]
 fn unknown_keys_and_bad_values_are_errors() {
-    let good = include_str!("../../../../../datasets/e4/indicators.toml");
-    let brands = include_str!("../../../../../datasets/e4/brands.toml");
+    let good = include_str!("../../../../datasets/e4/indicators.toml");
+    let brands = include_str!("../../../../datasets/e4/brands.toml");
     let typo = good.replace("[spans]\n", "[spans]\nmin_char = 3\n");
     let err = IndicatorSet::from_toml(&typo, brands).unwrap_err();
     assert!(err.to_string().contains("min_char"), "{err}");

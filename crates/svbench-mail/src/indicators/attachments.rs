@@ -7,7 +7,7 @@ use std::ops::Range;
 use super::doc::Doc;
 use super::spans::Collector;
 use super::IndicatorSet;
-use crate::email::parse::Email;
+use crate::parse::Email;
 
 pub(super) fn check(doc: &Doc<'_>, email: &Email, set: &IndicatorSet, out: &mut Collector<'_>) {
     if email.attachments.is_empty() {
