@@ -24,6 +24,7 @@ use crate::environment::{Budgets, EnvKind, Environment};
 pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
+pub use crate::kit::training::{TeacherInfo, TrainingDefaults};
 use crate::policy::{Policy, PolicyError};
 
 /// Sampling defaults of an environment: token limit per model call and
@@ -82,6 +83,8 @@ pub struct EnvEntry {
     pub budgets: Budgets,
     /// Default sampling.
     pub sampling: SamplingDefaults,
+    /// SFT teachers and student arguments for `svbench.train`.
+    pub training: TrainingDefaults,
     /// Scoring costs microseconds (no analyzers): servers run it in place
     /// instead of moving it to a blocking thread.
     pub cheap_scoring: bool,
