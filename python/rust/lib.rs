@@ -42,5 +42,47 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         })
         .collect();
     m.add("ENVIRONMENT_NAMES", names)?;
+    m.add("TRAINING", convert::to_py(py, &training(&envs)?)?)?;
     Ok(())
+}
+
+/// Each environment's training defaults as `svbench.train` reads them:
+/// `{name: {teachers: [{name, policy, partial, summary}], student_args: {K: V},
+/// findings}}`.
+fn training(envs: &[svbench_api::envs::EnvId]) -> PyResult<serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    for id in envs {
+        let t = id.entry().training;
+        let teachers: Vec<_> = t
+            .teachers
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name,
+                    "policy": t.policy,
+                    "partial": t.partial,
+                    "summary": t.summary,
+                })
+            })
+            .collect();
+        let mut args = serde_json::Map::new();
+        for (key, value) in t.student_args {
+            let value = serde_json::from_str(value).map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{}: student argument {key}: {e}",
+                    id.name()
+                ))
+            })?;
+            args.insert((*key).to_string(), value);
+        }
+        out.insert(
+            id.name().to_string(),
+            serde_json::json!({
+                "teachers": teachers,
+                "student_args": args,
+                "findings": t.findings,
+            }),
+        );
+    }
+    Ok(serde_json::Value::Object(out))
 }

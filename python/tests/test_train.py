@@ -53,6 +53,59 @@ def test_configs_are_read_strictly(tmp_path):
             train_config.load(write(tmp_path, "bad.toml", text))
 
 
+def test_every_environments_teachers_and_defaults_come_from_the_registry(tmp_path):
+    from svbench import _native
+    from svbench.train.envs import env_names, env_training
+
+    assert env_names()[:3] == ["e1", "e2", "e4"]
+    for short in env_names():
+        declared = _native.TRAINING[_native.ENVIRONMENT_NAMES[short]]
+        names = [t["name"] for t in declared["teachers"]]
+        training = env_training(short)
+        assert [t.name for t in training.teachers] == names and training.student_args == declared["student_args"]
+        cfg = train_config.load(write(tmp_path, "ok.toml", f'env = "{short}"\n'))
+        assert cfg.sft.teacher == names[0], "the first teacher is the default"
+        assert "train" not in cfg.eval.splits, "evaluation is held out"
+        # An unknown teacher names the environment's teachers, in the registry's order.
+        for table in ("sft", "grpo"):
+            text = f'env = "{short}"\n[{table}]\nteacher = "nope"\n'
+            listed = f"{table}.teacher for {short} must be one of {', '.join(names)}, got"
+            with pytest.raises(ConfigError, match=listed):
+                train_config.load(write(tmp_path, "bad.toml", text))
+
+    # E4 is trained on its own builtin policies, evaluated on every held-out split.
+    e4 = env_training("e4")
+    assert [(t.name, t.model, t.partial) for t in e4.teachers] == [
+        ("indicators", "builtin:indicators", False),
+        ("oracle", "builtin:oracle", False),
+    ]
+    cfg = train_config.load(write(tmp_path, "e4.toml", 'env = "e4"\n[sft]\nteacher = "oracle"\n'))
+    assert cfg.sft.teacher == "oracle" and cfg.eval.splits == ["dev", "test", "ood"]
+    assert train_config.load(write(tmp_path, "e2.toml", 'env = "e2"\n')).eval.splits == ["dev", "test"]
+    with pytest.raises(ConfigError, match="env must be one of e1, e2, e4"):
+        train_config.load(write(tmp_path, "bad.toml", 'env = "e9"\n'))
+    with pytest.raises(ConfigError, match="env is not set"):
+        train_config.load(write(tmp_path, "bad.toml", "seed = 1\n"))
+
+
+def test_e4_teachers_answer_with_its_builtin_policies(tmp_path, svbench_bin, monkeypatch):
+    from svbench import open_env
+    from svbench.train.teacher import teacher_rows
+
+    monkeypatch.setenv("SVBENCH_BIN", svbench_bin)
+    env = open_env("e4")
+    gold = {r["example_id"]: r for r in env.load("train", dataset="synthetic:11:8")["rows"]}
+    for name in ("indicators", "oracle"):
+        rows, facts = teacher_rows("e4", name, "synthetic:11:8", "train", 4, 1, tmp_path)
+        assert facts["policy"] == f"builtin:{name}" and len(rows) == 4
+        for r in rows:
+            row = gold[r.example_id]
+            score = env.score(r.completion, answer=row["answer"], info=row["info"], question=row["question"])
+            assert score["parse"]["status"] == "valid", r.completion
+            if name == "oracle":
+                assert json.loads(r.completion)["label"] == row["answer"] and score["reward"] > 0
+
+
 def test_env_args_reach_every_stage_the_same_way(tmp_path):
     from svbench.train.teacher import env_arg_flags, student_env_args
 
@@ -204,18 +257,21 @@ def test_reward_functions_per_advantage_mode():
 def test_the_partial_e2_teacher_keeps_a_seeded_share_of_the_findings():
     import random
 
+    from svbench.train.envs import env_training
     from svbench.train.teacher import _partial
 
+    key = env_training("e2").findings
+    assert key == "violations", "E2 declares its answers' findings list in the registry"
     found = [{"id": f"kube-linter/check-{i}", "severity": "med"} for i in range(4)]
     full = json.dumps({"violations": found, "patch": "", "confidence": 1.0})
-    kept = json.loads(_partial(full, 0.5, random.Random(1)))["violations"]
+    kept = json.loads(_partial(full, key, 0.5, random.Random(1)))["violations"]
     assert len(kept) == 2 and all(v in found for v in kept)
     assert kept == sorted(kept, key=found.index), "the answer's order is kept"
-    assert kept == json.loads(_partial(full, 0.5, random.Random(1)))["violations"], "seeded"
+    assert kept == json.loads(_partial(full, key, 0.5, random.Random(1)))["violations"], "seeded"
     one = json.dumps({"violations": found[:1], "patch": "", "confidence": 1.0})
-    assert json.loads(_partial(one, 0.25, random.Random(1)))["violations"] == found[:1]
+    assert json.loads(_partial(one, key, 0.25, random.Random(1)))["violations"] == found[:1]
     clean = json.dumps({"violations": [], "patch": "", "confidence": 1.0})
-    assert json.loads(_partial(clean, 0.5, random.Random(1)))["violations"] == []
+    assert json.loads(_partial(clean, key, 0.5, random.Random(1)))["violations"] == []
 
 
 def test_exploit_measures_and_collapse_events(tmp_path):

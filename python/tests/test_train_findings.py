@@ -77,7 +77,7 @@ def test_grpo_prompts_with_findings_are_the_rows_where_the_empty_list_misses():
 
     env = Env("e2")
     data = dataset("e2", "dev")
-    kept = with_findings(data, {})
+    kept = with_findings("e2", data, {})
     kept_ids = set(kept["sv_example_id"])
     assert 0 < len(kept) < len(data)
     for example_id in data["sv_example_id"]:

@@ -125,6 +125,29 @@ def test_e2_smoke_pipeline(tmp_path, svbench_cli):
     assert f"prompts with_findings: {grpo['prompt_rows']} of 16 rows" in report
 
 
+def test_e4_smoke_pipeline(tmp_path, svbench_cli):
+    """E4 trains with nothing of its own in svbench.train: its teachers are
+    its builtin policies, its held-out splits its registry splits."""
+    out = tmp_path / "runs"
+    config = ROOT / "configs" / "train" / "e4-smoke.toml"
+    proc = run_train("run", str(config), "--out-dir", str(out), cwd=tmp_path, cli=svbench_cli)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    state = json.loads((out / "e4-smoke" / "run.json").read_text())
+    assert state["stages"]["sft"]["teacher"]["policy"] == "builtin:indicators"
+    tokenizer = [f["policy"] for f in state["stages"]["model"]["tokenizer_data"]]
+    assert tokenizer == ["builtin:indicators", "builtin:oracle"]
+    assert state["stages"]["grpo"]["steps"] == 2 and state["stages"]["grpo"]["trainer"] == "grpo"
+    runs = state["stages"]["eval"]["runs"]["grpo"]
+    assert set(runs) == {"dev", "test", "ood"}
+    for split, d in runs.items():
+        m = json.loads((Path(d) / "run_manifest.json").read_text())
+        assert (m["environment_id"], m["split"], m["trainer"]) == ("sv-env-phishing-detection", split, "grpo")
+        assert sum(1 for _ in (Path(d) / "results.jsonl").open()) == 3
+    report = (out / "e4-smoke" / "report.md").read_text()
+    assert "Does the policy answer each row, or give one answer to everything?" in report
+    assert "| policy | reward | no parse rate | distinct answers | top answer share |" in report
+
+
 def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cli):
     config = ROOT / "configs" / "train" / "e1-study-smoke.toml"
     env = {**os.environ, "SVBENCH_BIN": svbench_cli}

@@ -20,7 +20,7 @@ use svbench_envs::environment::{Budgets, EnvKind, Environment, ScoreError, Score
 use svbench_envs::policy::{Policy, PolicyError};
 use svbench_envs::registry::{
     self, BuiltinInfo, ConfigureError, Configured, DataProvenance, DataRequest, EnvEntry, EnvFacts,
-    EnvSetup, RewardFacts, SamplingDefaults, SelectedData,
+    EnvSetup, RewardFacts, SamplingDefaults, SelectedData, TrainingDefaults,
 };
 use svbench_runner::prepare::{self, BuildFacts, EndpointOptions, RunLabels, RunSpec};
 
@@ -140,6 +140,7 @@ static ECHO: EnvEntry = EnvEntry {
         max_tokens: 16,
         temperature: None,
     },
+    training: TrainingDefaults::NONE,
     cheap_scoring: true,
     inline_question: None,
     args_schema: || json!({"type": "object", "properties": {}, "additionalProperties": false}),

@@ -26,6 +26,7 @@ pub use crate::kit::bench::BenchEntry;
 pub use crate::kit::dataset::DataProvenance;
 pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
+pub use crate::kit::training::{TeacherInfo, TrainingDefaults};
 use crate::policy::{Policy, PolicyError};
 use svbench_report::plugin::ReportPlugin;
 
@@ -87,6 +88,8 @@ pub struct EnvEntry {
     pub budgets: Budgets,
     /// Default sampling.
     pub sampling: SamplingDefaults,
+    /// SFT teachers and student arguments for `svbench.train`.
+    pub training: TrainingDefaults,
     /// Scoring costs microseconds (no analyzers): servers run it in place
     /// instead of moving it to a blocking thread.
     pub cheap_scoring: bool,

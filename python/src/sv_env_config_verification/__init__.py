@@ -1,30 +1,7 @@
 """verifiers environment `sv-env-config-verification` (svbench E2):
 configuration auditing with kube-linter, semgrep and OPA tools, scored by
-svbench's Rust core.
+svbench's Rust core. Its entry points come from ``svbench._shim``."""
 
-With verifiers >= 0.4 the module exports the v1 taskset `ConfigVerificationTaskset`
-(`vf-eval sv-env-config-verification`); with older verifiers, `load_environment`."""
+from svbench._shim import export_env
 
-from typing import Any
-
-from svbench._vf_api import v1_installed
-
-#: The environment is named after this package (`sv_env_x` serves `sv-env-x`).
-ENV_ID = __name__.replace("_", "-")
-
-__all__ = ["ENV_ID", "load_environment"]
-
-
-def load_environment(**kwargs: Any) -> Any:
-    """A classic-API ``vf.ToolEnv`` (verifiers < 0.4); see
-    ``svbench.verifiers_env.load_environment``."""
-    from svbench.verifiers_env import load_environment as _load
-
-    return _load(ENV_ID, **kwargs)
-
-
-if v1_installed():
-    from svbench.verifiers_v1 import taskset_class
-
-    ConfigVerificationTaskset = taskset_class(ENV_ID)
-    __all__ += ["ConfigVerificationTaskset"]
+export_env(__name__)

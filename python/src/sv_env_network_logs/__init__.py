@@ -1,29 +1,7 @@
 """verifiers environment `sv-env-network-logs` (svbench E1): network flow
-classification, scored by svbench's Rust core.
+classification, scored by svbench's Rust core. Its entry points come from
+``svbench._shim``."""
 
-With verifiers >= 0.4 the module exports the v1 taskset `NetworkLogsTaskset`
-(`vf-eval sv-env-network-logs`); with older verifiers, `load_environment`."""
+from svbench._shim import export_env
 
-from typing import Any
-
-from svbench._vf_api import v1_installed
-
-#: The environment is named after this package (`sv_env_x` serves `sv-env-x`).
-ENV_ID = __name__.replace("_", "-")
-
-__all__ = ["ENV_ID", "load_environment"]
-
-
-def load_environment(**kwargs: Any) -> Any:
-    """A classic-API ``vf.SingleTurnEnv`` (verifiers < 0.4); see
-    ``svbench.verifiers_env.load_environment``."""
-    from svbench.verifiers_env import load_environment as _load
-
-    return _load(ENV_ID, **kwargs)
-
-
-if v1_installed():
-    from svbench.verifiers_v1 import taskset_class
-
-    NetworkLogsTaskset = taskset_class(ENV_ID)
-    __all__ += ["NetworkLogsTaskset"]
+export_env(__name__)

@@ -9,6 +9,10 @@ from typing import Any, final
 ENVIRONMENTS: list[str]
 #: Every accepted spelling (name or alias) of an environment → its canonical name.
 ENVIRONMENT_NAMES: dict[str, str]
+#: Each environment's training defaults (``svbench.train``), by canonical name:
+#: ``{"teachers": [{"name", "policy", "partial", "summary"}, ...], "student_args": {...},
+#: "findings": KEY | None}``, the default teacher first.
+TRAINING: dict[str, dict[str, Any]]
 
 class UnknownArgumentError(TypeError):
     """An argument name the environment does not accept."""

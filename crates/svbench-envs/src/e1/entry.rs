@@ -16,6 +16,7 @@ use crate::registry::{
     self, BuiltinInfo, ConfigureError, Configured, DataProvenance, DataRequest, EnvEntry, EnvFacts,
     EnvSetup, RewardFacts, SamplingDefaults, SelectedData,
 };
+use crate::registry::{TeacherInfo, TrainingDefaults};
 
 /// E1's default sampling: temperature 0.2, 2,048 tokens per call.
 pub const SAMPLING: SamplingDefaults = SamplingDefaults {
@@ -56,6 +57,24 @@ pub static ENTRY: EnvEntry = EnvEntry {
         tool_budget: 0,
     },
     sampling: SAMPLING,
+    training: TrainingDefaults {
+        teachers: &[
+            TeacherInfo {
+                name: "heuristic",
+                policy: "heuristic",
+                partial: false,
+                summary: "the keyword and port rules of `builtin:heuristic` (weak)",
+            },
+            TeacherInfo {
+                name: "oracle",
+                policy: "oracle",
+                partial: false,
+                summary: "the gold label",
+            },
+        ],
+        student_args: &[],
+        findings: None,
+    },
     cheap_scoring: true,
     inline_question: None,
     args_schema,

@@ -19,6 +19,7 @@ use crate::registry::{
     self, BuiltinInfo, ConfigureError, Configured, DataRequest, EnvEntry, EnvFacts, EnvSetup,
     RewardFacts, SamplingDefaults, SelectedData,
 };
+use crate::registry::{TeacherInfo, TrainingDefaults};
 
 /// E2's default sampling: 4,096 tokens per call, no temperature sent.
 pub const SAMPLING: SamplingDefaults = SamplingDefaults {
@@ -56,6 +57,25 @@ pub static ENTRY: EnvEntry = EnvEntry {
     path_arg_names: &PATH_ARG_NAMES,
     budgets: DEFAULT_BUDGETS,
     sampling: SAMPLING,
+    training: TrainingDefaults {
+        teachers: &[
+            TeacherInfo {
+                name: "partial-analyzers",
+                policy: "oracle",
+                partial: true,
+                summary: "a seeded share of the analyzers' findings (weak)",
+            },
+            TeacherInfo {
+                name: "analyzers",
+                policy: "oracle",
+                partial: false,
+                summary: "the analyzers' findings",
+            },
+        ],
+        // The student answers from the configuration in the prompt.
+        student_args: &[("include_tools", "false")],
+        findings: Some("violations"),
+    },
     cheap_scoring: false,
     inline_question: Some(
         "E2 scores against the configuration under audit: give `question` (the config text) \

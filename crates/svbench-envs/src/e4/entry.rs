@@ -19,6 +19,7 @@ use crate::registry::{
     BuiltinInfo, ConfigureError, Configured, DataProvenance, DataRequest, EnvEntry, EnvFacts,
     EnvSetup, RewardFacts, SamplingDefaults, SelectedData,
 };
+use crate::registry::{TeacherInfo, TrainingDefaults};
 
 /// E4's default sampling: temperature 0.2, 2,048 tokens per call.
 pub const SAMPLING: SamplingDefaults = SamplingDefaults {
@@ -59,6 +60,24 @@ pub static ENTRY: EnvEntry = EnvEntry {
         tool_budget: 0,
     },
     sampling: SAMPLING,
+    training: TrainingDefaults {
+        teachers: &[
+            TeacherInfo {
+                name: "indicators",
+                policy: "indicators",
+                partial: false,
+                summary: "the indicator extractor of `builtin:indicators` (weak)",
+            },
+            TeacherInfo {
+                name: "oracle",
+                policy: "oracle",
+                partial: false,
+                summary: "the gold label and evidence spans",
+            },
+        ],
+        student_args: &[],
+        findings: None,
+    },
     cheap_scoring: true,
     inline_question: Some(
         "E4 grounds evidence in the email: give `question` (the rendered email) with `answer`, \

@@ -11,3 +11,4 @@ pub mod generate;
 pub mod import;
 pub mod reward;
 pub mod rows;
+pub mod training;

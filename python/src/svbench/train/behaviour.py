@@ -120,10 +120,39 @@ def mix_table(
     return lines
 
 
+def answer_spread(results: Path) -> dict[str, float | int | None]:
+    """Any environment's answers: the share that did not parse, the number
+    of distinct parsed answers (no parse is one) and the share of the most
+    common one."""
+    rows = read_results(results)
+    valid = [(r.get("parse") or {}).get("status") == "valid" for r in rows]
+    answers = Counter(json.dumps(r.get("parsed"), sort_keys=True) if ok else None for r, ok in zip(rows, valid))
+    return {
+        "no_parse_rate": sum(not ok for ok in valid) / len(rows) if rows else None,
+        "distinct_answers": len(answers),
+        "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
+    }
+
+
+def spread_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+    """Markdown: each policy's reward and how many different answers it gives."""
+    cols = ("no_parse_rate", "distinct_answers", "top_answer_share")
+    return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_spread, lambda _: [])
+
+
 def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
     """Markdown: each policy's reward and answer mix, then the reference policies."""
     cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
     return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_mix, reference_policies)
 
 
-__all__ = ["answer_mix", "behaviour_table", "label_of", "mix_table", "read_results", "reference_policies"]
+__all__ = [
+    "answer_mix",
+    "answer_spread",
+    "behaviour_table",
+    "label_of",
+    "mix_table",
+    "read_results",
+    "reference_policies",
+    "spread_table",
+]

@@ -10,22 +10,16 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from svbench.train.envs import env_names, env_training, findings_envs, held_out_splits
+from svbench.train.errors import ConfigError
+
 ADVANTAGE_MODES = ("sum_then_normalize", "component_normalized", "normalize_then_sum")
-TEACHERS = {
-    # E1: the keyword and port rules of `builtin:heuristic` (weak), or the gold label.
-    "e1": ("heuristic", "oracle"),
-    # E2: the analyzers' findings, all of them or only a share (weak).
-    "e2": ("partial-analyzers", "analyzers"),
-}
-
-
-class ConfigError(ValueError):
-    """A training config that cannot be run as written."""
 
 
 @dataclass
@@ -105,7 +99,8 @@ class EvalConfig:
 
 @dataclass
 class TrainConfig:
-    env: str = "e1"
+    #: The environment, as `svbench eval` names it (`e1`, `sv-env-network-logs`, ...).
+    env: str = ""
     seed: int = 1
     run_id: str = ""
     out_dir: str = "results/runs"
@@ -173,18 +168,18 @@ def from_dict(table: dict[str, Any], base: TrainConfig | None = None) -> TrainCo
 
 def validate(cfg: TrainConfig) -> TrainConfig:
     """Settings that are each well-typed but do not fit together."""
-    if cfg.env not in TEACHERS:
-        raise ConfigError(f"env must be one of {', '.join(TEACHERS)}, got {cfg.env!r}")
+    if not cfg.env:
+        raise ConfigError(f"env is not set (one of {', '.join(env_names())})")
+    training = env_training(cfg.env)
     if not cfg.run_id:
         raise ConfigError("run_id is empty")
     if "/" in cfg.run_id or cfg.run_id.startswith("."):
         raise ConfigError(f"run_id must be a plain directory name, got {cfg.run_id!r}")
-    teachers = TEACHERS[cfg.env]
     if not cfg.sft.teacher:
-        cfg.sft.teacher = teachers[0]
+        cfg.sft.teacher = training.teachers[0].name
     for where, teacher in (("sft.teacher", cfg.sft.teacher), ("grpo.teacher", cfg.grpo.teacher)):
-        if teacher and teacher not in teachers:
-            raise ConfigError(f"{where} for {cfg.env} must be one of {', '.join(teachers)}, got {teacher!r}")
+        if teacher:
+            training.teacher(teacher, where, cfg.env)
     g = cfg.grpo
     if g.advantage not in ADVANTAGE_MODES:
         raise ConfigError(f"grpo.advantage must be one of {', '.join(ADVANTAGE_MODES)}, got {g.advantage!r}")
@@ -194,8 +189,9 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("grpo.method = distillation needs grpo.teacher")
     if g.rows not in ("all", "with_findings"):
         raise ConfigError(f"grpo.rows must be all or with_findings, got {g.rows!r}")
-    if g.rows == "with_findings" and cfg.env != "e2":
-        raise ConfigError("grpo.rows = with_findings is for e2 (configurations with findings)")
+    if g.rows == "with_findings" and training.findings is None:
+        listing = ", ".join(findings_envs())
+        raise ConfigError(f"grpo.rows = with_findings is for {listing} (environments whose answers list findings)")
     if g.rows != "all" and g.method == "distillation":
         raise ConfigError("grpo.rows selects GRPO prompts; distillation reads grpo.dataset whole")
     if g.profile not in ("v1", "upstream"):
@@ -216,10 +212,11 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"{where} must be at least 1, got {n}")
     if not 0.0 < cfg.sft.teacher_share <= 1.0:
         raise ConfigError(f"sft.teacher_share must be in (0, 1], got {cfg.sft.teacher_share}")
-    if "include_tools" in cfg.env_args:
-        raise ConfigError("env_args.include_tools cannot be set: the student answers without tool calls")
+    for key, value in training.student_args.items():
+        if key in cfg.env_args:
+            raise ConfigError(f"env_args.{key} cannot be set: the student always runs with {key} = {json.dumps(value)}")
     if not cfg.eval.splits:
-        cfg.eval.splits = ["dev", "test", "ood"] if cfg.env == "e1" else ["dev", "test"]
+        cfg.eval.splits = held_out_splits(cfg.env, {cfg.sft.split, g.split})
     return cfg
 
 
@@ -243,4 +240,4 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConf
         raise ConfigError(f"{path}: {e}") from e
 
 
-__all__ = ["ADVANTAGE_MODES", "TEACHERS", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]
+__all__ = ["ADVANTAGE_MODES", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]

@@ -57,15 +57,21 @@ def _answer(ids: list[str]) -> str:
     return json.dumps({"violations": [{"id": i, "severity": "med"} for i in ids], "patch": "", "confidence": 1.0})
 
 
-def with_findings(data: Any, env_args: dict) -> Any:
-    """The rows of an E2 `svbench.trl.dataset` whose oracle set, as the v1
-    reward computes it for the empty answer, is not empty: the
-    configurations with at least one finding."""
+def with_findings(env: str, data: Any, env_args: dict) -> Any:
+    """The rows of a `svbench.trl.dataset` of `env` (one whose answers list
+    findings) whose oracle set, as the v1 reward computes it for the empty
+    answer, is not empty: for E2, the configurations with at least one
+    finding."""
+    from svbench.train.envs import env_training
     from svbench.trl import _batch, _scorer
 
-    scorer = _scorer("e2", "v1", dict(env_args))
+    key = env_training(env).findings
+    if key is None:
+        raise ValueError(f"{env}'s answers list no findings")
+    scorer = _scorer(env, "v1", dict(env_args))
     columns = {k: data[k] for k in ("answer", "info", "question")}
-    scores = _batch(scorer, None, [_answer([])] * len(data), columns)
+    empty = json.dumps({key: []})
+    scores = _batch(scorer, None, [empty] * len(data), columns)
     return data.select([i for i, s in enumerate(scores) if (s.get("parsed") or {}).get("oracle")])
 
 

@@ -82,7 +82,7 @@ def train_grpo(cfg: TrainConfig, start: Path, stage_dir: Path) -> dict[str, Any]
     if g.rows == "with_findings":
         from svbench.train.findings import with_findings
 
-        data = with_findings(data, env_args)
+        data = with_findings(cfg.env, data, env_args)
         if len(data) == 0:
             raise ConfigError(f"grpo.rows = with_findings: no row of {g.dataset} {g.split} has a finding")
     trainer_dir = stage_dir / "trainer"

@@ -25,14 +25,14 @@ def trainer_label(cfg: TrainConfig) -> str:
 
 
 def _teacher_texts(cfg: TrainConfig, run: RunDir) -> tuple[list[str], list[dict]]:
-    from svbench.train.config import TEACHERS
+    from svbench.train.envs import env_training
     from svbench.train.teacher import teacher_rows
 
     texts, facts = [], []
-    for teacher in TEACHERS[cfg.env]:
+    for teacher in env_training(cfg.env).teachers:
         rows, fact = teacher_rows(
             cfg.env,
-            teacher,
+            teacher.name,
             cfg.model.tokenizer_dataset,
             "train",
             100_000,

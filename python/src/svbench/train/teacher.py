@@ -1,13 +1,11 @@
 """Teacher answers for SFT, produced by svbench's own builtin policies
 through `svbench eval`, so a teacher answers exactly as it does on a
-scoreboard.
-
-- E1 `heuristic`: `builtin:heuristic` (keyword and port rules; weak).
-- E1 `oracle`: `builtin:oracle` (the gold label with confidence 1.0).
-- E2 `analyzers`: `builtin:oracle` with tools off (the analyzers' findings).
-- E2 `partial-analyzers`: the same answer keeping only a seeded share of
-  its findings (`sft.teacher_share`; at least one when there are any), so
-  the student starts with recall to gain.
+scoreboard. Which teachers an environment has, and which builtin policy
+answers for each, the environment declares in the registry
+(`svbench.train.envs`); `svbench envs ENV` lists its builtins. A partial
+teacher keeps only a seeded share of its answer's findings
+(`sft.teacher_share`; at least one when there are any), so the student
+starts with recall to gain.
 """
 
 from __future__ import annotations
@@ -21,24 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from svbench.train.config import ConfigError
+from svbench.train.envs import env_training
+from svbench.train.errors import ConfigError
 from svbench.train.rundir import svbench_bin
-
-POLICIES = {
-    ("e1", "heuristic"): "builtin:heuristic",
-    ("e1", "oracle"): "builtin:oracle",
-    ("e2", "analyzers"): "builtin:oracle",
-    ("e2", "partial-analyzers"): "builtin:oracle",
-}
-
-#: Environment arguments the student always runs with (E2 answers from the
-#: config in the prompt, without tool calls).
-STUDENT_ENV_ARGS = {"e1": {}, "e2": {"include_tools": False}}
 
 
 def student_env_args(env: str, extra: dict[str, Any]) -> dict[str, Any]:
-    """The student's environment arguments: the fixed ones plus a config's `env_args`."""
-    return {**STUDENT_ENV_ARGS[env], **extra}
+    """The student's environment arguments: the environment's fixed ones
+    (E2 answers from the config in the prompt, without tool calls) plus a
+    config's `env_args`."""
+    return {**env_training(env).student_args, **extra}
 
 
 def env_arg_flags(args: dict[str, Any]) -> list[str]:
@@ -56,13 +46,14 @@ class TeacherRow:
     completion: str
 
 
-def _partial(completion: str, share: float, rng: random.Random) -> str:
+def _partial(completion: str, key: str, share: float, rng: random.Random) -> str:
+    """The answer keeping a seeded `share` of its findings list `key` (at least one)."""
     answer = json.loads(completion)
-    found = answer.get("violations", [])
+    found = answer.get(key, [])
     if found:
         keep = max(1, round(len(found) * share))
         kept = sorted(rng.sample(range(len(found)), keep))
-        answer["violations"] = [found[i] for i in kept]
+        answer[key] = [found[i] for i in kept]
     return json.dumps(answer, separators=(",", ":"))
 
 
@@ -82,9 +73,9 @@ def teacher_rows(
     of the fixed ones), and what produced them (`{"policy", "dataset",
     "split", "dataset_revision", "env_args", "run_dir"}`). The `svbench eval`
     run is kept under `out_dir` and reused when complete."""
-    if (env, teacher) not in POLICIES:
-        raise ConfigError(f"no teacher {teacher!r} for {env}")
-    policy = POLICIES[(env, teacher)]
+    training = env_training(env)
+    chosen = training.teacher(teacher, "teacher", env)
+    policy = chosen.model
     args = student_env_args(env, env_args or {})
     extra = env_arg_flags(args)
     # Prompts depend on the arguments, so runs with other arguments are other runs.
@@ -113,11 +104,11 @@ def teacher_rows(
             if r.get("error") or r.get("completion") is None:
                 raise ConfigError(f"teacher run {run_dir} has an errored row ({r.get('example_id')})")
             completion = r["completion"]
-            if teacher == "partial-analyzers":
-                completion = _partial(completion, share, rng)
+            if chosen.partial:
+                completion = _partial(completion, str(training.findings), share, rng)
             rows.append(TeacherRow(r["example_id"], r["prompt"], completion))
     facts = {
-        "policy": policy + (f" keeping {share:g} of the findings" if teacher == "partial-analyzers" else ""),
+        "policy": policy + (f" keeping {share:g} of the findings" if chosen.partial else ""),
         "dataset": dataset,
         "split": split,
         "dataset_revision": manifest["dataset_revision"],
@@ -128,4 +119,4 @@ def teacher_rows(
     return rows, facts
 
 
-__all__ = ["POLICIES", "STUDENT_ENV_ARGS", "TeacherRow", "env_arg_flags", "student_env_args", "teacher_rows"]
+__all__ = ["TeacherRow", "env_arg_flags", "student_env_args", "teacher_rows"]
