@@ -98,10 +98,9 @@ fn every_environment_gets_its_own_report_from_a_real_run() {
             String::from_utf8_lossy(&out.stderr)
         );
         let dir = run_dir(&root);
-        let summary: Value = serde_json::from_slice(
-            &std::fs::read(dir.join("summary.json")).expect("summary.json"),
-        )
-        .expect("summary JSON");
+        let summary: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("summary.json"))
+                .expect("summary JSON");
         assert_eq!(summary["environment"], name);
         let warnings = summary["warnings"].to_string();
         assert!(
@@ -109,7 +108,9 @@ fn every_environment_gets_its_own_report_from_a_real_run() {
             "{name}: generic metrics: {warnings}"
         );
         assert!(
-            summary["headline"].as_array().is_some_and(|h| !h.is_empty()),
+            summary["headline"]
+                .as_array()
+                .is_some_and(|h| !h.is_empty()),
             "{name}: no headline"
         );
         let md = std::fs::read_to_string(dir.join("report.md")).expect("report.md");
@@ -141,9 +142,8 @@ fn every_environment_gets_its_own_report_from_a_real_run() {
             "{name}: compare failed: {}",
             String::from_utf8_lossy(&cmp.stderr)
         );
-        let cmp: Value =
-            serde_json::from_slice(&std::fs::read(&cmp_path).expect("compare JSON"))
-                .expect("compare JSON");
+        let cmp: Value = serde_json::from_slice(&std::fs::read(&cmp_path).expect("compare JSON"))
+            .expect("compare JSON");
         let metrics = cmp["metrics"].to_string();
         assert!(
             entry

@@ -4,71 +4,74 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One run's entry as written: a JSON object whose shape is its
+/// environment's entry type ([`E1Entry`], [`E2Entry`], [`E4Entry`], …).
+/// Every entry has `baseline`, `model`, `dataset`, `run_id` and the
+/// [`EntryCommon`] fields; the board's environment says which type the rest
+/// is (never a key of the entry).
+pub type BoardEntry = Map<String, Value>;
 
 /// A scoreboard file: entries sorted by `(baseline, model, dataset, run_id)`.
-pub type Scoreboard = Vec<ScoreboardEntry>;
+pub type Scoreboard = Vec<BoardEntry>;
 
-/// One run's entry. Written untagged (as upstream's boards); read back by
-/// the key only its kind writes, since every metric may be null and an
-/// untagged read would take any entry for the first kind listed.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-#[serde(untagged)]
-pub enum ScoreboardEntry {
-    /// E1 (`sv-env-network-logs`).
-    E1(E1Entry),
-    /// E2 (`sv-env-config-verification`).
-    E2(E2Entry),
-    /// E4 (`sv-env-phishing-detection`).
-    E4(E4Entry),
+/// A text field every entry has (empty when absent).
+fn text<'a>(entry: &'a BoardEntry, key: &str) -> &'a str {
+    entry.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-impl<'de> Deserialize<'de> for ScoreboardEntry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = serde_json::Value::deserialize(d)?;
-        let has = |k: &str| v.get(k).is_some();
-        let entry = if has("upstream_compat") {
-            serde_json::from_value(v).map(ScoreboardEntry::E2)
-        } else if has("evidence_f1") {
-            serde_json::from_value(v).map(ScoreboardEntry::E4)
-        } else {
-            serde_json::from_value(v).map(ScoreboardEntry::E1)
-        };
-        entry.map_err(D::Error::custom)
+/// The run id of an entry.
+#[must_use]
+pub fn run_id(entry: &BoardEntry) -> &str {
+    text(entry, "run_id")
+}
+
+/// The sort key `(baseline, model, dataset, run_id)` of an entry.
+#[must_use]
+pub fn sort_key(entry: &BoardEntry) -> (&str, &str, &str, &str) {
+    (
+        text(entry, "baseline"),
+        text(entry, "model"),
+        text(entry, "dataset"),
+        run_id(entry),
+    )
+}
+
+/// The fields every entry carries, read from an entry (`None` when they do
+/// not read as [`EntryCommon`]).
+#[must_use]
+pub fn common(entry: &BoardEntry) -> Option<EntryCommon> {
+    EntryCommon::deserialize(&Value::Object(entry.clone())).ok()
+}
+
+/// An entry of type `T` as written.
+///
+/// # Errors
+/// `T` does not serialise to a JSON object.
+pub fn to_entry<T: Serialize>(entry: &T) -> Result<BoardEntry, serde_json::Error> {
+    match serde_json::to_value(entry)? {
+        Value::Object(map) => Ok(map),
+        other => Err(serde::ser::Error::custom(format!(
+            "a scoreboard entry must be an object, not {other}"
+        ))),
     }
 }
 
-impl ScoreboardEntry {
-    /// The run id.
-    #[must_use]
-    pub fn run_id(&self) -> &str {
-        match self {
-            ScoreboardEntry::E1(e) => &e.run_id,
-            ScoreboardEntry::E2(e) => &e.run_id,
-            ScoreboardEntry::E4(e) => &e.run_id,
-        }
-    }
-
-    /// The sort key `(baseline, model, dataset, run_id)`.
-    #[must_use]
-    pub fn sort_key(&self) -> (&str, &str, &str, &str) {
-        match self {
-            ScoreboardEntry::E1(e) => (&e.baseline, &e.model, &e.dataset, &e.run_id),
-            ScoreboardEntry::E2(e) => (&e.baseline, &e.model, &e.dataset, &e.run_id),
-            ScoreboardEntry::E4(e) => (&e.baseline, &e.model, &e.dataset, &e.run_id),
-        }
-    }
-
-    /// The fields every entry has.
-    #[must_use]
-    pub fn common(&self) -> &EntryCommon {
-        match self {
-            ScoreboardEntry::E1(e) => &e.common,
-            ScoreboardEntry::E2(e) => &e.common,
-            ScoreboardEntry::E4(e) => &e.common,
-        }
-    }
+/// Whether `entry` is an entry of type `T` exactly: it reads as `T` and
+/// writing that back gives the same keys (an entry of another environment
+/// lacks some and carries others).
+#[must_use]
+pub fn is_entry_of<T: Serialize + DeserializeOwned>(entry: &BoardEntry) -> bool {
+    let Ok(typed) = T::deserialize(&Value::Object(entry.clone())) else {
+        return false;
+    };
+    let Ok(back) = to_entry(&typed) else {
+        return false;
+    };
+    back.len() == entry.len() && back.keys().all(|k| entry.contains_key(k))
 }
 
 /// An E1 entry. Metric names and definitions are the summary's `headline`
@@ -242,16 +245,11 @@ mod tests {
         }
     }
 
-    fn round_trip(e: &ScoreboardEntry) -> ScoreboardEntry {
-        let text = serde_json::to_string(e).expect("serialises");
-        serde_json::from_str(&text).expect("reads back")
-    }
-
-    /// Entries whose metrics are all null still read back as their own kind
-    /// (an untagged read took every E2 entry for an E1 one).
+    /// Entries whose metrics are all null are still told apart by their
+    /// keys (an untagged read took every E2 entry for an E1 one).
     #[test]
-    fn every_kind_reads_back_as_itself() {
-        let e1 = ScoreboardEntry::E1(E1Entry {
+    fn every_kind_is_its_own_and_no_other() {
+        let e1 = to_entry(&E1Entry {
             baseline: "b".into(),
             model: "m".into(),
             dataset: "d".into(),
@@ -264,8 +262,9 @@ mod tests {
             cost_weighted_accuracy: None,
             run_id: "r1".into(),
             common: common(),
-        });
-        let e2 = ScoreboardEntry::E2(E2Entry {
+        })
+        .expect("object");
+        let e2 = to_entry(&E2Entry {
             baseline: "b".into(),
             model: "m".into(),
             dataset: "d".into(),
@@ -284,8 +283,9 @@ mod tests {
                 false_positive_rate_on_clean: 0.4,
             },
             common: common(),
-        });
-        let e4 = ScoreboardEntry::E4(E4Entry {
+        })
+        .expect("object");
+        let e4 = to_entry(&E4Entry {
             baseline: "b".into(),
             model: "m".into(),
             dataset: "d".into(),
@@ -302,9 +302,23 @@ mod tests {
             expected_cost_v1: None,
             run_id: "r4".into(),
             common: common(),
-        });
-        for e in [e1, e2, e4] {
-            assert_eq!(round_trip(&e), e);
+        })
+        .expect("object");
+        let checks: [fn(&BoardEntry) -> bool; 3] = [
+            is_entry_of::<E1Entry>,
+            is_entry_of::<E2Entry>,
+            is_entry_of::<E4Entry>,
+        ];
+        for (i, e) in [&e1, &e2, &e4].into_iter().enumerate() {
+            for (j, check) in checks.iter().enumerate() {
+                assert_eq!(check(e), i == j, "entry {i} read as kind {j}");
+            }
         }
+        assert_eq!(run_id(&e2), "r2");
+        assert_eq!(sort_key(&e4), ("b", "m", "d", "r4"));
+        assert_eq!(
+            super::common(&e1).map(|c| c.svbench_version),
+            Some("0.1.0".into())
+        );
     }
 }

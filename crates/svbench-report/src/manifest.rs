@@ -325,7 +325,7 @@ pub fn relative_path(target: &Path, base: &Path) -> String {
 /// Checks a parsed `run_manifest.json` against the generated schema and the
 /// hosted-field rule. Returns the problems found, empty when valid.
 pub fn validate_manifest(instance: &Value) -> Vec<String> {
-    let schema = crate::schema::schema("manifest").expect("the manifest schema exists");
+    let schema = crate::schema::schema("manifest", &[]).expect("the manifest schema exists");
     let validator = match jsonschema::validator_for(&schema) {
         Ok(v) => v,
         Err(e) => {

@@ -212,6 +212,12 @@ pub trait EnvSections: Sync {
         None
     }
 
+    /// The environment's scoreboard (`svbench scoreboard --env`), if it has
+    /// one.
+    fn board(&self) -> Option<&dyn crate::scoreboard::EnvBoard> {
+        None
+    }
+
     /// `compare`'s metrics of the environment, in report order (each
     /// defined per example by [`EnvSections::compare_record`]).
     fn compare_metrics(&self) -> &'static [&'static str] {

@@ -3,85 +3,133 @@
 //! merged into `<env>_scoreboard.json` and rendered as Markdown.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use svbench_core::scoreboard::{
-    E1Entry, E2Entry, E2EntryUpstream, E4Entry, EntryCommon, Scoreboard, ScoreboardEntry,
-};
-use svbench_core::summary::{Summary, SummaryMetrics};
+use svbench_core::identity::EnvIdentity;
+use svbench_core::scoreboard::{self as board, BoardEntry, EntryCommon, Scoreboard};
+use svbench_core::summary::Summary;
 
 use crate::error::ReportError;
-use crate::markup::table_cell;
-use crate::plugin::PluginLookup;
+use crate::plugin::{PluginLookup, ReportPlugin};
 use crate::{build_report, write, ReportOptions};
-use svbench_core::identity::{self, EnvIdentity};
 
-/// Which environment a scoreboard covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoardEnv {
-    /// `e1_scoreboard.json`.
-    E1,
-    /// `e2_scoreboard.json`.
-    E2,
-    /// `e4_scoreboard.json`.
-    E4,
+/// What an environment puts on its scoreboard: its entry type, how an
+/// entry is made from a summary and told apart, and its Markdown table.
+pub trait EnvBoard: Sync {
+    /// The entry of a summary of this environment.
+    ///
+    /// # Errors
+    /// The entry does not serialise as an object.
+    fn entry(&self, head: &EntryHead<'_>) -> Result<BoardEntry, serde_json::Error>;
+
+    /// Whether an entry read from a board file is one of this
+    /// environment's.
+    fn holds(&self, entry: &BoardEntry) -> bool;
+
+    /// The Markdown table of the board's entries (header, rows and the
+    /// notes under it).
+    fn table(&self, out: &mut String, board: &[BoardEntry]);
+
+    /// The JSON Schema of an entry (its type's, as `schemars` writes it).
+    fn entry_schema(&self) -> Value;
 }
 
-impl BoardEnv {
-    /// Every environment with a board, in benchmark order.
-    pub const ALL: [BoardEnv; 3] = [BoardEnv::E1, BoardEnv::E2, BoardEnv::E4];
+/// An entry read as its environment's type (`None` when it does not read).
+#[must_use]
+pub fn typed<T: serde::de::DeserializeOwned>(entry: &BoardEntry) -> Option<T> {
+    T::deserialize(&Value::Object(entry.clone())).ok()
+}
 
-    /// The environment this board covers.
-    fn identity(self) -> &'static EnvIdentity {
-        match self {
-            BoardEnv::E1 => &identity::NETWORK_LOGS,
-            BoardEnv::E2 => &identity::CONFIG_VERIFICATION,
-            BoardEnv::E4 => &identity::PHISHING_DETECTION,
+/// What every entry takes from a summary.
+#[derive(Debug, Clone)]
+pub struct EntryHead<'a> {
+    /// The summary.
+    pub summary: &'a Summary,
+    /// `baseline_name`, else the model.
+    pub baseline: String,
+    /// Dataset spec (empty when unrecorded).
+    pub dataset: String,
+    /// Headline metric → 95 % interval (the entry keeps those it shows).
+    pub ci95: BTreeMap<String, [f64; 2]>,
+}
+
+impl EntryHead<'_> {
+    /// A headline value.
+    #[must_use]
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.summary.headline_value(name)
+    }
+
+    /// The fields every entry carries, with the intervals named in `keep`.
+    #[must_use]
+    pub fn common(&self, keep: &[&str]) -> EntryCommon {
+        let s = self.summary;
+        let mut ci95 = self.ci95.clone();
+        ci95.retain(|k, _| keep.contains(&k.as_str()));
+        EntryCommon {
+            parse_failure_rate: s.validity.parse_failure_rate,
+            error_rate: s.validity.error_rate,
+            dataset_sha256: s.dataset_sha256.clone(),
+            split: s.split.clone(),
+            reward_profile: s.reward_profile.clone(),
+            reward_mean: s.reward.mean,
+            reward_range: s.reward.range,
+            svbench_version: s.svbench_version.clone(),
+            run_finished_at: s.run_finished_at.clone(),
+            ci95,
         }
     }
+}
 
-    /// From a canonical name, short id or alias of an environment with a board.
-    pub fn parse(name: &str) -> Option<BoardEnv> {
-        let id = identity::lookup_loose(name)?;
-        BoardEnv::ALL.into_iter().find(|b| b.identity() == id)
+/// The environment a scoreboard covers.
+#[derive(Clone, Copy)]
+pub struct Board {
+    /// Its names.
+    pub identity: &'static EnvIdentity,
+    /// Its report plugin (which has a board).
+    pub plugin: &'static dyn ReportPlugin,
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Board")
+            .field("environment", &self.identity.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Board {
+    /// The board of an environment whose plugin has one.
+    #[must_use]
+    pub fn of(identity: &'static EnvIdentity, plugin: &'static dyn ReportPlugin) -> Option<Self> {
+        plugin.board().map(|_| Board { identity, plugin })
     }
 
-    /// The short ids of every board, for messages: `e1, e2 and e4`.
-    pub fn listed() -> String {
-        let shorts: Vec<&str> = BoardEnv::ALL.iter().map(|b| b.short()).collect();
-        match shorts.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-            _ => shorts.concat(),
-        }
-    }
-
-    /// Whether `entry` is of this board's environment.
-    fn holds(self, entry: &ScoreboardEntry) -> bool {
-        matches!(
-            (self, entry),
-            (BoardEnv::E1, ScoreboardEntry::E1(_))
-                | (BoardEnv::E2, ScoreboardEntry::E2(_))
-                | (BoardEnv::E4, ScoreboardEntry::E4(_))
-        )
+    fn board(self) -> &'static dyn EnvBoard {
+        self.plugin
+            .board()
+            .expect("a Board is made only for a plugin with a board")
     }
 
     /// The short id (`e1`, `e2`, `e4`).
+    #[must_use]
     pub fn short(self) -> &'static str {
-        self.identity().short
+        self.identity.short
     }
 
     fn canonical(self) -> &'static str {
-        self.identity().name
+        self.identity.name
     }
 
-    /// `<alias>_scoreboard.json` in `dir`.
+    /// `<short>_scoreboard.json` in `dir`.
+    #[must_use]
     pub fn json_path(self, dir: &Path) -> PathBuf {
         dir.join(format!("{}_scoreboard.json", self.short()))
     }
 
-    /// `<alias>_scoreboard.md` in `dir`.
+    /// `<short>_scoreboard.md` in `dir`.
+    #[must_use]
     pub fn md_path(self, dir: &Path) -> PathBuf {
         dir.join(format!("{}_scoreboard.md", self.short()))
     }
@@ -141,127 +189,36 @@ pub enum ScoreboardError {
     },
 }
 
-/// The entry of one summary, or `None` when the summary belongs to another
-/// environment.
-pub fn entry_of(summary: &Summary) -> Option<ScoreboardEntry> {
+/// The entry of one summary on `board`.
+///
+/// # Errors
+/// The environment's entry does not serialise as an object.
+pub fn entry_of(board: &dyn EnvBoard, summary: &Summary) -> Result<BoardEntry, serde_json::Error> {
     let baseline = summary
         .metadata
         .baseline_name
         .clone()
         .unwrap_or_else(|| summary.model.clone());
-    let common = |ci95: BTreeMap<String, [f64; 2]>| EntryCommon {
-        parse_failure_rate: summary.validity.parse_failure_rate,
-        error_rate: summary.validity.error_rate,
-        dataset_sha256: summary.dataset_sha256.clone(),
-        split: summary.split.clone(),
-        reward_profile: summary.reward_profile.clone(),
-        reward_mean: summary.reward.mean,
-        reward_range: summary.reward.range,
-        svbench_version: summary.svbench_version.clone(),
-        run_finished_at: summary.run_finished_at.clone(),
+    let ci95 = summary
+        .headline
+        .iter()
+        .filter_map(|m| Some((m.name.clone(), m.ci95?)))
+        .collect();
+    board.entry(&EntryHead {
+        summary,
+        baseline,
+        dataset: summary.dataset.clone().unwrap_or_default(),
         ci95,
-    };
-    let dataset = summary.dataset.clone().unwrap_or_default();
-    let value = |name: &str| summary.headline_value(name);
-    let mut ci95 = BTreeMap::new();
-    for m in &summary.headline {
-        if let Some(ci) = m.ci95 {
-            ci95.insert(m.name.clone(), ci);
-        }
-    }
-    match &summary.metrics {
-        SummaryMetrics::E1(m) => {
-            let undefined = summary.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
-            let cwa = (!undefined.iter().any(|u| u == "cost_weighted_accuracy"))
-                .then_some(m.cost.cost_weighted_accuracy);
-            ci95.retain(|k, _| k == "accuracy" || k == "f1");
-            Some(ScoreboardEntry::E1(E1Entry {
-                baseline,
-                model: summary.model.clone(),
-                dataset,
-                n: summary.n_examples,
-                accuracy: value("accuracy"),
-                accuracy_non_abstained: value("accuracy_non_abstained"),
-                f1: value("f1"),
-                ece: value("ece"),
-                abstain_rate: value("abstain_rate"),
-                cost_weighted_accuracy: cwa,
-                run_id: summary.run_id.clone(),
-                common: common(ci95),
-            }))
-        }
-        SummaryMetrics::E2(m) => {
-            ci95.retain(|k, _| k == "micro_f1");
-            if let Some(ci) = summary.e2.as_ref().and_then(|e| e.ci95.as_ref()) {
-                ci95.insert("f1_weighted".to_string(), ci.f1_weighted);
-                if let Some(p) = ci.patch_success_rate {
-                    ci95.insert("patch_success".to_string(), p);
-                }
-            }
-            let micro_f1_by_lang = summary
-                .e2
-                .iter()
-                .flat_map(|e| &e.by_lang)
-                .map(|(lang, g)| (lang.clone(), g.micro.unweighted.f1))
-                .collect();
-            Some(ScoreboardEntry::E2(E2Entry {
-                baseline,
-                model: summary.model.clone(),
-                dataset,
-                n: summary.n_examples,
-                micro_f1: value("micro_f1"),
-                micro_precision: value("micro_precision"),
-                micro_recall: value("micro_recall"),
-                micro_f1_by_lang,
-                clean_pass_rate: value("clean_pass_rate"),
-                // Upstream writes 0 when no patch was provided: undefined.
-                patch_success: (m.patch.patch_provided_rate > 0.0)
-                    .then_some(m.patch.patch_success_rate),
-                run_id: summary.run_id.clone(),
-                upstream_compat: E2EntryUpstream {
-                    f1_weighted: m.finding_quality.f1_weighted,
-                    f1_weighted_positive_only: m.finding_quality.f1_weighted_positive_only,
-                    clean_pass_rate: m.episode.clean_pass_rate,
-                    false_positive_rate_on_clean: m.episode.false_positive_rate_on_clean,
-                },
-                common: common(ci95),
-            }))
-        }
-        SummaryMetrics::E4(m) => {
-            ci95.retain(|k, _| k == "f1" || k == "accuracy" || k == "evidence_f1");
-            let a = &m.all;
-            Some(ScoreboardEntry::E4(E4Entry {
-                baseline,
-                model: summary.model.clone(),
-                dataset,
-                n: summary.n_examples,
-                policy_label: crate::headline::policy_label(
-                    summary.metadata.baseline_type.as_deref(),
-                ),
-                f1: value("f1"),
-                precision: a.precision,
-                recall_strict: value("recall_strict"),
-                fpr: a.fpr,
-                accuracy: value("accuracy"),
-                evidence_f1: value("evidence_f1"),
-                ece: value("ece"),
-                abstain_rate: a.abstention.abstain_rate,
-                expected_cost_v1: a.cost.expected_cost_v1,
-                run_id: summary.run_id.clone(),
-                common: common(ci95),
-            }))
-        }
-        SummaryMetrics::Generic(_) => None,
-    }
+    })
 }
 
 /// Computes the entries of `runs` (recomputing each summary with the
 /// default bootstrap settings). Two runs with one run id are an error.
 pub fn entries(
-    env: BoardEnv,
+    env: Board,
     runs: &[PathBuf],
     plugins: PluginLookup,
-) -> Result<Vec<ScoreboardEntry>, ScoreboardError> {
+) -> Result<Vec<BoardEntry>, ScoreboardError> {
     let mut out = Vec::with_capacity(runs.len());
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     let opts = ReportOptions {
@@ -293,10 +250,9 @@ pub fn entries(
                 second: dir.clone(),
             });
         }
-        let entry = entry_of(&summary).ok_or_else(|| ScoreboardError::WrongEnvironment {
+        let entry = entry_of(env.board(), &summary).map_err(|e| ScoreboardError::BadFile {
             path: dir.clone(),
-            found: summary.environment.clone(),
-            expected: env.canonical().to_string(),
+            message: format!("the run's entry does not serialise: {e}"),
         })?;
         out.push(entry);
     }
@@ -305,7 +261,7 @@ pub fn entries(
 
 /// Reads an existing scoreboard of `env` (`None` when the file does not
 /// exist); an entry of another environment makes it a bad file.
-pub fn read_board(env: BoardEnv, path: &Path) -> Result<Option<Scoreboard>, ScoreboardError> {
+pub fn read_board(env: Board, path: &Path) -> Result<Option<Scoreboard>, ScoreboardError> {
     let bad = |message: String| ScoreboardError::BadFile {
         path: path.to_path_buf(),
         message,
@@ -320,10 +276,10 @@ pub fn read_board(env: BoardEnv, path: &Path) -> Result<Option<Scoreboard>, Scor
             })
         }
     };
-    if let Some(e) = board.iter().find(|e| !env.holds(e)) {
+    if let Some(e) = board.iter().find(|e| !env.board().holds(e)) {
         return Err(bad(format!(
             "the entry of run `{}` is not an {} entry",
-            e.run_id(),
+            board::run_id(e),
             env.short()
         )));
     }
@@ -332,15 +288,15 @@ pub fn read_board(env: BoardEnv, path: &Path) -> Result<Option<Scoreboard>, Scor
 
 /// Merges `fresh` into `existing`: entries of other runs are kept, an entry
 /// with the run id of a fresh one is replaced; the result is sorted.
-pub fn merge(existing: Scoreboard, fresh: Vec<ScoreboardEntry>) -> Scoreboard {
-    let ids: BTreeSet<String> = fresh.iter().map(|e| e.run_id().to_string()).collect();
-    let mut board: Scoreboard = existing
+pub fn merge(existing: Scoreboard, fresh: Vec<BoardEntry>) -> Scoreboard {
+    let ids: BTreeSet<String> = fresh.iter().map(|e| board::run_id(e).to_string()).collect();
+    let mut entries: Scoreboard = existing
         .into_iter()
-        .filter(|e| !ids.contains(e.run_id()))
+        .filter(|e| !ids.contains(board::run_id(e)))
         .chain(fresh)
         .collect();
-    board.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    board
+    entries.sort_by(|a, b| board::sort_key(a).cmp(&board::sort_key(b)));
+    entries
 }
 
 /// The JSON text of a board (pretty, trailing newline).
@@ -350,25 +306,27 @@ pub fn board_json(board: &Scoreboard) -> String {
     s
 }
 
-fn num(v: f64) -> String {
+/// Three decimals.
+pub fn num(v: f64) -> String {
     format!("{v:.3}")
 }
 
 /// Three decimals, `n/a` when undefined.
-fn opt(v: Option<f64>) -> String {
+pub fn opt(v: Option<f64>) -> String {
     v.map(num)
         .unwrap_or_else(|| crate::markdown::NA.to_string())
 }
 
 /// `0.812 (0.000 to 1.300)`: the mean reward and the profile's range.
-fn reward(c: &EntryCommon) -> String {
+pub fn reward(c: &EntryCommon) -> String {
     match c.reward_range {
         Some([lo, hi]) => format!("{} ({} to {})", opt(c.reward_mean), num(lo), num(hi)),
         None => opt(c.reward_mean),
     }
 }
 
-fn ci(c: &EntryCommon, key: &str) -> String {
+/// `[0.100, 0.900]`: the interval of `key`, `—` when undefined.
+pub fn ci(c: &EntryCommon, key: &str) -> String {
     c.ci95
         .get(key)
         .map(|[l, h]| format!("[{}, {}]", num(*l), num(*h)))
@@ -377,158 +335,20 @@ fn ci(c: &EntryCommon, key: &str) -> String {
 
 /// The Markdown rendering: three decimals, the latest `run_finished_at` as
 /// the date (never today's).
-pub fn board_markdown(env: BoardEnv, board: &Scoreboard) -> String {
-    let latest = board
+pub fn board_markdown(env: Board, entries: &Scoreboard) -> String {
+    let latest = entries
         .iter()
-        .filter_map(|e| e.common().run_finished_at.as_deref())
+        .filter_map(|e| e.get("run_finished_at").and_then(Value::as_str))
         .max()
         .unwrap_or("—");
     let mut s = format!(
         "# {} scoreboard\n\nLatest run finished {latest}. {} run(s); generated by svbench from run artifacts (`svbench scoreboard --env {}`).\n\n",
         env.short().to_uppercase(),
-        board.len(),
+        entries.len(),
         env.short()
     );
-    match env {
-        BoardEnv::E1 => {
-            s.push_str("| baseline | model | dataset | n | accuracy | accuracy 95 % CI | accuracy_non_abstained | f1 | f1 95 % CI | ece | abstain_rate | cost_weighted_accuracy | mean reward (range) | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n");
-            for e in board {
-                if let ScoreboardEntry::E1(x) = e {
-                    let _ = writeln!(
-                        s,
-                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
-                        table_cell(&x.baseline),
-                        table_cell(&x.model),
-                        table_cell(&x.dataset),
-                        x.n,
-                        opt(x.accuracy),
-                        ci(&x.common, "accuracy"),
-                        opt(x.accuracy_non_abstained),
-                        opt(x.f1),
-                        ci(&x.common, "f1"),
-                        opt(x.ece),
-                        opt(x.abstain_rate),
-                        opt(x.cost_weighted_accuracy),
-                        reward(&x.common),
-                        opt(x.common.parse_failure_rate),
-                        opt(x.common.error_rate),
-                        table_cell(&x.run_id)
-                    );
-                }
-            }
-            let _ = writeln!(
-                s,
-                "\n`accuracy`: {} `accuracy_non_abstained`: {} `n/a`: undefined (zero denominator).",
-                crate::headline::E1_ACCURACY,
-                crate::headline::E1_ACCURACY_NON_ABSTAINED
-            );
-        }
-        BoardEnv::E2 => {
-            let langs: BTreeSet<&String> = board
-                .iter()
-                .filter_map(|e| match e {
-                    ScoreboardEntry::E2(x) => Some(x.micro_f1_by_lang.keys()),
-                    ScoreboardEntry::E1(_) | ScoreboardEntry::E4(_) => None,
-                })
-                .flatten()
-                .collect();
-            let lang_cols: String = langs.iter().map(|l| format!(" micro_f1 {l} |")).collect();
-            let lang_rule: String = langs.iter().map(|_| "---:|").collect();
-            let _ = writeln!(
-                s,
-                "| baseline | model | dataset | n | micro_f1 | micro_f1 95 % CI | micro_precision | micro_recall |{lang_cols} clean_pass_rate | patch_success | mean reward (range) | parse fail | errors | f1_weighted (upstream-compatible) | run_id |\n|---|---|---|---:|---:|---|---:|---:|{lang_rule}---:|---:|---|---:|---:|---:|---|"
-            );
-            for e in board {
-                if let ScoreboardEntry::E2(x) = e {
-                    let by_lang: String = langs
-                        .iter()
-                        .map(|l| {
-                            format!(" {} |", opt(x.micro_f1_by_lang.get(*l).copied().flatten()))
-                        })
-                        .collect();
-                    let _ = writeln!(
-                        s,
-                        "| {} | {} | {} | {} | {} | {} | {} | {} |{by_lang} {} | {} | {} | {} | {} | {} | `{}` |",
-                        table_cell(&x.baseline),
-                        table_cell(&x.model),
-                        table_cell(&x.dataset),
-                        x.n,
-                        opt(x.micro_f1),
-                        ci(&x.common, "micro_f1"),
-                        opt(x.micro_precision),
-                        opt(x.micro_recall),
-                        opt(x.clean_pass_rate),
-                        opt(x.patch_success),
-                        reward(&x.common),
-                        opt(x.common.parse_failure_rate),
-                        opt(x.common.error_rate),
-                        num(x.upstream_compat.f1_weighted),
-                        table_cell(&x.run_id)
-                    );
-                }
-            }
-            let _ = writeln!(
-                s,
-                "\n`micro_f1`: {} `f1_weighted (upstream-compatible)` is upstream's averaged per-record F1: a clean item correctly answered `[]` counts 0 and Terraform's `opa/` labels are dropped, so it understates correct runs. `n/a`: undefined (zero denominator).",
-                crate::headline::E2_MICRO_F1
-            );
-        }
-        BoardEnv::E4 => e4_rows(&mut s, board),
-    }
+    env.board().table(&mut s, entries);
     s
-}
-
-/// The E4 table: an oracle run's baseline cell says it is an upper bound.
-fn e4_rows(s: &mut String, board: &Scoreboard) {
-    s.push_str("| baseline | model | dataset | n | f1 | f1 95 % CI | precision | recall_strict | fpr | accuracy | accuracy 95 % CI | evidence_f1 | evidence_f1 95 % CI | ece | abstain_rate | expected_cost_v1 | mean reward (range) | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|---|---:|---:|---|\n");
-    let mut oracle = false;
-    for e in board {
-        let ScoreboardEntry::E4(x) = e else { continue };
-        let baseline = match &x.policy_label {
-            Some(label) => {
-                oracle = true;
-                format!("{} — **{}**", table_cell(&x.baseline), table_cell(label))
-            }
-            None => table_cell(&x.baseline),
-        };
-        let _ = writeln!(
-            s,
-            "| {baseline} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
-            table_cell(&x.model),
-            table_cell(&x.dataset),
-            x.n,
-            opt(x.f1),
-            ci(&x.common, "f1"),
-            opt(x.precision),
-            opt(x.recall_strict),
-            opt(x.fpr),
-            opt(x.accuracy),
-            ci(&x.common, "accuracy"),
-            opt(x.evidence_f1),
-            ci(&x.common, "evidence_f1"),
-            opt(x.ece),
-            opt(x.abstain_rate),
-            opt(x.expected_cost_v1),
-            reward(&x.common),
-            opt(x.common.parse_failure_rate),
-            opt(x.common.error_rate),
-            table_cell(&x.run_id)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "\n`f1`: {} `recall_strict`: {} `evidence_f1`: {} `expected_cost_v1`: mean v1 triage cost per email, an invalid answer charged as a missed phishing email (lower is better). `n/a`: undefined (zero denominator).",
-        crate::headline::E4_F1,
-        crate::headline::E4_RECALL_STRICT,
-        crate::headline::E4_EVIDENCE_F1
-    );
-    if oracle {
-        let _ = writeln!(
-            s,
-            "\n**{}**: the run answers with the gold label and the gold evidence. It bounds what a perfect answer scores; it is not a baseline.",
-            svbench_core::ORACLE_LABEL
-        );
-    }
 }
 
 /// What [`update`] wrote.
@@ -545,7 +365,7 @@ pub struct UpdateOutcome {
 /// Computes the entries of `runs` and merges them into the scoreboard in
 /// `out_dir` (created if needed), writing JSON and Markdown atomically.
 pub fn update(
-    env: BoardEnv,
+    env: Board,
     runs: &[PathBuf],
     out_dir: &Path,
     plugins: PluginLookup,
@@ -581,7 +401,7 @@ pub fn update(
 /// `scoreboard --check`: recomputes the entries of `runs` and lists every
 /// run whose entry in the file is missing or differs (empty = passed).
 pub fn check(
-    env: BoardEnv,
+    env: Board,
     runs: &[PathBuf],
     out_dir: &Path,
     plugins: PluginLookup,
@@ -609,7 +429,7 @@ pub fn check(
         })?;
     let mut differences = Vec::new();
     for entry in fresh {
-        let id = entry.run_id().to_string();
+        let id = board::run_id(&entry).to_string();
         let recomputed: Value =
             serde_json::from_str(&serde_json::to_string(&entry).expect("serialises"))
                 .expect("re-reads");

@@ -435,7 +435,7 @@ fn oracle_runs_are_labelled_an_upper_bound() {
 #[test]
 fn e2_summary_validates_against_the_schema() {
     let (s, _) = run_summary("tool-only");
-    let schema = schema("summary").expect("schema");
+    let schema = schema("summary", &common::boards()).expect("schema");
     let validator = jsonschema::validator_for(&schema).expect("compiles");
     let errors: Vec<String> = validator
         .iter_errors(&s)

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use common::e4::{e4_metadata, e4_record, item, metrics_vector, span, Row};
 use common::write_run;
 use serde_json::{json, Value};
-use svbench_core::scoreboard::{E4Entry, ScoreboardEntry};
-use svbench_report::scoreboard::{self, BoardEnv, ScoreboardError};
+use svbench_core::identity::{NETWORK_LOGS, PHISHING_DETECTION};
+use svbench_core::scoreboard::{BoardEntry, E4Entry};
+use svbench_report::scoreboard::{self, Board, ScoreboardError};
 
 fn close(got: Option<f64>, want: f64, what: &str) {
     let g = got.unwrap_or_else(|| panic!("{what} is null"));
@@ -88,26 +89,32 @@ fn two_runs(root: &Path) -> (PathBuf, PathBuf) {
     (indicators, oracle)
 }
 
-fn e4(e: &ScoreboardEntry) -> &E4Entry {
-    match e {
-        ScoreboardEntry::E4(x) => x,
-        other => panic!("not an E4 entry: {other:?}"),
-    }
+fn e4(e: &BoardEntry) -> E4Entry {
+    scoreboard::typed(e).unwrap_or_else(|| panic!("not an E4 entry: {e:?}"))
+}
+
+/// E4's board, as the registry's plugin gives it.
+fn e4_board() -> Board {
+    Board::of(
+        &PHISHING_DETECTION,
+        common::plugins(PHISHING_DETECTION.name).expect("plugin"),
+    )
+    .expect("E4 has a board")
+}
+
+/// E1's board.
+fn e1_board() -> Board {
+    Board::of(
+        &NETWORK_LOGS,
+        common::plugins(NETWORK_LOGS.name).expect("plugin"),
+    )
+    .expect("E1 has a board")
 }
 
 #[test]
-fn e4_is_a_board_named_through_the_identity_table() {
-    for name in [
-        "e4",
-        "phishing-detection",
-        "sv-env-phishing-detection",
-        " E4 ",
-    ] {
-        assert_eq!(BoardEnv::parse(name), Some(BoardEnv::E4), "{name}");
-    }
-    assert_eq!(BoardEnv::parse("e3"), None);
-    assert_eq!(BoardEnv::listed(), "e1, e2 and e4");
-    assert!(BoardEnv::E4
+fn e4_board_is_named_by_its_short_id() {
+    assert_eq!(e4_board().short(), "e4");
+    assert!(e4_board()
         .json_path(Path::new("d"))
         .ends_with("e4_scoreboard.json"));
 }
@@ -116,7 +123,7 @@ fn e4_is_a_board_named_through_the_identity_table() {
 fn entries_carry_e4_headline_values_and_label_the_oracle() {
     let tmp = tempfile::tempdir().expect("tmp");
     let (ind, ora) = two_runs(tmp.path());
-    let entries = scoreboard::entries(BoardEnv::E4, &[ora, ind], common::plugins).expect("entries");
+    let entries = scoreboard::entries(e4_board(), &[ora, ind], common::plugins).expect("entries");
     let board = scoreboard::merge(Vec::new(), entries);
     assert_eq!(board.len(), 2);
 
@@ -179,43 +186,43 @@ fn board_files_merge_check_and_render() {
     let (ind, ora) = two_runs(tmp.path());
     let out = tmp.path().join("boards");
     scoreboard::update(
-        BoardEnv::E4,
+        e4_board(),
         &[ind.clone(), ora.clone()],
         &out,
         common::plugins,
     )
     .expect("update");
-    let json = std::fs::read_to_string(BoardEnv::E4.json_path(&out)).expect("json");
-    let md = std::fs::read_to_string(BoardEnv::E4.md_path(&out)).expect("md");
+    let json = std::fs::read_to_string(e4_board().json_path(&out)).expect("json");
+    let md = std::fs::read_to_string(e4_board().md_path(&out)).expect("md");
 
     // Input order does not change the bytes.
     let other = tmp.path().join("boards2");
     scoreboard::update(
-        BoardEnv::E4,
+        e4_board(),
         &[ora.clone(), ind.clone()],
         &other,
         common::plugins,
     )
     .expect("update");
     assert_eq!(
-        std::fs::read_to_string(BoardEnv::E4.json_path(&other)).expect("json"),
+        std::fs::read_to_string(e4_board().json_path(&other)).expect("json"),
         json
     );
 
     // Updating with one run keeps the other's entry as an E4 entry.
     scoreboard::update(
-        BoardEnv::E4,
+        e4_board(),
         std::slice::from_ref(&ind),
         &out,
         common::plugins,
     )
     .expect("re-update");
     assert_eq!(
-        std::fs::read_to_string(BoardEnv::E4.json_path(&out)).expect("json"),
+        std::fs::read_to_string(e4_board().json_path(&out)).expect("json"),
         json
     );
     assert!(scoreboard::check(
-        BoardEnv::E4,
+        e4_board(),
         &[ind.clone(), ora.clone()],
         &out,
         common::plugins
@@ -226,8 +233,8 @@ fn board_files_merge_check_and_render() {
     // A hand edit is caught.
     let edited = json.replacen("\"recall_strict\": 1.0", "\"recall_strict\": 0.9", 1);
     assert_ne!(edited, json, "the oracle's recall_strict is written as 1.0");
-    std::fs::write(BoardEnv::E4.json_path(&out), edited).expect("edit");
-    let diffs = scoreboard::check(BoardEnv::E4, &[ind, ora], &out, common::plugins).expect("check");
+    std::fs::write(e4_board().json_path(&out), edited).expect("edit");
+    let diffs = scoreboard::check(e4_board(), &[ind, ora], &out, common::plugins).expect("check");
     assert_eq!(diffs.len(), 1, "{diffs:?}");
     assert!(
         diffs[0].contains("run-oracle") && diffs[0].contains("recall_strict"),
@@ -261,13 +268,13 @@ fn e4_board_refuses_other_runs_and_other_boards() {
         &common::metadata("v1"),
         &common::sample_records(),
     );
-    let err = scoreboard::entries(BoardEnv::E4, std::slice::from_ref(&e1), common::plugins)
+    let err = scoreboard::entries(e4_board(), std::slice::from_ref(&e1), common::plugins)
         .expect_err("an E1 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
         "{err}"
     );
-    let err = scoreboard::entries(BoardEnv::E1, std::slice::from_ref(&ind), common::plugins)
+    let err = scoreboard::entries(e1_board(), std::slice::from_ref(&ind), common::plugins)
         .expect_err("an E4 run");
     assert!(
         matches!(err, ScoreboardError::WrongEnvironment { .. }),
@@ -276,10 +283,10 @@ fn e4_board_refuses_other_runs_and_other_boards() {
 
     // An E1 board's file given as the E4 board is a bad file, not rewritten.
     let out = tmp.path().join("boards");
-    scoreboard::update(BoardEnv::E1, &[e1], &out, common::plugins).expect("e1 board");
-    std::fs::rename(BoardEnv::E1.json_path(&out), BoardEnv::E4.json_path(&out)).expect("rename");
+    scoreboard::update(e1_board(), &[e1], &out, common::plugins).expect("e1 board");
+    std::fs::rename(e1_board().json_path(&out), e4_board().json_path(&out)).expect("rename");
     let err =
-        scoreboard::update(BoardEnv::E4, &[ind], &out, common::plugins).expect_err("mixed board");
+        scoreboard::update(e4_board(), &[ind], &out, common::plugins).expect_err("mixed board");
     assert!(matches!(err, ScoreboardError::BadFile { .. }), "{err}");
     assert!(err.to_string().contains("not an e4 entry"), "{err}");
 }

@@ -19,7 +19,7 @@ fn committed_schemas_match_the_types() {
     let update = std::env::var("SVBENCH_UPDATE_SCHEMAS").is_ok_and(|v| v == "1");
     let mut stale = Vec::new();
     for name in SCHEMA_NAMES {
-        let text = schema_text(name).expect("known schema");
+        let text = schema_text(name, &common::boards()).expect("known schema");
         let path = schema_dir().join(format!("{name}.schema.json"));
         if update {
             std::fs::create_dir_all(schema_dir()).expect("mkdir");
@@ -39,7 +39,7 @@ fn committed_schemas_match_the_types() {
 }
 
 fn validate(schema_name: &str, instance: &Value) {
-    let s = schema(schema_name).expect("schema");
+    let s = schema(schema_name, &common::boards()).expect("schema");
     let validator = jsonschema::validator_for(&s).expect("schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(instance)
@@ -75,14 +75,14 @@ fn produced_artifacts_validate() {
 
 #[test]
 fn schemas_reject_wrong_shapes() {
-    let s = schema("summary").expect("schema");
+    let s = schema("summary", &common::boards()).expect("schema");
     let validator = jsonschema::validator_for(&s).expect("compiles");
     assert!(!validator.is_valid(&serde_json::json!({"environment": "x"})));
 }
 
 #[test]
 fn unknown_schema_name() {
-    assert!(schema("nope").is_none());
+    assert!(schema("nope", &common::boards()).is_none());
 }
 
 #[test]

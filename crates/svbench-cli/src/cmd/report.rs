@@ -56,8 +56,12 @@ pub struct ReportArgs {
 /// Runs the command; returns the exit code.
 pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     if let Some(name) = &args.print_schema {
-        let text =
-            schema_text(name).ok_or_else(|| exit::usage(format!("unknown schema `{name}`")))?;
+        let boards: Vec<_> = svbench_envs::registry::REGISTRY
+            .iter()
+            .filter_map(|e| Some((e.identity, e.report.board()?)))
+            .collect();
+        let text = schema_text(name, &boards)
+            .ok_or_else(|| exit::usage(format!("unknown schema `{name}`")))?;
         out!("{text}")?;
         return Ok(exit::OK);
     }

@@ -5,11 +5,11 @@ use crate::out::outln;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use svbench_report::scoreboard::{self, BoardEnv, ScoreboardError};
+use svbench_report::scoreboard::{self, Board, ScoreboardError};
 
 use super::GlobalArgs;
 use crate::exit;
-use svbench_envs::registry::report_plugin;
+use svbench_envs::registry::{report_plugin, REGISTRY};
 
 /// Arguments of `svbench scoreboard`.
 #[derive(Debug, Args)]
@@ -34,13 +34,16 @@ pub struct ScoreboardArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    let env = BoardEnv::parse(&args.env).ok_or_else(|| {
-        exit::usage(format!(
-            "--env {}: scoreboards exist for {}",
-            args.env,
-            BoardEnv::listed()
-        ))
-    })?;
+    let env = svbench_core::identity::lookup_loose(&args.env)
+        .and_then(|id| REGISTRY.iter().find(|e| e.identity.name == id.name))
+        .and_then(|e| Board::of(e.identity, e.report))
+        .ok_or_else(|| {
+            exit::usage(format!(
+                "--env {}: scoreboards exist for {}",
+                args.env,
+                boards_listed()
+            ))
+        })?;
     let mut runs = args.run_dirs.clone();
     for root in &args.discover {
         runs.extend(discover(root, env)?);
@@ -106,9 +109,23 @@ fn coded(e: ScoreboardError) -> anyhow::Error {
     }
 }
 
+/// The short ids of every environment with a board, for messages:
+/// `e1, e2 and e4`.
+fn boards_listed() -> String {
+    let shorts: Vec<&str> = REGISTRY
+        .iter()
+        .filter(|e| e.report.board().is_some())
+        .map(|e| e.identity.short)
+        .collect();
+    match shorts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => shorts.concat(),
+    }
+}
+
 /// Run directories under `root` (any depth, byte order) whose
 /// `metadata.json` names `env`.
-fn discover(root: &Path, env: BoardEnv) -> anyhow::Result<Vec<PathBuf>> {
+fn discover(root: &Path, env: Board) -> anyhow::Result<Vec<PathBuf>> {
     if !root.is_dir() {
         return Err(exit::data(format!(
             "--discover {}: not a directory",
@@ -124,7 +141,11 @@ fn discover(root: &Path, env: BoardEnv) -> anyhow::Result<Vec<PathBuf>> {
                 .ok()
                 .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
                 .and_then(|v| v.get("environment")?.as_str().map(str::to_string));
-            if environment.as_deref().and_then(BoardEnv::parse) == Some(env) {
+            let named = environment
+                .as_deref()
+                .and_then(svbench_core::identity::lookup_loose)
+                .is_some_and(|id| id.name == env.identity.name);
+            if named {
                 found.push(dir);
             }
             continue;

@@ -1,5 +1,6 @@
 //! E1 (`sv-env-network-logs`) metrics from recorded fields (E1 §4).
 
+pub mod board;
 pub mod ci;
 pub mod compute;
 pub mod guard;

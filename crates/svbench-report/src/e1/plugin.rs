@@ -22,6 +22,7 @@ use crate::plugin::{
     EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
 };
 use crate::read::{RecordView, RunInfo};
+use crate::scoreboard::EnvBoard;
 
 /// E1's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -130,6 +131,10 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E1Parsed> {
 }
 
 impl EnvSections for E1Report {
+    fn board(&self) -> Option<&dyn EnvBoard> {
+        Some(&super::board::E1Board)
+    }
+
     fn markdown(&self, out: &mut String, summary: &Summary) {
         match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
             (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {

@@ -2,6 +2,7 @@
 //! `severity_breakdown` ([`upstream`]) and the svbench extensions
 //! ([`extensions`]), recomputed from `results.jsonl` alone.
 
+pub mod board;
 pub mod extensions;
 pub mod guard;
 pub mod plugin;

@@ -17,6 +17,7 @@ use crate::plugin::{
     EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
 };
 use crate::read::{RecordView, RunInfo};
+use crate::scoreboard::EnvBoard;
 
 /// E2's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -118,6 +119,10 @@ fn exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
 }
 
 impl EnvSections for E2Report {
+    fn board(&self) -> Option<&dyn EnvBoard> {
+        Some(&super::board::E2Board)
+    }
+
     fn markdown(&self, out: &mut String, summary: &Summary) {
         match (&summary.metrics, &summary.e2) {
             (SummaryMetrics::E2(m), Some(x)) => crate::markdown::e2::sections(out, summary, m, x),

@@ -1,5 +1,6 @@
 //! E4 (`sv-env-phishing-detection`) metrics from recorded fields (E4 §8).
 
+pub mod board;
 pub mod ci;
 pub mod compute;
 pub mod evidence;

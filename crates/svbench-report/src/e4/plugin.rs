@@ -16,6 +16,7 @@ use crate::plugin::{
     EnvReport, EnvSections, EnvSummary, FinishContext, NoStats, RecordKeys, Resample,
 };
 use crate::read::{RecordView, RunInfo};
+use crate::scoreboard::EnvBoard;
 
 /// E4's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,6 +51,10 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E4Parsed> {
 }
 
 impl EnvSections for E4Report {
+    fn board(&self) -> Option<&dyn EnvBoard> {
+        Some(&super::board::E4Board)
+    }
+
     fn markdown(&self, out: &mut String, summary: &Summary) {
         let upstream = match &summary.upstream_compat {
             Some(UpstreamCompat::E4(u)) => Some(u),

@@ -10,15 +10,6 @@ use svbench_core::record::{RunMetadata, RunStatus};
 
 use crate::error::ReportError;
 
-/// Canonical name of E1.
-pub const E1_NAME: &str = svbench_core::identity::NETWORK_LOGS.name;
-
-/// Canonical name of E2.
-pub const E2_NAME: &str = svbench_core::identity::CONFIG_VERIFICATION.name;
-
-/// Canonical name of E4.
-pub const E4_NAME: &str = svbench_core::identity::PHISHING_DETECTION.name;
-
 /// The run facts the report uses.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunInfo {
@@ -195,10 +186,13 @@ mod tests {
 
     #[test]
     fn aliases_resolve() {
-        assert_eq!(canonical_environment("e1"), (E1_NAME.to_string(), true));
+        assert_eq!(
+            canonical_environment("e1"),
+            (svbench_core::identity::NETWORK_LOGS.name.to_string(), true)
+        );
         assert_eq!(
             canonical_environment("Network-Logs"),
-            (E1_NAME.to_string(), true)
+            (svbench_core::identity::NETWORK_LOGS.name.to_string(), true)
         );
         assert_eq!(canonical_environment("x"), ("x".to_string(), false));
     }

@@ -7,7 +7,7 @@ pub mod records;
 use std::path::{Path, PathBuf};
 
 pub use lean::{LeanRecords, Tags};
-pub use metadata::{canonical_environment, RunInfo, E1_NAME, E2_NAME, E4_NAME};
+pub use metadata::{canonical_environment, RunInfo};
 pub use records::{LoadedRecords, RecordView};
 
 use crate::error::ReportError;

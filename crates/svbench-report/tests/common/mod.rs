@@ -325,3 +325,16 @@ pub fn plugins(name: &str) -> Option<&'static dyn svbench_report::plugin::Report
         _ => None,
     }
 }
+
+/// The environments with a scoreboard among [`plugins`], as the registry
+/// lists them.
+pub fn boards() -> Vec<(
+    &'static svbench_core::identity::EnvIdentity,
+    &'static dyn svbench_report::scoreboard::EnvBoard,
+)> {
+    use svbench_core::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
+    [&NETWORK_LOGS, &CONFIG_VERIFICATION, &PHISHING_DETECTION]
+        .into_iter()
+        .filter_map(|id| Some((id, plugins(id.name)?.board()?)))
+        .collect()
+}

@@ -1,0 +1,82 @@
+//! E1's scoreboard: accuracy and F1 with their intervals, calibration,
+//! abstention and the upstream cost-weighted accuracy.
+
+use serde::ser::Error as _;
+use std::fmt::Write;
+
+use svbench_core::scoreboard::{is_entry_of, to_entry, BoardEntry, E1Entry};
+use svbench_core::summary::SummaryMetrics;
+
+use crate::markup::table_cell;
+use crate::scoreboard::typed;
+use crate::scoreboard::{ci, opt, reward, EntryHead, EnvBoard};
+
+/// E1's board.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct E1Board;
+
+impl EnvBoard for E1Board {
+    fn entry(&self, head: &EntryHead<'_>) -> Result<BoardEntry, serde_json::Error> {
+        let s = head.summary;
+        let SummaryMetrics::E1(m) = &s.metrics else {
+            return Err(serde_json::Error::custom("the summary has no E1 metrics"));
+        };
+        let undefined = s.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+        let cwa = (!undefined.iter().any(|u| u == "cost_weighted_accuracy"))
+            .then_some(m.cost.cost_weighted_accuracy);
+        to_entry(&E1Entry {
+            baseline: head.baseline.clone(),
+            model: s.model.clone(),
+            dataset: head.dataset.clone(),
+            n: s.n_examples,
+            accuracy: head.value("accuracy"),
+            accuracy_non_abstained: head.value("accuracy_non_abstained"),
+            f1: head.value("f1"),
+            ece: head.value("ece"),
+            abstain_rate: head.value("abstain_rate"),
+            cost_weighted_accuracy: cwa,
+            run_id: s.run_id.clone(),
+            common: head.common(&["accuracy", "f1"]),
+        })
+    }
+
+    fn holds(&self, entry: &BoardEntry) -> bool {
+        is_entry_of::<E1Entry>(entry)
+    }
+
+    fn entry_schema(&self) -> serde_json::Value {
+        schemars::schema_for!(E1Entry).to_value()
+    }
+
+    fn table(&self, out: &mut String, board: &[BoardEntry]) {
+        out.push_str("| baseline | model | dataset | n | accuracy | accuracy 95 % CI | accuracy_non_abstained | f1 | f1 95 % CI | ece | abstain_rate | cost_weighted_accuracy | mean reward (range) | parse fail | errors | run_id |\n|---|---|---|---:|---:|---|---:|---:|---|---:|---:|---:|---|---:|---:|---|\n");
+        for x in board.iter().filter_map(typed::<E1Entry>) {
+            let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |",
+                    table_cell(&x.baseline),
+                    table_cell(&x.model),
+                    table_cell(&x.dataset),
+                    x.n,
+                    opt(x.accuracy),
+                    ci(&x.common, "accuracy"),
+                    opt(x.accuracy_non_abstained),
+                    opt(x.f1),
+                    ci(&x.common, "f1"),
+                    opt(x.ece),
+                    opt(x.abstain_rate),
+                    opt(x.cost_weighted_accuracy),
+                    reward(&x.common),
+                    opt(x.common.parse_failure_rate),
+                    opt(x.common.error_rate),
+                    table_cell(&x.run_id)
+                );
+        }
+        let _ = writeln!(
+            out,
+            "\n`accuracy`: {} `accuracy_non_abstained`: {} `n/a`: undefined (zero denominator).",
+            crate::headline::E1_ACCURACY,
+            crate::headline::E1_ACCURACY_NON_ABSTAINED
+        );
+    }
+}
