@@ -4,93 +4,32 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
 use crate::reward_config::RewardConfigError;
 
-/// Component name → `[min, max]` of its value.
-type ComponentBounds = &'static [(&'static str, [f64; 2])];
+/// Component name → `[min, max]` of its value, as an environment's
+/// scoring code defines them (weights are configurable; these bounds are
+/// not). Each environment declares its own, per reward profile, with its
+/// report plugin.
+pub type ComponentBounds = &'static [(&'static str, [f64; 2])];
 
-/// `[min, max]` of each component's value by environment and profile, as the
-/// environments' scoring code defines them (weights are configurable; these
-/// bounds are not). E1 `v1`: utility 1 − cost/cost_fn with every cost in
-/// `[0, cost_fn]`; E1 upstream: `reward_asymmetric_cost` is −1 for a missed
-/// attack; E2 upstream: `reward_config_auditing` is clamped to `[0, 2]`;
-/// E4 upstream: `reward_phishing_asymmetric_cost` is −1 for a missed phish.
-const COMPONENT_BOUNDS: &[(&str, &str, ComponentBounds)] = &[
-    (
-        NETWORK_LOGS.name,
-        "v1",
-        &[
-            ("utility", [0.0, 1.0]),
-            ("calibration", [0.0, 1.0]),
-            ("format", [0.0, 1.0]),
-        ],
-    ),
-    (
-        NETWORK_LOGS.name,
-        "upstream",
-        &[
-            ("reward_accuracy", [0.0, 1.0]),
-            ("format_reward", [0.0, 1.0]),
-            ("reward_calibration", [0.0, 1.0]),
-            ("reward_asymmetric_cost", [-1.0, 1.0]),
-        ],
-    ),
-    (
-        CONFIG_VERIFICATION.name,
-        "v1",
-        &[
-            ("detection", [0.0, 1.0]),
-            ("patch", [0.0, 1.0]),
-            ("format", [0.0, 1.0]),
-        ],
-    ),
-    (
-        CONFIG_VERIFICATION.name,
-        "upstream",
-        &[
-            ("reward_config_auditing", [0.0, 2.0]),
-            ("format_reward", [0.0, 1.0]),
-            ("tool_observation_reward", [0.0, 1.0]),
-        ],
-    ),
-    (
-        PHISHING_DETECTION.name,
-        "v1",
-        &[
-            ("utility", [0.0, 1.0]),
-            ("calibration", [0.0, 1.0]),
-            ("evidence", [0.0, 1.0]),
-            ("format", [0.0, 1.0]),
-        ],
-    ),
-    (
-        PHISHING_DETECTION.name,
-        "upstream",
-        &[
-            ("reward_accuracy", [0.0, 1.0]),
-            ("format_reward", [0.0, 1.0]),
-            ("reward_calibration", [0.0, 1.0]),
-            ("reward_phishing_asymmetric_cost", [-1.0, 1.0]),
-            ("reward_evidence_alignment", [0.0, 1.0]),
-            ("evidence_as_written", [0.0, 1.0]),
-        ],
-    ),
-];
+/// An environment's component bounds by reward profile.
+pub type ProfileBounds = &'static [(&'static str, ComponentBounds)];
 
-/// The `[lowest, highest]` total reward of `profile` in `environment` (a
-/// canonical name) with the component weights `weights`: Σ weight × the
-/// component's bounds. `None` when `weights` is empty or names a component
-/// whose bounds are not known.
+/// The bounds of `profile` in `table`.
+#[must_use]
+pub fn bounds_of(table: ProfileBounds, profile: &str) -> Option<ComponentBounds> {
+    table.iter().find(|(p, _)| *p == profile).map(|(_, b)| *b)
+}
+
+/// The `[lowest, highest]` total reward with the component weights
+/// `weights`: Σ weight × the component's `bounds`. `None` without bounds,
+/// when `weights` is empty or names a component whose bounds are not known.
 #[must_use]
 pub fn total_range(
-    environment: &str,
-    profile: &str,
+    bounds: Option<ComponentBounds>,
     weights: &BTreeMap<String, f64>,
 ) -> Option<[f64; 2]> {
-    let (_, _, bounds) = COMPONENT_BOUNDS
-        .iter()
-        .find(|(e, p, _)| *e == environment && *p == profile)?;
+    let bounds = bounds?;
     if weights.is_empty() {
         return None;
     }
@@ -106,22 +45,19 @@ pub fn total_range(
 
 /// Refuses component weights whose largest possible total is not a finite
 /// number: a non-finite weight, or Σ |weight| × the component's largest
-/// absolute value (its bounds in `environment`'s `profile`; ±1 for a
-/// component without declared bounds) that overflows. Reward configs are
+/// absolute value (its `bounds`; ±1 for a component without declared
+/// bounds) that overflows. Reward configs are
 /// checked with it when they load, so no sample's total can be ±∞ or NaN
 /// (which JSON would record as `null`, as if the sample had errored).
 ///
 /// # Errors
 /// [`RewardConfigError::Invalid`] naming the weight.
 pub fn check_total_finite(
-    environment: &str,
+    bounds: Option<ComponentBounds>,
     profile: &str,
     weights: &[(&str, f64)],
 ) -> Result<(), RewardConfigError> {
-    let bounds = COMPONENT_BOUNDS
-        .iter()
-        .find(|(e, p, _)| *e == environment && *p == profile)
-        .map_or(&[][..], |(_, _, b)| *b);
+    let bounds = bounds.unwrap_or(&[]);
     let invalid = |message: String| RewardConfigError::Invalid {
         profile: profile.to_string(),
         message,
@@ -272,6 +208,39 @@ impl RewardBreakdown {
 mod range_tests {
     use super::*;
 
+    /// Bounds of the shapes environments declare (E1 v1 and upstream, E2
+    /// v1 and upstream, E4 v1).
+    const E1_V1: ComponentBounds = &[
+        ("utility", [0.0, 1.0]),
+        ("calibration", [0.0, 1.0]),
+        ("format", [0.0, 1.0]),
+    ];
+    const E1_UP: ComponentBounds = &[
+        ("reward_accuracy", [0.0, 1.0]),
+        ("format_reward", [0.0, 1.0]),
+        ("reward_calibration", [0.0, 1.0]),
+        ("reward_asymmetric_cost", [-1.0, 1.0]),
+    ];
+    const E2_V1: ComponentBounds = &[
+        ("detection", [0.0, 1.0]),
+        ("patch", [0.0, 1.0]),
+        ("format", [0.0, 1.0]),
+    ];
+    const E2_UP: ComponentBounds = &[("reward_config_auditing", [0.0, 2.0])];
+    const E4_V1: ComponentBounds = &[
+        ("utility", [0.0, 1.0]),
+        ("calibration", [0.0, 1.0]),
+        ("evidence", [0.0, 1.0]),
+        ("format", [0.0, 1.0]),
+    ];
+
+    #[test]
+    fn bounds_are_found_by_profile() {
+        let table: ProfileBounds = &[("v1", E1_V1), ("upstream", E1_UP)];
+        assert_eq!(bounds_of(table, "upstream"), Some(E1_UP));
+        assert_eq!(bounds_of(table, "v2"), None);
+    }
+
     fn weights(w: &[(&str, f64)]) -> BTreeMap<String, f64> {
         w.iter().map(|(k, v)| (k.to_string(), *v)).collect()
     }
@@ -282,25 +251,16 @@ mod range_tests {
             r.is_some_and(|[lo, hi]| (lo - want[0]).abs() < 1e-12 && (hi - want[1]).abs() < 1e-12)
         };
         let e1_v1 = weights(&[("utility", 1.0), ("calibration", 0.25), ("format", 0.05)]);
-        assert!(close(
-            total_range(NETWORK_LOGS.name, "v1", &e1_v1),
-            [0.0, 1.3]
-        ));
+        assert!(close(total_range(Some(E1_V1), &e1_v1), [0.0, 1.3]));
         let e1_up = weights(&[
             ("reward_accuracy", 1.0),
             ("format_reward", 0.1),
             ("reward_calibration", 0.2),
             ("reward_asymmetric_cost", 0.5),
         ]);
-        assert!(close(
-            total_range(NETWORK_LOGS.name, "upstream", &e1_up),
-            [-0.5, 1.8]
-        ));
+        assert!(close(total_range(Some(E1_UP), &e1_up), [-0.5, 1.8]));
         let e2_v1 = weights(&[("detection", 1.0), ("patch", 0.5), ("format", 0.05)]);
-        assert!(close(
-            total_range(CONFIG_VERIFICATION.name, "v1", &e2_v1),
-            [0.0, 1.55]
-        ));
+        assert!(close(total_range(Some(E2_V1), &e2_v1), [0.0, 1.55]));
     }
 
     #[test]
@@ -323,20 +283,20 @@ mod range_tests {
             ("evidence", 0.4),
             ("format", 0.05),
         ]);
-        let r = total_range(PHISHING_DETECTION.name, "v1", &e4).unwrap();
+        let r = total_range(Some(E4_V1), &e4).unwrap();
         assert!((r[1] - 1.7).abs() < 1e-12 && r[0] == 0.0);
     }
 
     #[test]
     fn weights_whose_largest_total_overflows_are_refused_naming_the_weight() {
         let ok = [("utility", 1.0), ("calibration", 1e300), ("format", 1.0)];
-        assert!(check_total_finite(NETWORK_LOGS.name, "v1", &ok).is_ok());
+        assert!(check_total_finite(Some(E1_V1), "v1", &ok).is_ok());
         // Each weight is finite; their sum over many components is not.
         let many: Vec<(&str, f64)> = ["utility", "calibration", "format"]
             .iter()
             .map(|c| (*c, 1e308))
             .collect();
-        let e = check_total_finite(NETWORK_LOGS.name, "v1", &many).unwrap_err();
+        let e = check_total_finite(Some(E1_V1), "v1", &many).unwrap_err();
         let msg = e.to_string();
         assert!(
             msg.contains("`calibration`") && msg.contains("not finite"),
@@ -344,14 +304,14 @@ mod range_tests {
         );
         // A bound above 1 counts: E2 upstream's auditing reward reaches 2.
         let e = check_total_finite(
-            CONFIG_VERIFICATION.name,
+            Some(E2_UP),
             "upstream",
             &[("reward_config_auditing", 1e308)],
         )
         .unwrap_err();
         assert!(e.to_string().contains("reward_config_auditing"), "{e}");
         for w in [f64::INFINITY, f64::NAN] {
-            let e = check_total_finite("sv-env-unknown", "v1", &[("x", w)]).unwrap_err();
+            let e = check_total_finite(None, "v1", &[("x", w)]).unwrap_err();
             assert!(e.to_string().contains("`x` must be a finite number"), "{e}");
         }
     }
@@ -359,8 +319,8 @@ mod range_tests {
     #[test]
     fn unknown_components_or_profiles_have_no_range() {
         let w = weights(&[("utility", 1.0), ("mystery", 1.0)]);
-        assert_eq!(total_range(NETWORK_LOGS.name, "v1", &w), None);
-        assert_eq!(total_range("sv-env-unknown", "v1", &w), None);
-        assert_eq!(total_range(NETWORK_LOGS.name, "v1", &BTreeMap::new()), None);
+        assert_eq!(total_range(Some(E1_V1), &w), None);
+        assert_eq!(total_range(None, &w), None);
+        assert_eq!(total_range(Some(E1_V1), &BTreeMap::new()), None);
     }
 }

@@ -247,7 +247,8 @@ pub fn build_summary<P: EnvReport>(
 
     let mut reward = reward_stats(&rewards, &components, reward_ci);
     reward.range = profile.as_deref().and_then(|p| {
-        svbench_core::reward::total_range(&info.environment, p, &info.reward_weights)
+        let bounds = svbench_core::reward::bounds_of(plugin.component_bounds(), p);
+        svbench_core::reward::total_range(bounds, &info.reward_weights)
     });
     let latencies: &[f64] = latencies.as_deref().unwrap_or(&all_latencies);
 

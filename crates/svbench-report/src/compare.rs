@@ -281,11 +281,9 @@ pub fn compare(a: &Path, b: &Path, opts: &CompareOptions) -> Result<CompareOutco
         model: s.run.info.model.clone(),
         reward_profile: s.run.info.reward_profile.clone(),
         reward_range: s.run.info.reward_profile.as_deref().and_then(|p| {
-            svbench_core::reward::total_range(
-                &s.run.info.environment,
-                p,
-                &s.run.info.reward_weights,
-            )
+            let plugin = plugin_for(opts.plugins, &s.run.info.environment);
+            let bounds = svbench_core::reward::bounds_of(plugin.component_bounds(), p);
+            svbench_core::reward::total_range(bounds, &s.run.info.reward_weights)
         }),
     };
     let matched = mismatches.is_empty() && budget_mismatches.is_empty();

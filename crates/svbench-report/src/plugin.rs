@@ -212,6 +212,12 @@ pub trait EnvSections: Sync {
         None
     }
 
+    /// `[min, max]` of each reward component by profile, as the
+    /// environment's scoring defines them (the summary's reward range).
+    fn component_bounds(&self) -> svbench_core::reward::ProfileBounds {
+        &[]
+    }
+
     /// The environment's scoreboard (`svbench scoreboard --env`), if it has
     /// one.
     fn board(&self) -> Option<&dyn crate::scoreboard::EnvBoard> {

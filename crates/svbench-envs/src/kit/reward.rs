@@ -24,6 +24,9 @@ pub trait V1Constants: DeserializeOwned + Debug + Clone + Copy + PartialEq {
     const PROFILES: &'static [&'static str];
     /// Upstream rubric weights (fixed for parity).
     const UPSTREAM_WEIGHTS: &'static [(&'static str, f64)];
+    /// `[min, max]` of each component by profile (the environment's report
+    /// plugin declares them).
+    const BOUNDS: svbench_core::reward::ProfileBounds;
 
     /// Checks the values once read.
     ///
@@ -105,7 +108,8 @@ impl<P: V1Constants> Rewards<P> {
         };
         let rewards = Self { profile, params };
         // No sample's total may be ±∞ or NaN (recorded as `null`).
-        svbench_core::reward::check_total_finite(P::ENV, name, &rewards.weights())?;
+        let bounds = svbench_core::reward::bounds_of(P::BOUNDS, name);
+        svbench_core::reward::check_total_finite(bounds, name, &rewards.weights())?;
         Ok(rewards)
     }
 

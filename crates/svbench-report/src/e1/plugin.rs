@@ -23,6 +23,7 @@ use crate::plugin::{
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
+use svbench_core::reward::ProfileBounds;
 
 /// E1's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -30,6 +31,30 @@ pub struct E1Report;
 
 /// The plugin as the registry holds it.
 pub static REPORT: E1Report = E1Report;
+
+/// `[min, max]` of E1's reward components by profile (weights are
+/// configurable; these bounds are not): `v1` utility is 1 − cost/cost_fn
+/// with every cost in `[0, cost_fn]`; upstream's `reward_asymmetric_cost` is
+/// −1 for a missed attack.
+pub const COMPONENT_BOUNDS: ProfileBounds = &[
+    (
+        "v1",
+        &[
+            ("utility", [0.0, 1.0]),
+            ("calibration", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        "upstream",
+        &[
+            ("reward_accuracy", [0.0, 1.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("reward_calibration", [0.0, 1.0]),
+            ("reward_asymmetric_cost", [-1.0, 1.0]),
+        ],
+    ),
+];
 
 /// A record's outcome, packed: no outcome (errored), an unusable gold
 /// label, or `SAMPLE + prediction | gold << 2 | label_only << 3` with the
@@ -131,6 +156,10 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E1Parsed> {
 }
 
 impl EnvSections for E1Report {
+    fn component_bounds(&self) -> ProfileBounds {
+        COMPONENT_BOUNDS
+    }
+
     fn board(&self) -> Option<&dyn EnvBoard> {
         Some(&super::board::E1Board)
     }

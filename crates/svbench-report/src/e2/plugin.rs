@@ -18,6 +18,7 @@ use crate::plugin::{
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
+use svbench_core::reward::ProfileBounds;
 
 /// E2's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,6 +26,28 @@ pub struct E2Report;
 
 /// The plugin as the registry holds it.
 pub static REPORT: E2Report = E2Report;
+
+/// `[min, max]` of E2's reward components by profile (weights are
+/// configurable; these bounds are not): upstream's
+/// `reward_config_auditing` is clamped to `[0, 2]`.
+pub const COMPONENT_BOUNDS: ProfileBounds = &[
+    (
+        "v1",
+        &[
+            ("detection", [0.0, 1.0]),
+            ("patch", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        "upstream",
+        &[
+            ("reward_config_auditing", [0.0, 2.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("tool_observation_reward", [0.0, 1.0]),
+        ],
+    ),
+];
 
 /// What an E2 record contributes to a bootstrap resample.
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +142,10 @@ fn exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
 }
 
 impl EnvSections for E2Report {
+    fn component_bounds(&self) -> ProfileBounds {
+        COMPONENT_BOUNDS
+    }
+
     fn board(&self) -> Option<&dyn EnvBoard> {
         Some(&super::board::E2Board)
     }

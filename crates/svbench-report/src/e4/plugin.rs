@@ -17,6 +17,7 @@ use crate::plugin::{
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
+use svbench_core::reward::ProfileBounds;
 
 /// E4's report plugin.
 #[derive(Debug, Clone, Copy, Default)]
@@ -24,6 +25,32 @@ pub struct E4Report;
 
 /// The plugin as the registry holds it.
 pub static REPORT: E4Report = E4Report;
+
+/// `[min, max]` of E4's reward components by profile (weights are
+/// configurable; these bounds are not): upstream's
+/// `reward_phishing_asymmetric_cost` is −1 for a missed phish.
+pub const COMPONENT_BOUNDS: ProfileBounds = &[
+    (
+        "v1",
+        &[
+            ("utility", [0.0, 1.0]),
+            ("calibration", [0.0, 1.0]),
+            ("evidence", [0.0, 1.0]),
+            ("format", [0.0, 1.0]),
+        ],
+    ),
+    (
+        "upstream",
+        &[
+            ("reward_accuracy", [0.0, 1.0]),
+            ("format_reward", [0.0, 1.0]),
+            ("reward_calibration", [0.0, 1.0]),
+            ("reward_phishing_asymmetric_cost", [-1.0, 1.0]),
+            ("reward_evidence_alignment", [0.0, 1.0]),
+            ("evidence_as_written", [0.0, 1.0]),
+        ],
+    ),
+];
 
 /// E4's accumulator: the rows with their example units, and the errored
 /// records of phishing emails (misses of the strict recall).
@@ -51,6 +78,10 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E4Parsed> {
 }
 
 impl EnvSections for E4Report {
+    fn component_bounds(&self) -> ProfileBounds {
+        COMPONENT_BOUNDS
+    }
+
     fn board(&self) -> Option<&dyn EnvBoard> {
         Some(&super::board::E4Board)
     }
