@@ -381,7 +381,10 @@ pub struct CostMatrixRecord {
     pub cost_fn: f64,
     /// Cost of abstaining.
     pub cost_abstain: f64,
-    /// `reward_params` (the run's v1 constants) or `defaults`.
+    /// Where the costs come from: `reward_params` (a `v1` run's
+    /// constants), `env_provenance` (the `cost_matrix_v1` the environment
+    /// recorded with a run of another profile) or `defaults` (a run that
+    /// recorded neither, written before runs recorded their costs).
     pub source: String,
 }
 

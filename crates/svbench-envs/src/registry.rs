@@ -556,6 +556,34 @@ mod tests {
         assert_eq!(budgets(e2, &setup(Some(5))).map(|b| b.tool_budget), Ok(5));
     }
 
+    /// E1 and E4 record the cost matrix their v1 cost metrics use: the
+    /// profile's under `v1` (overrides included), the built-in `v1` costs
+    /// under any other profile.
+    #[cfg(all(feature = "e1", feature = "e4"))]
+    #[test]
+    fn cost_matrix_v1_is_recorded_with_the_run() {
+        let recorded = |env: &str, profile: &str, overrides: Option<(&str, &str)>| {
+            let setup = EnvSetup {
+                reward_profile: Some(profile),
+                reward_overrides: overrides,
+                ..EnvSetup::default()
+            };
+            let configured = (find(env).unwrap().configure)(&setup).expect("configures");
+            configured.facts.env_provenance["cost_matrix_v1"].clone()
+        };
+        let e1_v1 = recorded("e1", "v1", None);
+        assert_eq!(
+            e1_v1,
+            serde_json::json!({"cost_fp": 0.25, "cost_fn": 1.0, "cost_abstain": 0.15})
+        );
+        assert_eq!(recorded("e1", "upstream", None), e1_v1);
+        let e4_v1 = recorded("e4", "v1", None);
+        assert_eq!(recorded("e4", "upstream", None), e4_v1);
+        assert_eq!(e4_v1["cost_amb_legitimate"], 0.6);
+        let changed = recorded("e4", "v1", Some(("[v1]\ncost_fp = 0.4\n", "test")));
+        assert_eq!(changed["cost_fp"], 0.4);
+    }
+
     #[test]
     fn every_importer_declares_well_formed_flags() {
         use crate::kit::import::{Accepts, FlagKind, FlagValue};

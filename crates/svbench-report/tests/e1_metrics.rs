@@ -569,7 +569,7 @@ fn groups_partition_the_samples() {
     }
     let rep = e1::e1_report(
         &input,
-        e1::cost_matrix(None, &Default::default()),
+        e1::cost_matrix(None, &Default::default(), None),
         BootstrapConfig {
             resamples: 50,
             seed: 1,
@@ -601,10 +601,10 @@ fn cost_matrix_comes_from_v1_reward_params() {
     params.insert("cost_fp".to_string(), serde_json::json!(0.5));
     params.insert("cost_fn".to_string(), serde_json::json!(2.0));
     params.insert("cost_abstain".to_string(), serde_json::json!(0.2));
-    let (m, rec) = e1::cost_matrix(Some("v1"), &params);
+    let (m, rec) = e1::cost_matrix(Some("v1"), &params, None);
     assert_eq!((m.cost_fp, m.cost_fn, m.cost_abstain), (0.5, 2.0, 0.2));
     assert_eq!(rec.source, "reward_params");
-    let (m, rec) = e1::cost_matrix(Some("upstream"), &params);
+    let (m, rec) = e1::cost_matrix(Some("upstream"), &params, None);
     assert_eq!(m, DEFAULT_COSTS);
     assert_eq!(rec.source, "defaults");
 }

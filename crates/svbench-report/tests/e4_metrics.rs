@@ -383,3 +383,54 @@ fn absurd_recorded_values_become_null_with_warnings() {
     let check = check_run(&dir, &ReportOptions::new(common::plugins)).expect("check");
     assert!(check.passed(), "{:?}", check.differences);
 }
+
+/// A run of another profile uses the costs the environment recorded with
+/// it, not costs compiled into the report; a run that recorded none (an
+/// older one) falls back to the defaults and says so.
+#[test]
+fn an_upstream_run_uses_the_recorded_cost_matrix() {
+    let run_with = |provenance: Option<serde_json::Value>| {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut meta = e4_metadata();
+        let o = meta.as_object_mut().expect("object");
+        o.insert("reward_profile".into(), serde_json::json!("upstream"));
+        o.insert("reward_params".into(), serde_json::json!({}));
+        if let Some(p) = provenance {
+            o.insert("env_provenance".into(), p);
+        }
+        let records: Vec<serde_json::Value> = metrics_vector()
+            .into_iter()
+            .map(|mut r| {
+                r["reward_profile"] = serde_json::json!("upstream");
+                r
+            })
+            .collect();
+        let dir = write_run(tmp.path(), "run", &meta, &records);
+        let opts = ReportOptions {
+            timestamp: Some(TS.to_string()),
+            no_plots: true,
+            ..ReportOptions::new(common::plugins)
+        };
+        build_report(&dir, &opts)
+            .expect("report")
+            .summary
+            .expect("summary")
+    };
+    // Every cost doubled but a miss: the expected cost differs from the
+    // defaults' 4/11.
+    let recorded = serde_json::json!({"cost_matrix_v1": {
+        "cost_fn": 1.0, "cost_fp": 1.0, "cost_abstain": 0.6,
+        "cost_amb_phishing": 0.6, "cost_amb_legitimate": 1.0}});
+    let s = run_with(Some(recorded));
+    let m = e4(&s);
+    assert_eq!(m.cost_matrix_v1.source, "env_provenance");
+    assert_eq!(m.cost_matrix_v1.cost_fp, 1.0);
+    assert!(
+        m.all.cost.expected_cost_v1 != Some(4.0 / 11.0),
+        "{:?}",
+        m.all.cost.expected_cost_v1
+    );
+    let old = run_with(None);
+    assert_eq!(e4(&old).cost_matrix_v1.source, "defaults");
+    close(e4(&old).all.cost.expected_cost_v1, 4.0 / 11.0, "defaults");
+}

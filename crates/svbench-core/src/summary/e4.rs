@@ -139,7 +139,10 @@ pub struct E4CostMatrixRecord {
     pub cost_amb_phishing: f64,
     /// Legitimate on gold Abstain.
     pub cost_amb_legitimate: f64,
-    /// `reward_params` (the run's v1 constants) or `defaults`.
+    /// Where the costs come from: `reward_params` (a `v1` run's
+    /// constants), `env_provenance` (the `cost_matrix_v1` the environment
+    /// recorded with a run of another profile) or `defaults` (a run that
+    /// recorded neither, written before runs recorded their costs).
     pub source: String,
 }
 

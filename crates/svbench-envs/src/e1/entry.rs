@@ -108,8 +108,18 @@ fn configure(setup: &EnvSetup<'_>) -> Result<Configured, ConfigureError> {
         config_hash: env.rewards.config_hash(),
         params: env.rewards.params.clone(),
     };
+    // The cost matrix the report's v1 cost metrics use, recorded with the run.
+    let costs = env.rewards.v1_constants().costs;
     let facts = EnvFacts {
         system_prompt_sha256: Some(sha256_hex(env.system_prompt.as_bytes())),
+        env_provenance: BTreeMap::from([(
+            "cost_matrix_v1".to_string(),
+            json!({
+                "cost_fp": costs.cost_fp,
+                "cost_fn": costs.cost_fn,
+                "cost_abstain": costs.cost_abstain,
+            }),
+        )]),
         ..EnvFacts::default()
     };
     Ok(Configured::new(&ENTRY, env, rewards, budgets, facts))

@@ -123,10 +123,24 @@ fn configure(setup: &EnvSetup<'_>) -> Result<Configured, ConfigureError> {
             ),
             ("brands_sha256".to_string(), json!(set.brands_sha256())),
             ("render_version".to_string(), json!(RENDER_VERSION)),
+            // The cost matrix the report's v1 cost metrics use.
+            ("cost_matrix_v1".to_string(), cost_matrix_v1(&env)),
         ]),
         ..EnvFacts::default()
     };
     Ok(Configured::new(&ENTRY, env, rewards, budgets, facts))
+}
+
+/// The run's v1 triage costs as metadata records them.
+fn cost_matrix_v1(env: &E4Env) -> Value {
+    let v1 = env.rewards.v1_constants();
+    json!({
+        "cost_fp": v1.costs.cost_fp,
+        "cost_fn": v1.costs.cost_fn,
+        "cost_abstain": v1.costs.cost_abstain,
+        "cost_amb_phishing": v1.cost_amb_phishing,
+        "cost_amb_legitimate": v1.cost_amb_legitimate,
+    })
 }
 
 fn open(configured: &Configured, req: &DataRequest) -> Result<SelectedData, DatasetError> {

@@ -120,6 +120,16 @@ impl<P: V1Constants> Rewards<P> {
             .unwrap_or_else(|e| panic!("built-in {} reward config is valid: {e}", P::ENV))
     }
 
+    /// The `v1` constants behind the run's `v1` metrics (its cost matrix):
+    /// this profile's when it is `v1`, else the built-in `v1` defaults.
+    #[must_use]
+    pub fn v1_constants(&self) -> P {
+        match self.profile {
+            Profile::V1(p) => p,
+            Profile::Upstream => Self::v1_default().v1_constants(),
+        }
+    }
+
     /// Profile name.
     #[must_use]
     pub fn name(&self) -> &'static str {

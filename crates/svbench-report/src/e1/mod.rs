@@ -106,21 +106,24 @@ impl E1Input {
 pub fn cost_matrix(
     profile: Option<&str>,
     params: &BTreeMap<String, Value>,
+    recorded: Option<&Value>,
 ) -> (CostMatrix, CostMatrixRecord) {
-    let from_params = (profile == Some("v1"))
-        .then(|| {
-            let get = |k: &str| params.get(k).and_then(Value::as_f64);
-            Some(CostMatrix {
-                cost_fp: get("cost_fp")?,
-                cost_fn: get("cost_fn")?,
-                cost_abstain: get("cost_abstain")?,
-            })
+    let read = |get: &dyn Fn(&str) -> Option<f64>| {
+        Some(CostMatrix {
+            cost_fp: get("cost_fp")?,
+            cost_fn: get("cost_fn")?,
+            cost_abstain: get("cost_abstain")?,
         })
-        .flatten()
-        .filter(|m| m.validate().is_ok());
-    let (m, source) = match from_params {
-        Some(m) => (m, "reward_params"),
-        None => (DEFAULT_COSTS, "defaults"),
+        .filter(|m| m.validate().is_ok())
+    };
+    let from_params = (profile == Some("v1"))
+        .then(|| read(&|k| params.get(k).and_then(Value::as_f64)))
+        .flatten();
+    let from_record = || read(&|k| recorded?.get(k).and_then(Value::as_f64));
+    let (m, source) = match (from_params, from_record()) {
+        (Some(m), _) => (m, "reward_params"),
+        (None, Some(m)) => (m, "env_provenance"),
+        (None, None) => (DEFAULT_COSTS, "defaults"),
     };
     (
         m,

@@ -226,7 +226,12 @@ impl EnvSections for E1Report {
     /// Per example, the report's `accuracy` (abstentions and invalid
     /// answers are not correct) and the v1 cost.
     fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
-        let matrix = cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
+        let matrix = cost_matrix(
+            info.reward_profile.as_deref(),
+            &info.reward_params,
+            info.env_provenance.get("cost_matrix_v1"),
+        )
+        .0;
         if let Ok(s) = classify(r) {
             let decision = v1_decision(&s);
             let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
@@ -292,7 +297,11 @@ impl EnvReport for E1Report {
 
     fn finish(&self, acc: E1Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, Vec<E1Sample>) {
         let input = acc.input;
-        let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
+        let matrix = cost_matrix(
+            ctx.profile,
+            &ctx.info.reward_params,
+            ctx.info.env_provenance.get("cost_matrix_v1"),
+        );
         let ci = ctx
             .intervals
             .map(|iv| to_ci95([iv[0], iv[1], iv[2], iv[3]]))

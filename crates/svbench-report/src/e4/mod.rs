@@ -61,25 +61,28 @@ impl E4Input {
 pub fn cost_matrix(
     profile: Option<&str>,
     params: &BTreeMap<String, Value>,
+    recorded: Option<&Value>,
 ) -> (TriageMatrix, E4CostMatrixRecord) {
-    let get = |k: &str| params.get(k).and_then(Value::as_f64);
-    let from_params = (profile == Some("v1"))
-        .then(|| {
-            Some(TriageMatrix {
-                binary: CostMatrix {
-                    cost_fp: get("cost_fp")?,
-                    cost_fn: get("cost_fn")?,
-                    cost_abstain: get("cost_abstain")?,
-                },
-                cost_amb_positive: get(AMBIGUOUS_KEYS[0])?,
-                cost_amb_negative: get(AMBIGUOUS_KEYS[1])?,
-            })
+    let read = |get: &dyn Fn(&str) -> Option<f64>| {
+        Some(TriageMatrix {
+            binary: CostMatrix {
+                cost_fp: get("cost_fp")?,
+                cost_fn: get("cost_fn")?,
+                cost_abstain: get("cost_abstain")?,
+            },
+            cost_amb_positive: get(AMBIGUOUS_KEYS[0])?,
+            cost_amb_negative: get(AMBIGUOUS_KEYS[1])?,
         })
-        .flatten()
-        .filter(|m| m.validate(AMBIGUOUS_KEYS).is_ok());
-    let (m, source) = match from_params {
-        Some(m) => (m, "reward_params"),
-        None => (DEFAULT_COSTS, "defaults"),
+        .filter(|m| m.validate(AMBIGUOUS_KEYS).is_ok())
+    };
+    let from_params = (profile == Some("v1"))
+        .then(|| read(&|k| params.get(k).and_then(Value::as_f64)))
+        .flatten();
+    let from_record = || read(&|k| recorded?.get(k).and_then(Value::as_f64));
+    let (m, source) = match (from_params, from_record()) {
+        (Some(m), _) => (m, "reward_params"),
+        (None, Some(m)) => (m, "env_provenance"),
+        (None, None) => (DEFAULT_COSTS, "defaults"),
     };
     let record = E4CostMatrixRecord {
         cost_fn: m.binary.cost_fn,

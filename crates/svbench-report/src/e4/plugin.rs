@@ -162,7 +162,12 @@ impl EnvSections for E4Report {
     /// Per example, the report's definitions: label equals gold, v1 cost
     /// (invalid charged cost_fn), evidence where scored.
     fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
-        let matrix = cost_matrix(info.reward_profile.as_deref(), &info.reward_params).0;
+        let matrix = cost_matrix(
+            info.reward_profile.as_deref(),
+            &info.reward_params,
+            info.env_provenance.get("cost_matrix_v1"),
+        )
+        .0;
         if let Some(s) = sample(r) {
             add("accuracy", f64::from(u8::from(s.call.correct(s.gold))));
             add("cost", super::compute::v1_cost(&s, &matrix));
@@ -216,7 +221,11 @@ impl EnvReport for E4Report {
 
     fn finish(&self, acc: E4Acc, ctx: &mut FinishContext<'_>) -> (EnvSummary, Vec<E4Sample>) {
         let input = acc.input;
-        let matrix = cost_matrix(ctx.profile, &ctx.info.reward_params);
+        let matrix = cost_matrix(
+            ctx.profile,
+            &ctx.info.reward_params,
+            ctx.info.env_provenance.get("cost_matrix_v1"),
+        );
         let ci = super::ci::ci95(&input.samples, &input.units, ctx.bootstrap);
         let mut rep = e4_report_with_ci(&input, matrix, ci);
         // Unfiltered means, so that an overflow is named in the warnings.

@@ -292,7 +292,7 @@ mod tests {
         for p in samples.iter().filter_map(point) {
             cal.add(p);
         }
-        let (_, record) = crate::e1::cost_matrix(None, &Default::default());
+        let (_, record) = crate::e1::cost_matrix(None, &Default::default(), None);
         let e1 = E1Summary {
             extras: c.extras,
             cost_matrix_v1: record,

@@ -57,6 +57,9 @@ pub struct RunInfo {
     pub reward_config_hash: Option<String>,
     /// Effective profile constants.
     pub reward_params: BTreeMap<String, Value>,
+    /// `env_provenance`: what the environment recorded about itself (E1's
+    /// and E4's `cost_matrix_v1`, analyzer versions, …).
+    pub env_provenance: BTreeMap<String, Value>,
     /// `reward_weights`: component → weight of the run's profile (empty when
     /// unrecorded).
     pub reward_weights: BTreeMap<String, f64>,
@@ -138,6 +141,10 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
         Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         _ => BTreeMap::new(),
     };
+    let env_provenance = match map.get("env_provenance") {
+        Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        _ => BTreeMap::new(),
+    };
     let reward_weights = match map.get("reward_weights") {
         Some(Value::Object(m)) => m
             .iter()
@@ -173,6 +180,7 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
         reward_profile: s("reward_profile"),
         reward_config_hash: s("reward_config_hash"),
         reward_params,
+        env_provenance,
         reward_weights,
         svbench_version: s("svbench_version"),
         num_examples: u("num_examples"),
