@@ -32,12 +32,12 @@ pub type LoadedDataset = rows::LoadedDataset<Gold>;
 pub type SelectedRows = rows::SelectedRows<Gold>;
 
 /// E1's rows for the shared loader.
-pub const FORMAT: RowFormat<'static, Gold> = RowFormat {
+pub const FORMAT: RowFormat<'static, Gold, GoldError> = RowFormat {
     env: "e1",
     embedded: &EMBEDDED,
     splits: &SPLITS,
     // `answer` is present: the loader checked.
-    validate: &|row| normalize_gold(&row["answer"]).map_err(|e| e.to_string()),
+    validate: &|row| normalize_gold(&row["answer"]),
     answer: |gold| Value::String(gold.as_str().to_string()),
     synthetic: synthetic_rows,
     max_row_bytes: rows::MAX_ROW_BYTES,

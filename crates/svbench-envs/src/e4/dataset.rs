@@ -59,7 +59,7 @@ pub fn open(
     selection: &SelectionRequest,
     limits: &EmailLimits,
 ) -> Result<SelectedRows, DatasetError> {
-    let validate = |row: &Value| validate_row(row, limits).map_err(|e| e.to_string());
+    let validate = |row: &Value| validate_row(row, limits);
     let format = RowFormat {
         env: super::ALIAS,
         embedded: &EMBEDDED,

@@ -29,7 +29,7 @@ use super::generate::GenError;
 pub type SyntheticRows = fn(u64, &str, usize, &mut dyn FnMut(Value)) -> Result<(), GenError>;
 
 /// What an environment's rows look like.
-pub struct RowFormat<'a, G> {
+pub struct RowFormat<'a, G, E> {
     /// Short id (`e1`), for `embedded:e1/test.jsonl` origins and messages.
     pub env: &'static str,
     /// The embedded default set, `(split, text)` per file.
@@ -37,9 +37,9 @@ pub struct RowFormat<'a, G> {
     /// The splits the environment knows.
     pub splits: &'static [&'static str],
     /// Checks a row beyond the common fields (`question` a string, `answer`
-    /// present, `meta` an object) and returns its gold label, or a message
-    /// (the loader adds the file and line).
-    pub validate: &'a (dyn Fn(&Value) -> Result<G, String> + Sync),
+    /// present, `meta` an object) and returns its gold label, or the
+    /// environment's error (the loader adds the file and line).
+    pub validate: &'a (dyn Fn(&Value) -> Result<G, E> + Sync),
     /// The example's `answer` for a gold label.
     pub answer: fn(G) -> Value,
     /// `synthetic:SEED:N` rows.
@@ -51,7 +51,7 @@ pub struct RowFormat<'a, G> {
 
 pub use svbench_core::lines::MAX_ROW_BYTES;
 
-impl<G> std::fmt::Debug for RowFormat<'_, G> {
+impl<G, E> std::fmt::Debug for RowFormat<'_, G, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RowFormat")
             .field("env", &self.env)
@@ -243,8 +243,8 @@ fn spool_file(
     Ok((spool, format!("{:x}", hasher.finalize())))
 }
 
-fn load_source<G: Copy>(
-    format: &RowFormat<'_, G>,
+fn load_source<G: Copy, E: std::fmt::Display>(
+    format: &RowFormat<'_, G, E>,
     spec: &DatasetSpec,
     split: &SplitRequest,
 ) -> Result<Source, DatasetError> {
@@ -395,8 +395,8 @@ impl<G: Copy + Send + Sync> ExampleSet for SelectedRows<G> {
 const NO_SPLIT: u32 = u32::MAX;
 
 /// Loads, validates, filters and selects rows, building every example.
-pub fn load<G: Copy + Send + Sync>(
-    format: &RowFormat<'_, G>,
+pub fn load<G: Copy + Send + Sync, E: std::fmt::Display>(
+    format: &RowFormat<'_, G, E>,
     spec: &DatasetSpec,
     split: &SplitRequest,
     selection: &SelectionRequest,
@@ -407,8 +407,8 @@ pub fn load<G: Copy + Send + Sync>(
 /// Loads, validates, filters and selects rows; examples are built when
 /// asked for ([`ExampleSet::example`]). Memory per row is about 40 bytes
 /// while loading and 30 per selected row after, whatever the rows' size.
-pub fn open<G: Copy>(
-    format: &RowFormat<'_, G>,
+pub fn open<G: Copy, E: std::fmt::Display>(
+    format: &RowFormat<'_, G, E>,
     spec: &DatasetSpec,
     split: &SplitRequest,
     selection: &SelectionRequest,
@@ -446,7 +446,7 @@ pub fn open<G: Copy>(
                 return Err(source.row_error(i, "field `meta` is not an object".into()));
             }
         }
-        gold_of.push((format.validate)(&value).map_err(|message| source.row_error(i, message))?);
+        gold_of.push((format.validate)(&value).map_err(|e| source.row_error(i, e.to_string()))?);
         base_of.push(position(base_ids.insert(&base_example_id(&value)).0)?);
         split_of.push(match row_split(&value) {
             Some(s) => position(split_names.insert(s).0)?,
