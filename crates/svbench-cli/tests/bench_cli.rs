@@ -37,3 +37,75 @@ fn an_unknown_benchmark_lists_the_registry_s_and_the_others() {
     let o = svbench(&["bench", "e4", "--completions", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// An environment with whole-stack hooks gets the rollout and report
+/// benchmarks too, named by its id.
+#[test]
+fn a_whole_stack_benchmark_runs_rollouts_and_the_report() {
+    let o = svbench(&[
+        "bench",
+        "network-logs",
+        "--completions",
+        "3",
+        "--records",
+        "3",
+        "--rollouts",
+        "3",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8(o.stdout).expect("utf-8");
+    let starts: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            "e1 rollouts",
+            "e1 scoring (v1)",
+            "e1 scoring (upstream)",
+            "e1 report"
+        ],
+        "{text}"
+    );
+    assert!(
+        text.starts_with(
+            "e1 rollouts: 3 single-turn rollouts against the fake endpoint at concurrency 64 in "
+        ),
+        "{text}"
+    );
+}
+
+/// `--large` (or an environment's former name for it) sets the large
+/// inputs; an environment without any refuses it.
+#[test]
+fn large_inputs_are_the_environment_s_own() {
+    for flag in ["--large", "--large-emails"] {
+        let o = svbench(&["bench", "e4", "--completions", "1", flag, "1"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = String::from_utf8(o.stdout).expect("utf-8");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("e4 1 MB emails: 1 emails")),
+            "{flag}: {text}"
+        );
+    }
+    let o = svbench(&["bench", "e2", "--completions", "1", "--large", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("`e2`'s benchmark has no large inputs: drop --large"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

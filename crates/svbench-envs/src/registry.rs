@@ -646,7 +646,7 @@ mod tests {
 
     #[test]
     fn every_bench_hook_is_well_formed() {
-        let mut whole_stack = Vec::new();
+        let mut aliases = Vec::new();
         for entry in REGISTRY {
             let Some(bench) = entry.bench else {
                 continue;
@@ -659,10 +659,80 @@ mod tests {
                 bench.summary
             );
             assert_ne!(bench.max_items, Some(0), "{env}: a cap of 0 items");
-            if bench.whole_stack {
-                whole_stack.push(env);
+            if let Some(large) = bench.large {
+                // `--large`'s help lists `short: what, default N` per entry.
+                assert!(
+                    !large.what.is_empty() && !large.what.contains([';', '(', ')']),
+                    "{env}: large inputs `{}`",
+                    large.what
+                );
+                aliases.extend(large.alias);
             }
         }
-        assert!(whole_stack.len() <= 1, "whole_stack set by {whole_stack:?}");
+        // The CLI declares each alias once, as a name of `--large`.
+        let count = aliases.len();
+        aliases.sort_unstable();
+        aliases.dedup();
+        assert_eq!(aliases.len(), count, "an alias of --large declared twice");
+        assert!(
+            !aliases.iter().any(|a| a.is_empty() || a.starts_with('-')),
+            "{aliases:?}"
+        );
+    }
+
+    /// The whole-stack benchmarks of `svbench bench` get from an
+    /// environment an answer it scores and a run `svbench report` reads.
+    #[test]
+    fn every_whole_stack_hook_writes_a_run_the_report_reads() {
+        for entry in REGISTRY {
+            let Some(hook) = entry.bench.and_then(|b| b.whole_stack) else {
+                continue;
+            };
+            let env = entry.name();
+            let configured = (entry.configure)(&EnvSetup::default()).unwrap();
+            let data = (entry.open)(
+                &configured,
+                &DataRequest {
+                    dataset: "embedded".into(),
+                    split: Some(entry.default_split.into()),
+                    max_examples: Some(1),
+                    shuffle: false,
+                    seed: 0,
+                },
+            )
+            .unwrap();
+            let example = data.examples.example(0).unwrap();
+            let scored = configured
+                .env
+                .score(
+                    &example,
+                    &svbench_core::Completion::assistant_text(hook.answer),
+                )
+                .unwrap();
+            assert_eq!(
+                scored.parse.status,
+                svbench_core::ParseStatus::Valid,
+                "{env}: the fake endpoint's answer does not parse"
+            );
+
+            let dir = tempfile::tempdir().unwrap();
+            (hook.write_run)(dir.path(), 3).unwrap();
+            let outcome = svbench_report::report_run(
+                dir.path(),
+                &svbench_report::ReportOptions {
+                    no_plots: true,
+                    ..svbench_report::ReportOptions::new(report_plugin)
+                },
+            )
+            .unwrap();
+            assert!(outcome.summary_path.is_some(), "{env}: no summary");
+            let summary = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
+            assert!(
+                summary.contains(env),
+                "{env}: the summary names another environment"
+            );
+            let results = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+            assert_eq!(results.lines().count(), 3, "{env}");
+        }
     }
 }

@@ -1,16 +1,17 @@
 //! Rollout throughput of the whole stack against the in-process fake
-//! OpenAI-compatible server answering instantly (issue: ≥ 2,000 single-turn
-//! rollouts/s at concurrency 64, memory bounded).
+//! OpenAI-compatible server answering instantly (target: ≥ 2,000
+//! single-turn rollouts/s at concurrency 64, memory bounded). The
+//! environment comes from the registry: rows from its first generator,
+//! configured and opened through its entry, the fake endpoint's answer from
+//! its whole-stack hook.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use svbench_core::record::RunMetadata;
-use svbench_envs::e1::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
-use svbench_envs::e1::env::E1Env;
-use svbench_envs::environment::{Budgets, Environment};
+use svbench_envs::kit::bench::run_metadata;
+use svbench_envs::registry::{DataRequest, EnvEntry, EnvSetup};
 use svbench_fakeai::{FakeServer, Script, Step};
 use svbench_runner::cache::CacheMode;
 use svbench_runner::client::{route, ClientSettings, Config, ModelClient};
@@ -29,8 +30,14 @@ pub struct RolloutFigures {
     pub peak_rss_mb: Option<f64>,
 }
 
-/// Runs `n` E1 rollouts against a fake endpoint at `concurrency`.
-pub fn bench_rollouts(n: usize, concurrency: usize) -> anyhow::Result<RolloutFigures> {
+/// Runs `n` rollouts of `entry`'s environment (reward profile `v1`)
+/// against a fake endpoint answering `answer`, at `concurrency`.
+pub fn bench_rollouts(
+    entry: &'static EnvEntry,
+    answer: &'static str,
+    n: usize,
+    concurrency: usize,
+) -> anyhow::Result<RolloutFigures> {
     let dir = std::env::temp_dir().join(format!("svbench-bench-rollouts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
@@ -38,25 +45,33 @@ pub fn bench_rollouts(n: usize, concurrency: usize) -> anyhow::Result<RolloutFig
     // the run's own (loading the file, rolling out, recording).
     let data_file = dir.join("rows.jsonl");
     let status = std::process::Command::new(std::env::current_exe()?)
-        .args(["data", "gen", "e1", "--seed", "7", "--split", "test", "-n"])
+        .args(["data", "gen", entry.identity.short, "--seed", "7"])
+        .args(["--split", entry.default_split, "-n"])
         .arg(n.to_string())
         .arg("--out")
         .arg(&data_file)
         .stderr(std::process::Stdio::null())
         .status()?;
     anyhow::ensure!(status.success(), "generating the benchmark rows failed");
-    let data = load(
-        &DatasetSpec::File(data_file),
-        &SplitRequest(Some("test".into())),
-        &SelectionRequest {
+    let configured = (entry.configure)(&EnvSetup {
+        reward_profile: Some("v1"),
+        ..EnvSetup::default()
+    })?;
+    let data = (entry.open)(
+        &configured,
+        &DataRequest {
+            dataset: data_file
+                .to_str()
+                .ok_or_else(|| anyhow::anyhow!("the temporary directory is not UTF-8"))?
+                .to_string(),
+            split: Some(entry.default_split.into()),
             max_examples: None,
             shuffle: false,
             seed: 0,
         },
     )?;
     let server = FakeServer::start(
-        Script::from_fn(|_: &Value| Step::content(r#"{"label":"Malicious","confidence":0.8}"#))
-            .record_requests(false),
+        Script::from_fn(move |_: &Value| Step::content(answer)).record_requests(false),
     );
     let r = route(
         "bench-model",
@@ -77,14 +92,16 @@ pub fn bench_rollouts(n: usize, concurrency: usize) -> anyhow::Result<RolloutFig
         Arc::new(ProfileLimiter::unlimited("bench")),
         None,
     )?;
-    let env: Arc<dyn Environment> = Arc::new(E1Env::new("v1", None)?);
     let run_dir = dir.join("run");
-    let mut metadata: RunMetadata = serde_json::from_value(super::bench::template_metadata(n))?;
+    let mut metadata = run_metadata(entry.name(), entry.version, n)?;
     metadata.concurrency = concurrency;
+    metadata.reward_weights = configured.weights.iter().cloned().collect();
+    metadata.reward_params = configured.reward_params.clone();
+    metadata.reward_config_hash = configured.config_hash.clone();
     let plan = EvalPlan {
-        env,
+        env: Arc::clone(&configured.env),
         agent: Agent::Model(Arc::new(ModelResponder::new(Arc::new(client)))),
-        examples: Arc::new(data.examples),
+        examples: data.examples,
         metadata,
         run_dir,
         resume: false,
@@ -94,10 +111,7 @@ pub fn bench_rollouts(n: usize, concurrency: usize) -> anyhow::Result<RolloutFig
             progress: false,
             retry_errors: false,
             concurrency,
-            budgets: Budgets {
-                max_turns: 1,
-                tool_budget: 0,
-            },
+            budgets: configured.budgets,
             sample_timeout: Some(Duration::from_secs(60)),
             label: "bench".into(),
             stats: None,

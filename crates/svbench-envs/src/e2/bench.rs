@@ -24,7 +24,8 @@ use crate::kit::bench::{percentile, setup, BenchEntry, BenchError, BenchOut, Ben
 pub static BENCH: BenchEntry = BenchEntry {
     summary: "scoring an answer with a patch; `--completions` answers, at most 10,000",
     max_items: Some(10_000),
-    whole_stack: false,
+    large: None,
+    whole_stack: None,
     run,
 };
 

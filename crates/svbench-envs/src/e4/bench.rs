@@ -20,14 +20,21 @@ use super::args::E4Args;
 use super::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
 use super::env::E4Env;
 use super::row::email_of_row;
-use crate::kit::bench::{percentile, setup, BenchEntry, BenchError, BenchOut, BenchRequest};
+use crate::kit::bench::{
+    percentile, setup, BenchEntry, BenchError, BenchOut, BenchRequest, LargeInputs,
+};
 
 /// E4's benchmark in the registry: 20,000 typical emails and 200 large ones
 /// take seconds.
 pub static BENCH: BenchEntry = BenchEntry {
-    summary: "parse, render, indicators and score per email; `--completions` emails, at most 200,000, and `--large-emails` 1 MB emails",
+    summary: "parse, render, indicators and score per email; `--completions` emails, at most 200,000, and `--large` 1 MB emails",
     max_items: Some(200_000),
-    whole_stack: false,
+    large: Some(LargeInputs {
+        what: "1 MB emails",
+        default: 200,
+        alias: Some("large-emails"),
+    }),
+    whole_stack: None,
     run,
 };
 
