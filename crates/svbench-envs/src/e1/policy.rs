@@ -5,29 +5,22 @@
 use std::path::Path;
 
 use svbench_core::record::SampleError;
-use svbench_core::{Completion, Example, Message};
+use svbench_core::Example;
 
 use super::heuristic;
-use crate::policy::{Policy, PolicyError, ReplayPolicy, ORACLE_LABEL};
+use crate::kit::policy::SingleShot;
+use crate::policy::{Policy, PolicyError, ReplayPolicy};
 
 /// E1's `builtin:heuristic` (E1 §5).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HeuristicPolicy;
 
-impl Policy for HeuristicPolicy {
-    fn name(&self) -> &str {
-        "heuristic"
-    }
+impl SingleShot for HeuristicPolicy {
+    const NAME: &'static str = "heuristic";
+    const ORACLE: bool = false;
 
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
-        Ok(Completion::assistant_text(heuristic::answer_text(
-            &example.question,
-        )))
+    fn answer_text(&self, example: &Example) -> Result<String, SampleError> {
+        Ok(heuristic::answer_text(&example.question))
     }
 }
 
@@ -35,25 +28,13 @@ impl Policy for HeuristicPolicy {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct E1OraclePolicy;
 
-impl Policy for E1OraclePolicy {
-    fn name(&self) -> &str {
-        "oracle"
-    }
+impl SingleShot for E1OraclePolicy {
+    const NAME: &'static str = "oracle";
+    const ORACLE: bool = true;
 
-    fn label(&self) -> &str {
-        ORACLE_LABEL
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
+    fn answer_text(&self, example: &Example) -> Result<String, SampleError> {
         let label = example.answer.as_str().unwrap_or_default();
-        Ok(Completion::assistant_text(format!(
-            "{{\"label\":\"{label}\",\"confidence\":1.0}}"
-        )))
+        Ok(format!("{{\"label\":\"{label}\",\"confidence\":1.0}}"))
     }
 }
 

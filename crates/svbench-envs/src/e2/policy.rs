@@ -13,7 +13,8 @@ use svbench_core::{Completion, Example, Message, Role};
 use super::env::E2Env;
 use super::tools::function_name;
 use super::{Severity, Tool};
-use crate::policy::{internal, Policy, PolicyError, ReplayPolicy, ORACLE_LABEL};
+use crate::kit::policy::SingleShot;
+use crate::policy::{internal, Policy, PolicyError, ReplayPolicy};
 
 /// E2's `builtin:oracle` (E2 §7): answers exactly the item's oracle set —
 /// distinct ids of the labelled namespaces with catalogue severities,
@@ -53,21 +54,11 @@ fn e2_answer_text<'a>(
         .to_string()
 }
 
-impl Policy for E2OraclePolicy {
-    fn name(&self) -> &str {
-        "oracle"
-    }
+impl SingleShot for E2OraclePolicy {
+    const NAME: &'static str = "oracle";
+    const ORACLE: bool = true;
 
-    fn label(&self) -> &str {
-        ORACLE_LABEL
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
+    fn answer_text(&self, example: &Example) -> Result<String, SampleError> {
         let item = self
             .env
             .item(example)
@@ -90,9 +81,7 @@ impl Policy for E2OraclePolicy {
             .oracle_patch
             .then(|| info.pointer("/info/patch").and_then(Value::as_str))
             .flatten();
-        Ok(Completion::assistant_text(e2_answer_text(
-            &self.env, ids, patch,
-        )))
+        Ok(e2_answer_text(&self.env, ids, patch))
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use svbench_core::record::SampleError;
-use svbench_core::{Completion, Example, Message};
+use svbench_core::Example;
 
 use svbench_mail::{
     extract, render, Email, EmailLimits, Finding, IndicatorSet, Polarity as IndicatorPolarity,
@@ -14,8 +14,9 @@ use super::env::E4Env;
 use super::grounding::is_relevant;
 use super::reward::{decision_thresholds, Profile, V1Params};
 use super::row::{email_of_row, gold_facts, normalize_gold};
+use crate::kit::policy::SingleShot;
 use crate::kit::reward::V1Constants;
-use crate::policy::{internal, Policy, ORACLE_LABEL};
+use crate::policy::internal;
 
 /// The row's `meta`, if any.
 fn meta_of(example: &Example) -> Option<Value> {
@@ -31,21 +32,11 @@ fn reference_error(example: &Example, message: String) -> SampleError {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct E4OraclePolicy;
 
-impl Policy for E4OraclePolicy {
-    fn name(&self) -> &str {
-        "oracle"
-    }
+impl SingleShot for E4OraclePolicy {
+    const NAME: &'static str = "oracle";
+    const ORACLE: bool = true;
 
-    fn label(&self) -> &str {
-        ORACLE_LABEL
-    }
-
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
+    fn answer_text(&self, example: &Example) -> Result<String, SampleError> {
         let gold =
             normalize_gold(&example.answer).map_err(|e| reference_error(example, e.to_string()))?;
         let meta = meta_of(example);
@@ -58,7 +49,7 @@ impl Policy for E4OraclePolicy {
             .map(|s| s.text.as_str())
             .collect();
         let answer = json!({"label": gold.as_str(), "confidence": 1.0, "evidence": evidence});
-        Ok(Completion::assistant_text(answer.to_string()))
+        Ok(answer.to_string())
     }
 }
 
@@ -135,23 +126,17 @@ impl IndicatorsPolicy {
     }
 }
 
-impl Policy for IndicatorsPolicy {
-    fn name(&self) -> &str {
-        "indicators"
-    }
+impl SingleShot for IndicatorsPolicy {
+    const NAME: &'static str = "indicators";
+    const ORACLE: bool = false;
 
-    fn respond(
-        &self,
-        example: &Example,
-        _: usize,
-        _: &[Message],
-    ) -> Result<Completion, SampleError> {
+    fn answer_text(&self, example: &Example) -> Result<String, SampleError> {
         let info = example.info_value();
         let email = info
             .get("email")
             .ok_or_else(|| reference_error(example, "the row has no `email`".into()))?;
         let email = email_of_row(email, &self.limits)
             .map_err(|e| reference_error(example, e.to_string()))?;
-        Ok(Completion::assistant_text(self.answer(&email)))
+        Ok(self.answer(&email))
     }
 }

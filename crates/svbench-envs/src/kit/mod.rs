@@ -9,6 +9,7 @@ pub mod confidence;
 pub mod dataset;
 pub mod generate;
 pub mod import;
+pub mod policy;
 pub mod reward;
 pub mod rows;
 pub mod training;
