@@ -80,17 +80,11 @@ pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
         .generator
         .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     manifest.config.validate()?;
-    for f in &manifest.files {
-        let split: super::Split = f.split.parse()?;
-        if manifest.config.sizes.get(split) != f.rows {
-            return Err(GenError::Manifest(format!(
-                "manifest file {} has {} rows but config.sizes.{} is {}",
-                f.path,
-                f.rows,
-                f.split,
-                manifest.config.sizes.get(split)
-            )));
-        }
-    }
+    manifest.config.sizes.check_files(
+        manifest
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.split.as_str(), f.rows)),
+    )?;
     Ok(generate_corpus(&manifest.config, manifest.seed))
 }

@@ -7,8 +7,7 @@ use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
 
 use super::{
-    generate_corpus, to_jsonl, Corpus, GenConfig, GenError, Split, GENERATOR_NAME,
-    GENERATOR_VERSION,
+    generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
 };
 pub use crate::kit::generate::GeneratorInfo;
 
@@ -81,17 +80,11 @@ pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
         .generator
         .check(GENERATOR_NAME, GENERATOR_VERSION)?;
     manifest.config.validate()?;
-    for f in &manifest.files {
-        let split: Split = f.split.parse()?;
-        if manifest.config.sizes.get(split) != f.rows {
-            return Err(GenError::Manifest(format!(
-                "manifest file {} has {} rows but config.sizes.{} is {}",
-                f.path,
-                f.rows,
-                f.split,
-                manifest.config.sizes.get(split)
-            )));
-        }
-    }
+    manifest.config.sizes.check_files(
+        manifest
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.split.as_str(), f.rows)),
+    )?;
     Ok(generate_corpus(&manifest.config, manifest.seed))
 }

@@ -74,4 +74,58 @@ impl SplitSizes {
             Split::Ood => self.ood,
         }
     }
+
+    /// Checks a manifest's files against these sizes before the corpus is
+    /// regenerated: each `(path, split, rows)` names a split and has its
+    /// size (a manifest edited by hand would regenerate other rows).
+    ///
+    /// # Errors
+    /// [`GenError::Config`] for an unknown split, [`GenError::Manifest`]
+    /// naming the first file whose rows disagree.
+    pub fn check_files<'a>(
+        &self,
+        files: impl IntoIterator<Item = (&'a str, &'a str, usize)>,
+    ) -> Result<(), GenError> {
+        for (path, split_name, rows) in files {
+            let split: Split = split_name.parse()?;
+            if self.get(split) != rows {
+                return Err(GenError::Manifest(format!(
+                    "manifest file {path} has {rows} rows but config.sizes.{split_name} is {}",
+                    self.get(split)
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_file_must_have_its_split_s_size() {
+        let sizes = SplitSizes {
+            train: 3,
+            dev: 1,
+            test: 2,
+            ood: 0,
+        };
+        let ok = [("train.jsonl", "train", 3), ("test.jsonl", "test", 2)];
+        assert!(sizes.check_files(ok).is_ok());
+        let err = sizes
+            .check_files([("train.jsonl", "train", 3), ("dev.jsonl", "dev", 5)])
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            GenError::Manifest(
+                "manifest file dev.jsonl has 5 rows but config.sizes.dev is 1".into()
+            )
+            .to_string()
+        );
+        assert!(matches!(
+            sizes.check_files([("x.jsonl", "val", 1)]),
+            Err(GenError::Config(_))
+        ));
+    }
 }
