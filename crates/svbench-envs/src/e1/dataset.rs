@@ -102,8 +102,8 @@ fn synthetic_rows(
     n: usize,
     sink: &mut dyn FnMut(Value),
 ) -> Result<(), GenError> {
-    use super::generate::{generate_split_each, GenConfig, Split};
+    use super::generate::{generate_split_each, Split, DEFAULT_GEN_CONFIG};
     let split: Split = split.parse()?;
-    generate_split_each(&GenConfig::default(), seed, split, n, sink);
+    generate_split_each(&DEFAULT_GEN_CONFIG, seed, split, n, sink);
     Ok(())
 }

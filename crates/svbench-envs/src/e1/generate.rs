@@ -23,7 +23,6 @@ pub mod shape;
 
 use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use self::flow::{zeek_violations, Flow};
@@ -53,59 +52,28 @@ pub const DEFAULT_SEED: u64 = 42;
 /// in-distribution families).
 const OOD_ONLY_SHARE: f64 = 0.65;
 
+pub use crate::kit::generate::corpus::{ShareConfig, SplitCorpus};
 pub use crate::kit::generate::split::{Split, SplitSizes};
 
 /// The order in which splits are generated (rarer families first).
 pub const GENERATION_ORDER: [Split; 4] = [Split::Ood, Split::Test, Split::Dev, Split::Train];
 
 /// Generator configuration (recorded in the manifest).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GenConfig {
-    /// Share of ambiguous rows per split, in [0, 1].
-    pub ambiguity: f64,
-    /// Configured rows per split.
-    pub sizes: SplitSizes,
-}
+pub type GenConfig = ShareConfig;
 
-impl Default for GenConfig {
-    fn default() -> Self {
-        Self {
-            ambiguity: 0.20,
-            sizes: SplitSizes {
-                train: 240,
-                dev: 40,
-                test: 80,
-                ood: 80,
-            },
-        }
-    }
-}
-
-impl GenConfig {
-    /// Checks the configuration.
-    pub fn validate(&self) -> Result<(), GenError> {
-        kit::check_share("ambiguity", self.ambiguity)
-    }
-}
+/// The configuration of the committed corpus: 20 % ambiguous rows; 240, 40, 80 and 80 rows.
+pub const DEFAULT_GEN_CONFIG: GenConfig = GenConfig {
+    ambiguity: 0.20,
+    sizes: SplitSizes {
+        train: 240,
+        dev: 40,
+        test: 80,
+        ood: 80,
+    },
+};
 
 /// All four splits of a generated corpus.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Corpus {
-    /// The configuration used.
-    pub config: GenConfig,
-    /// The seed used.
-    pub seed: u64,
-    /// Rows per split, in file order (train, dev, test, ood).
-    pub splits: Vec<(Split, Vec<Value>)>,
-}
-
-impl Corpus {
-    /// Rows of one split.
-    pub fn rows(&self, split: Split) -> &[Value] {
-        kit::split_rows_in(&self.splits, split)
-    }
-}
+pub type Corpus = SplitCorpus;
 
 /// The files of a corpus directory, in write order: the four JSONL files,
 /// `manifest.json` and the data card `README.md`.
@@ -128,13 +96,13 @@ impl CorpusGenerator for SvSynthE1 {
 
     /// Without `n`, the split's configured size: its corpus file byte for byte.
     fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
-        let config = GenConfig::default();
+        let config = DEFAULT_GEN_CONFIG;
         let n = n.unwrap_or(config.sizes.get(split));
         Ok(generate_split(&config, seed, split, n))
     }
 
     fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
-        Ok(generate_corpus(&GenConfig::default(), seed))
+        Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
     }
 
     fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {

@@ -90,7 +90,7 @@ fn synthetic_rows(
     n: usize,
     sink: &mut dyn FnMut(Value),
 ) -> Result<(), GenError> {
-    use super::generate::{generate_split, GenConfig, Split};
+    use super::generate::{generate_split, Split, DEFAULT_GEN_CONFIG};
     let split = Split::ALL
         .into_iter()
         .find(|s| s.as_str() == split)
@@ -100,7 +100,7 @@ fn synthetic_rows(
                 SPLITS.join(", ")
             ))
         })?;
-    for row in generate_split(&GenConfig::default(), seed, split, n) {
+    for row in generate_split(&DEFAULT_GEN_CONFIG, seed, split, n) {
         sink(row);
     }
     Ok(())

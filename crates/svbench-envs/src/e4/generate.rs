@@ -20,7 +20,6 @@ pub mod row;
 pub mod scenario;
 pub mod slots;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use self::ambiguous::archetype_of;
@@ -42,57 +41,25 @@ pub const GENERATOR_VERSION: &str = "1";
 /// Default seed (and the committed corpus's).
 pub const DEFAULT_SEED: u64 = 42;
 
+pub use crate::kit::generate::corpus::{ShareConfig, SplitCorpus};
 pub use crate::kit::generate::split::{Split, SplitSizes};
 
 /// Generator configuration (recorded in the manifest).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GenConfig {
-    /// Share of ambiguous (gold `Abstain`) rows per split, in [0, 1]; the
-    /// rest is half phishing, half legitimate.
-    pub ambiguity: f64,
-    /// Rows per split.
-    pub sizes: SplitSizes,
-}
+pub type GenConfig = ShareConfig;
 
-impl Default for GenConfig {
-    fn default() -> Self {
-        Self {
-            ambiguity: 0.20,
-            sizes: SplitSizes {
-                train: 1_200,
-                dev: 200,
-                test: 400,
-                ood: 200,
-            },
-        }
-    }
-}
-
-impl GenConfig {
-    /// Checks the configuration.
-    pub fn validate(&self) -> Result<(), GenError> {
-        kit::check_share("ambiguity", self.ambiguity)
-    }
-}
+/// The configuration of the committed corpus: 20 % ambiguous (gold `Abstain`) rows, the rest half phishing, half legitimate; 1,200, 200, 400 and 200 rows.
+pub const DEFAULT_GEN_CONFIG: GenConfig = GenConfig {
+    ambiguity: 0.20,
+    sizes: SplitSizes {
+        train: 1_200,
+        dev: 200,
+        test: 400,
+        ood: 200,
+    },
+};
 
 /// All four splits of a generated corpus.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Corpus {
-    /// The configuration used.
-    pub config: GenConfig,
-    /// The seed used.
-    pub seed: u64,
-    /// Rows per split, in file order.
-    pub splits: Vec<(Split, Vec<Value>)>,
-}
-
-impl Corpus {
-    /// Rows of one split.
-    pub fn rows(&self, split: Split) -> &[Value] {
-        kit::split_rows_in(&self.splits, split)
-    }
-}
+pub type Corpus = SplitCorpus;
 
 /// The corpus at `config` for `seed` (the spec's `generate`).
 pub fn generate(config: &GenConfig, seed: u64) -> Corpus {
@@ -274,13 +241,13 @@ impl CorpusGenerator for SvSynthE4 {
     type Manifest = Manifest;
 
     fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
-        let config = GenConfig::default();
+        let config = DEFAULT_GEN_CONFIG;
         let n = n.unwrap_or(config.sizes.get(split));
         Ok(generate_split(&config, seed, split, n))
     }
 
     fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
-        Ok(generate_corpus(&GenConfig::default(), seed))
+        Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
     }
 
     fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {

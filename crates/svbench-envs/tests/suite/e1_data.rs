@@ -13,7 +13,7 @@ use svbench_envs::e1::generate::row::{ID_DEVICES, OOD_DEVICES};
 use svbench_envs::e1::generate::{
     corpus_files, corpus_from_manifest, generate_corpus, generate_split, parse_question_v1,
     question_hash, render_question, render_question_upstream, to_jsonl, zeek_violations, Flow,
-    GenConfig, Manifest, Split, SplitSizes,
+    GenConfig, Manifest, Split, SplitSizes, DEFAULT_GEN_CONFIG,
 };
 use svbench_envs::e1::heuristic::{self, BENIGN_MARKERS, MALICIOUS_MARKERS};
 use svbench_envs::e1::leak::{quality_report, samples, single_field_leak, RuleKind};
@@ -68,7 +68,7 @@ fn regenerating_from_the_manifest_reproduces_every_committed_byte() {
 
 #[test]
 fn generate_split_matches_the_corpus_and_never_repeats_earlier_splits() {
-    let cfg = GenConfig::default();
+    let cfg = DEFAULT_GEN_CONFIG;
     assert_eq!(
         generate_split(&cfg, 42, Split::Test, 80),
         committed(Split::Test)
@@ -369,7 +369,7 @@ fn ambiguous_archetypes_own_their_regions() {
             test: 500,
             ood: 3000,
         },
-        ..GenConfig::default()
+        ..DEFAULT_GEN_CONFIG
     };
     let corpus = generate_corpus(&cfg, 5);
     for (_, rows) in &corpus.splits {

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value;
-use svbench_envs::e1::generate::{generate_corpus, GenConfig, Split, SplitSizes};
+use svbench_envs::e1::generate::{
+    generate_corpus, GenConfig, Split, SplitSizes, DEFAULT_GEN_CONFIG,
+};
 use svbench_envs::e1::heuristic;
 use svbench_envs::e1::leak::{samples, single_field_leak, NaiveBayes};
 use svbench_envs::e1::{Gold, Label};
@@ -19,7 +21,7 @@ fn big_config(n: usize) -> GenConfig {
             test: n,
             ood: n,
         },
-        ..GenConfig::default()
+        ..DEFAULT_GEN_CONFIG
     }
 }
 
@@ -180,7 +182,7 @@ fn design_report() {
 #[ignore = "seed sweep; run with --ignored --nocapture"]
 fn seed_sweep() {
     use svbench_envs::e1::leak::quality_report;
-    let cfg = GenConfig::default();
+    let cfg = DEFAULT_GEN_CONFIG;
     for seed in 0..40u64 {
         let c = generate_corpus(&cfg, seed);
         let q = quality_report(
@@ -210,7 +212,7 @@ fn seed_sweep() {
 #[test]
 #[ignore = "small-sample naive Bayes per family; run with --ignored --nocapture"]
 fn small_sample_families() {
-    let mut cfg = GenConfig::default();
+    let mut cfg = DEFAULT_GEN_CONFIG;
     cfg.sizes.test = 800;
     let mut per: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for seed in 0..20u64 {
@@ -242,7 +244,7 @@ fn small_sample_families() {
 #[ignore = "committed-seed numbers; run with --ignored --nocapture"]
 fn seed_42() {
     use svbench_envs::e1::leak::quality_report;
-    let c = generate_corpus(&GenConfig::default(), 42);
+    let c = generate_corpus(&DEFAULT_GEN_CONFIG, 42);
     let q = quality_report(
         c.rows(Split::Train),
         c.rows(Split::Dev),

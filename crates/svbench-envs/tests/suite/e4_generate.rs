@@ -17,7 +17,7 @@ use svbench_envs::e4::generate::draft::word_bounded;
 use svbench_envs::e4::generate::families::FAMILIES;
 use svbench_envs::e4::generate::{
     ambiguous_pair, corpus_files, corpus_from_manifest, email_from_json, generate_corpus,
-    generate_split, AmbiguousSeeds, Corpus, GenConfig, Manifest, Split,
+    generate_split, AmbiguousSeeds, Corpus, Manifest, Split, DEFAULT_GEN_CONFIG,
 };
 use svbench_envs::kit::generate::parse_manifest;
 use svbench_mail::{render, EmailLimits};
@@ -34,7 +34,7 @@ fn manifest() -> Manifest {
 /// The committed corpus, regenerated once for all tests.
 fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
-    CORPUS.get_or_init(|| generate_corpus(&GenConfig::default(), 42))
+    CORPUS.get_or_init(|| generate_corpus(&DEFAULT_GEN_CONFIG, 42))
 }
 
 fn all_rows() -> impl Iterator<Item = (Split, &'static Value)> {
@@ -77,7 +77,7 @@ fn the_registry_entry_reproduces_the_manifest() {
 
 #[test]
 fn split_sizes_and_the_label_mix_hold() {
-    let cfg = GenConfig::default();
+    let cfg = DEFAULT_GEN_CONFIG;
     for (split, rows) in &corpus().splits {
         assert_eq!(rows.len(), cfg.sizes.get(*split));
         let share = |label: &str| {
@@ -332,7 +332,7 @@ fn no_real_brand_names_or_domains_appear() {
 
 #[test]
 fn generation_is_deterministic_and_seed_dependent() {
-    let cfg = GenConfig::default();
+    let cfg = DEFAULT_GEN_CONFIG;
     let a = generate_split(&cfg, 7, Split::Dev, 40);
     assert_eq!(a, generate_split(&cfg, 7, Split::Dev, 40));
     assert_ne!(a, generate_split(&cfg, 8, Split::Dev, 40));

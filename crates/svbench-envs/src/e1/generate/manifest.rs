@@ -4,11 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use svbench_core::canonical::sha256_hex;
 
-use super::{
-    generate_corpus, to_jsonl, Corpus, GenConfig, GenError, GENERATOR_NAME, GENERATOR_VERSION,
-};
+use super::{generate_corpus, Corpus, GenError, GENERATOR_NAME, GENERATOR_VERSION};
+use crate::kit::generate::corpus::{ManifestFileOf, SplitManifest};
 pub use crate::kit::generate::GeneratorInfo;
 
 /// One file of the corpus.
@@ -32,59 +30,44 @@ pub struct ManifestFile {
 }
 
 /// The manifest of a generated corpus.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    /// Which generator wrote the corpus.
-    pub generator: GeneratorInfo,
-    /// Seed.
-    pub seed: u64,
-    /// Configuration.
-    pub config: GenConfig,
-    /// Files in split order (train, dev, test, ood).
-    pub files: Vec<ManifestFile>,
+pub type Manifest = SplitManifest<ManifestFile>;
+
+impl ManifestFileOf for ManifestFile {
+    fn split(&self) -> &str {
+        &self.split
+    }
+
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn rows(&self) -> usize {
+        self.rows
+    }
 }
 
 impl Manifest {
     /// The manifest describing `corpus`.
+    #[must_use]
     pub fn for_corpus(corpus: &Corpus) -> Manifest {
-        let files = corpus
-            .splits
-            .iter()
-            .map(|(split, rows)| {
-                let count = |f: &dyn Fn(&Value) -> bool| rows.iter().filter(|r| f(r)).count();
-                ManifestFile {
-                    split: split.as_str().to_string(),
-                    path: format!("{split}.jsonl"),
-                    rows: rows.len(),
-                    malicious: count(&|r| r["answer"] == "Malicious"),
-                    ambiguous: count(&|r| r["meta"]["ambiguous"] == true),
-                    abstain_optimal: count(&|r| r["meta"]["optimal_action"] == "Abstain"),
-                    sha256: sha256_hex(to_jsonl(rows).as_bytes()),
-                }
-            })
-            .collect();
-        Manifest {
-            generator: GeneratorInfo::new(GENERATOR_NAME, GENERATOR_VERSION),
-            seed: corpus.seed,
-            config: corpus.config,
-            files,
-        }
+        Manifest::describe(GENERATOR_NAME, GENERATOR_VERSION, corpus, |f| {
+            let count = |p: &dyn Fn(&Value) -> bool| f.rows.iter().filter(|r| p(r)).count();
+            ManifestFile {
+                split: f.split.to_string(),
+                path: f.path.to_string(),
+                rows: f.rows.len(),
+                malicious: count(&|r| r["answer"] == "Malicious"),
+                ambiguous: count(&|r| r["meta"]["ambiguous"] == true),
+                abstain_optimal: count(&|r| r["meta"]["optimal_action"] == "Abstain"),
+                sha256: f.sha256.to_string(),
+            }
+        })
     }
 }
 
 /// Regenerates the corpus a manifest records. Fails if the manifest names
 /// another generator or version, or its sizes disagree with its files.
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
-    manifest
-        .generator
-        .check(GENERATOR_NAME, GENERATOR_VERSION)?;
-    manifest.config.validate()?;
-    manifest.config.sizes.check_files(
-        manifest
-            .files
-            .iter()
-            .map(|f| (f.path.as_str(), f.split.as_str(), f.rows)),
-    )?;
+    manifest.check(GENERATOR_NAME, GENERATOR_VERSION)?;
     Ok(generate_corpus(&manifest.config, manifest.seed))
 }

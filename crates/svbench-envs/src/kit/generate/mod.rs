@@ -6,6 +6,7 @@
 //! An environment implements [`CorpusGenerator`] for its generator and
 //! declares `GeneratorEntry::of::<ItsGenerator>()` in its registry entry.
 
+pub mod corpus;
 pub mod rng;
 pub mod split;
 
