@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{generate_corpus, Corpus, GenError, GENERATOR_NAME, GENERATOR_VERSION};
-use crate::kit::generate::corpus::{ManifestFileOf, SplitManifest};
+use crate::kit::generate::corpus::SplitManifest;
 pub use crate::kit::generate::GeneratorInfo;
 
 /// One file of the corpus.
@@ -32,20 +32,6 @@ pub struct ManifestFile {
 /// The manifest of a generated corpus.
 pub type Manifest = SplitManifest<ManifestFile>;
 
-impl ManifestFileOf for ManifestFile {
-    fn split(&self) -> &str {
-        &self.split
-    }
-
-    fn path(&self) -> &str {
-        &self.path
-    }
-
-    fn rows(&self) -> usize {
-        self.rows
-    }
-}
-
 impl Manifest {
     /// The manifest describing `corpus`.
     #[must_use]
@@ -68,6 +54,8 @@ impl Manifest {
 /// Regenerates the corpus a manifest records. Fails if the manifest names
 /// another generator or version, or its sizes disagree with its files.
 pub fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenError> {
-    manifest.check(GENERATOR_NAME, GENERATOR_VERSION)?;
+    manifest.check(GENERATOR_NAME, GENERATOR_VERSION, |f| {
+        (&f.path, &f.split, f.rows)
+    })?;
     Ok(generate_corpus(&manifest.config, manifest.seed))
 }

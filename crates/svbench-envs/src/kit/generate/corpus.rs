@@ -51,17 +51,6 @@ impl SplitCorpus {
     }
 }
 
-/// What every file of a [`SplitManifest`] records, whatever else the
-/// environment counts in it.
-pub trait ManifestFileOf {
-    /// `train`, `dev`, `test` or `ood`.
-    fn split(&self) -> &str;
-    /// File name relative to the manifest.
-    fn path(&self) -> &str;
-    /// Rows in the file.
-    fn rows(&self) -> usize;
-}
-
 /// The manifest of a generated corpus; `F` is the environment's record of
 /// one file (its counts and SHA-256).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -90,7 +79,7 @@ pub struct FileFacts<'a> {
     pub sha256: &'a str,
 }
 
-impl<F: ManifestFileOf> SplitManifest<F> {
+impl<F> SplitManifest<F> {
     /// The manifest describing `corpus`, written by generator `name` at
     /// `version`; `file` makes the environment's record of each file.
     #[must_use]
@@ -122,15 +111,89 @@ impl<F: ManifestFileOf> SplitManifest<F> {
 
     /// Checks that generator `name` at `version` can regenerate this
     /// manifest's corpus: the same generator and version, a valid
-    /// configuration, each file the size its split is configured to.
+    /// configuration, each file (`facts`: its path, split and rows) the
+    /// size its split is configured to.
     ///
     /// # Errors
     /// [`GenError::Manifest`] or [`GenError::Config`] saying which.
-    pub fn check(&self, name: &str, version: &str) -> Result<(), GenError> {
+    pub fn check(
+        &self,
+        name: &str,
+        version: &str,
+        facts: impl Fn(&F) -> (&str, &str, usize),
+    ) -> Result<(), GenError> {
         self.generator.check(name, version)?;
         self.config.validate()?;
-        self.config
-            .sizes
-            .check_files(self.files.iter().map(|f| (f.path(), f.split(), f.rows())))
+        self.config.sizes.check_files(self.files.iter().map(facts))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file record of the test: path, split, rows and the answers seen.
+    #[derive(Debug, PartialEq)]
+    struct File(String, String, usize, String);
+
+    fn corpus() -> SplitCorpus {
+        let row = |a: &str| serde_json::json!({"answer": a});
+        SplitCorpus {
+            config: ShareConfig {
+                ambiguity: 0.5,
+                sizes: SplitSizes {
+                    train: 2,
+                    dev: 1,
+                    test: 0,
+                    ood: 0,
+                },
+            },
+            seed: 7,
+            splits: vec![
+                (Split::Train, vec![row("x"), row("y")]),
+                (Split::Dev, vec![row("z")]),
+            ],
+        }
+    }
+
+    fn manifest(corpus: &SplitCorpus) -> SplitManifest<File> {
+        SplitManifest::describe("sv-synth-x", "1", corpus, |f| {
+            let answers: Vec<&str> = f.rows.iter().filter_map(|r| r["answer"].as_str()).collect();
+            assert_eq!(f.sha256, sha256_hex(to_jsonl(f.rows).as_bytes()));
+            File(
+                f.path.into(),
+                f.split.into(),
+                f.rows.len(),
+                answers.concat(),
+            )
+        })
+    }
+
+    #[test]
+    fn a_manifest_describes_each_split_and_checks_what_regenerates_it() {
+        let c = corpus();
+        let m = manifest(&c);
+        assert_eq!((m.seed, m.config), (7, c.config));
+        assert_eq!(
+            m.files,
+            [
+                File("train.jsonl".into(), "train".into(), 2, "xy".into()),
+                File("dev.jsonl".into(), "dev".into(), 1, "z".into()),
+            ]
+        );
+        fn facts(f: &File) -> (&str, &str, usize) {
+            (&f.0, &f.1, f.2)
+        }
+        assert!(m.check("sv-synth-x", "1", facts).is_ok());
+        assert!(m.check("sv-synth-y", "1", facts).is_err());
+        let mut resized = m;
+        resized.config.sizes.dev = 3;
+        let err = resized.check("sv-synth-x", "1", facts).unwrap_err();
+        assert!(err.to_string().contains("dev.jsonl has 1 rows"), "{err}");
+        resized.config.ambiguity = 1.5;
+        assert!(matches!(
+            resized.check("sv-synth-x", "1", facts),
+            Err(GenError::Config(_))
+        ));
     }
 }
