@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde_json::json;
-use svbench_core::record::{CompatFields, ParsedRecord, ResultRecord, RunMetadata};
+use svbench_core::record::{CompatFields, EnvPart, ResultRecord, RunMetadata};
 use svbench_core::Completion;
 use svbench_envs::e1::bench::ANSWERS;
 use svbench_envs::e1::env::E1Env;
@@ -245,14 +245,14 @@ fn write_synthetic_run(dir: &Path, n: usize) -> anyhow::Result<()> {
             info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
             completion: Some(text.to_string()),
             completion_messages: vec![json!({"role": "assistant", "content": text})],
-            parsed: s.parsed().map(ParsedRecord::E1),
+            parsed: s.parsed().map(|p| EnvPart::of(&p)),
             parse: Some(s.parse_record()),
             reward: Some(s.reward.total),
             rewards: s.reward.values(),
             reward_profile: "v1".into(),
             latency_ms: (i % 100) as f64 * 0.5,
             turns: 1,
-            compat: CompatFields::E1(s.compat()),
+            compat: CompatFields::of(&s.compat()),
             ..Default::default()
         };
         serde_json::to_writer(&mut out, &rec)?;
