@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from svbench.train.behaviour import mix_table, read_results
+from svbench.train.analysis import Analysis, Policies, mix_table, read_results
 
 
 def _prediction(r: dict) -> frozenset[str] | None:
@@ -103,7 +103,7 @@ def findings_references(results: Path) -> list[tuple[str, float]]:
     return out
 
 
-def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+def findings_table(policies: Policies) -> list[str]:
     """Markdown: each policy's reward and findings mix, then the reference answers."""
     columns = [
         ("ids_per_answer", "ids per answer"),
@@ -115,4 +115,12 @@ def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
     return mix_table(policies, columns, findings_mix, findings_references)
 
 
-__all__ = ["findings_mix", "findings_references", "findings_table"]
+#: E2's analysis (the registry names this module for it): findings per
+#: answer and recall against constant answers; nothing extra on study pages.
+ANALYSIS = Analysis(
+    question="Does the policy read the configuration? Its findings, against constant answers:",
+    table=findings_table,
+)
+
+
+__all__ = ["ANALYSIS", "findings_mix", "findings_references", "findings_table"]
