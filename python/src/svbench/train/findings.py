@@ -75,6 +75,14 @@ def with_findings(env: str, data: Any, env_args: dict) -> Any:
     return data.select([i for i, s in enumerate(scores) if (s.get("parsed") or {}).get("oracle")])
 
 
+def most_common_finding(rows: list[dict]) -> str | None:
+    """The finding on the most rows, the smallest id among equals: a
+    finding set's iteration order changes from process to process, so
+    ties are broken by id for a report that regenerates identically."""
+    counts = Counter(i for r in rows for i in _oracle(r))
+    return min(counts, key=lambda i: (-counts[i], i)) if counts else None
+
+
 def findings_references(results: Path) -> list[tuple[str, float]]:
     """Mean reward, under the profile the run was scored with, of answering
     every row of `results` with the empty list, with the rows' most common
@@ -95,9 +103,8 @@ def findings_references(results: Path) -> list[tuple[str, float]]:
         )
 
     out = [("always the empty list", mean(lambda r: []))]
-    common = Counter(i for r in rows for i in _oracle(r)).most_common(1)
-    if common:
-        top = common[0][0]
+    top = most_common_finding(rows)
+    if top is not None:
         out.append((f"always `{top}` (the rows' most common finding)", mean(lambda r: [top])))
     out.append(("oracle (every finding)", mean(lambda r: sorted(_oracle(r)))))
     return out
@@ -123,4 +130,4 @@ ANALYSIS = Analysis(
 )
 
 
-__all__ = ["ANALYSIS", "findings_mix", "findings_references", "findings_table"]
+__all__ = ["ANALYSIS", "findings_mix", "findings_references", "findings_table", "most_common_finding"]
