@@ -48,7 +48,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// Each environment's training defaults as `svbench.train` reads them:
 /// `{name: {teachers: [{name, policy, partial, summary}], student_args: {K: V},
-/// findings}}`.
+/// findings, analysis}}`.
 fn training(envs: &[svbench_api::envs::EnvId]) -> PyResult<serde_json::Value> {
     let mut out = serde_json::Map::new();
     for id in envs {
@@ -81,6 +81,7 @@ fn training(envs: &[svbench_api::envs::EnvId]) -> PyResult<serde_json::Value> {
                 "teachers": teachers,
                 "student_args": args,
                 "findings": t.findings,
+                "analysis": t.analysis,
             }),
         );
     }

@@ -275,7 +275,8 @@ def test_the_partial_e2_teacher_keeps_a_seeded_share_of_the_findings():
 
 
 def test_exploit_measures_and_collapse_events(tmp_path):
-    from svbench.train.study_page import collapse_events, exploit_measures
+    from svbench.train.behaviour import exploit_measures
+    from svbench.train.study_page import collapse_events
 
     def row(answer, optimal, label, confidence):
         parsed = None if label is None else {"label": label, "confidence": confidence}

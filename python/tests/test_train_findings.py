@@ -7,7 +7,13 @@ import json
 import pytest
 
 from svbench import Env
-from svbench.train.findings import findings_mix, findings_references, findings_table, with_findings
+from svbench.train.findings import (
+    findings_mix,
+    findings_references,
+    findings_table,
+    most_common_finding,
+    with_findings,
+)
 
 ROWS = 12
 
@@ -69,6 +75,17 @@ def test_references_follow_the_v1_detection_rule(tmp_path):
     lines = findings_table([("empty", [path]), ("none", [])])
     assert lines[2].startswith("| empty | ")
     assert not any(line.startswith("| none") for line in lines)
+
+
+def test_the_most_common_finding_breaks_ties_by_id_not_by_set_order():
+    def row(*ids):
+        return {"oracle_violations": [{"id": i} for i in ids]}
+
+    # Many ids on every row: iterating their set would put any of them first.
+    ids = [f"kube-linter/check-{c}" for c in "qwertyuiopasdfgh"]
+    assert most_common_finding([row(*ids), row(*reversed(ids))]) == "kube-linter/check-a"
+    assert most_common_finding([row("b", "a"), row("b")]) == "b"
+    assert most_common_finding([row(), row()]) is None
 
 
 def test_grpo_prompts_with_findings_are_the_rows_where_the_empty_list_misses():

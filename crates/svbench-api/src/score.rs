@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use svbench_core::record::{CompatFields, ParsedRecord};
+use svbench_core::record::{CompatFields, EnvPart};
 use svbench_core::{Completion, Example, ParseRecord};
 use svbench_envs::environment::{Deadline, ScoreErrorKind};
 
@@ -80,7 +80,7 @@ pub struct ScoreResponse {
     /// Parse outcome.
     pub parse: ParseRecord,
     /// The environment's structured reading of the answer (`null` when invalid).
-    pub parsed: Option<ParsedRecord>,
+    pub parsed: Option<EnvPart>,
     /// The upstream compatibility fields of result records (E1:
     /// `predicted_label`, `confidence`; E2: the fields upstream's report reads).
     pub compat: CompatFields,

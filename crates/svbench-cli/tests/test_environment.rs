@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use svbench_core::env_record::{CompatFields, ParsedRecord};
+use svbench_core::env_record::{CompatFields, EnvPart};
 use svbench_core::example::DatasetError;
 use svbench_core::identity::EnvIdentity;
 use svbench_core::record::RunStatus;
@@ -82,7 +82,7 @@ impl Environment for EchoEnv {
                 reason: None,
                 format_ok: None,
             },
-            parsed: Some(ParsedRecord::Other(json!({"text": text}))),
+            parsed: Some(EnvPart::of(&json!({"text": text}))),
             reward: RewardBreakdown::weighted(
                 "v1",
                 vec![RewardComponent {

@@ -7,10 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::env_record::{
-    CompatFields, E1Compat, E1Parsed, E2Compat, E2Parsed, E4EvidenceItem, E4EvidenceRecord,
-    E4Parsed, ParsedRecord, ToolInteraction,
-};
+pub use crate::env_record::{CompatFields, EnvPart, ToolInteraction};
 use crate::message::Message;
 use crate::parse::ParseRecord;
 
@@ -117,7 +114,7 @@ pub struct ResultRecord {
     pub reasoning_content: Vec<Option<String>>,
     /// The environment's structured record of the parsed prediction.
     #[serde(default)]
-    pub parsed: Option<ParsedRecord>,
+    pub parsed: Option<EnvPart>,
     /// Parse outcome; null for errored samples.
     #[serde(default)]
     pub parse: Option<ParseRecord>,
@@ -166,9 +163,8 @@ pub struct ResultRecord {
     /// RFC 3339 finish time.
     #[serde(default)]
     pub finished_at: String,
-    /// Environment compatibility fields, written at the top level (E1:
-    /// `predicted_label`, `confidence`; E2: the fields upstream's report
-    /// reads).
+    /// The environment's compatibility fields, written at the top level
+    /// (the keys upstream's reports read).
     #[serde(flatten)]
     pub compat: CompatFields,
 }

@@ -1,4 +1,4 @@
-//! `summary.json` types (harness §4.1, §4.2; E1 §4.7).
+//! `summary.json` types (harness §4.1, §4.2).
 //!
 //! The upstream fields come first, in upstream's shape (upstream
 //! `bench/schemas/summary.schema.json` has no `additionalProperties`
@@ -6,19 +6,21 @@
 //! follow). Keys serialise in declaration order; free-key maps are sorted.
 //! Values are never NaN or infinite: svbench-only fields use `null`,
 //! upstream-named fields `0.0` plus a `warnings` entry.
+//!
+//! What differs per environment (`metrics`, `upstream_compat` and the
+//! top-level objects an environment adds, such as E2's
+//! `severity_breakdown`) is held as JSON here: each environment's report
+//! plugin writes and reads it as its own types, and the summary's schema is
+//! composed from theirs.
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use crate::metrics::RiskCoveragePoint;
 use crate::record::{RunStatus, Usage};
-
-mod e2;
-mod e4;
-pub use e2::*;
-pub use e4::*;
 
 /// Value of `schema_version`.
 pub const SUMMARY_SCHEMA_VERSION: &str = "svbench-summary/1";
@@ -46,14 +48,12 @@ pub struct Summary {
     /// Number of result records (≥ 1; errored records included).
     #[schemars(range(min = 1))]
     pub n_examples: u64,
-    /// The environment's metrics: upstream's blocks for E1.
-    pub metrics: SummaryMetrics,
+    /// The environment's metrics, as its report plugin writes them
+    /// (upstream's blocks for E1 and E2; `{reward, components}` for an
+    /// environment without a plugin).
+    pub metrics: Value,
     /// Upstream run metadata (null values omitted).
     pub metadata: SummaryMetadata,
-    /// E2: oracle findings per severity, found and fixed (keys `high`,
-    /// `med`, `low`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub severity_breakdown: Option<BTreeMap<String, E2SeverityCounts>>,
 
     /// The metrics to read first, most important first, in svbench's
     /// definitions (the report, the scoreboard and `compare` use the same
@@ -89,7 +89,7 @@ pub struct Summary {
     pub validity: Validity,
     /// Upstream-named blocks computed upstream's way (invalid outputs
     /// dropped); null where the environment spec defines none.
-    pub upstream_compat: Option<UpstreamCompat>,
+    pub upstream_compat: Option<Value>,
     /// Reward statistics over scored records of the run's profile.
     pub reward: RewardStats,
     /// Token usage summed over all records.
@@ -102,12 +102,10 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// Settings of every confidence interval in this summary.
     pub bootstrap: BootstrapSettings,
-    /// E1 metrics beyond upstream's blocks: intervals, extras, groups.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub e1: Option<E1Summary>,
-    /// E2 metrics beyond upstream's blocks: micro scores over findings, per-language rows, intervals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub e2: Option<E2Summary>,
+    /// The top-level objects the environment adds, by key, in the order
+    /// its plugin wrote them (E1: `e1`; E2: `severity_breakdown`, `e2`).
+    #[serde(flatten)]
+    pub extensions: Map<String, Value>,
 }
 
 /// One headline metric.
@@ -134,6 +132,25 @@ impl Summary {
     #[must_use]
     pub fn headline_value(&self, name: &str) -> Option<f64> {
         self.headline_metric(name).and_then(|m| m.value)
+    }
+
+    /// `metrics` read as the environment's type; `None` when it does not
+    /// read as one (another environment's summary, say).
+    #[must_use]
+    pub fn metrics_as<T: DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(&self.metrics).ok()
+    }
+
+    /// `upstream_compat` read as the environment's type.
+    #[must_use]
+    pub fn upstream_compat_as<T: DeserializeOwned>(&self) -> Option<T> {
+        T::deserialize(self.upstream_compat.as_ref()?).ok()
+    }
+
+    /// The top-level object `key` the environment added, read as its type.
+    #[must_use]
+    pub fn extension<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
+        T::deserialize(self.extensions.get(key)?).ok()
     }
 }
 
@@ -166,22 +183,6 @@ pub struct SummaryMetadata {
     pub system_prompt_file: Option<String>,
 }
 
-/// The `metrics` object: upstream's E1 or E2 blocks, or the generic shape of
-/// environments whose metrics are not (yet) computed by the report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum SummaryMetrics {
-    /// E1 (`sv-env-network-logs`).
-    E1(E1Metrics),
-    /// E2 (`sv-env-config-verification`).
-    E2(E2Metrics),
-    /// E4 (`sv-env-phishing-detection`); before `Generic`, whose two keys
-    /// it also carries, so it reads back as itself.
-    E4(Box<E4Metrics>),
-    /// `{reward, components}` for environments without upstream metric blocks.
-    Generic(GenericMetrics),
-}
-
 /// `metrics` of environments without environment-specific metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GenericMetrics {
@@ -189,238 +190,6 @@ pub struct GenericMetrics {
     pub reward: Option<f64>,
     /// Component → mean value over scored records.
     pub components: BTreeMap<String, Option<f64>>,
-}
-
-/// Upstream-named blocks computed upstream's way (`upstream_compat`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum UpstreamCompat {
-    /// E1: invalid outputs dropped, as upstream's report does.
-    E1(E1UpstreamMetrics),
-    /// E4: invalid outputs dropped.
-    E4(E4UpstreamMetrics),
-}
-
-/// E1 `metrics`: upstream's blocks, with invalid answers counted as errors rather than dropped.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Metrics {
-    /// Detection rates.
-    pub detection: E1Detection,
-    /// Calibration.
-    pub calibration: E1Calibration,
-    /// Upstream's 10/1 cost.
-    pub cost: E1Cost,
-    /// Abstention and selective risk.
-    pub abstention: E1Abstention,
-    /// Confusion counts, with cells for invalid answers on malicious and benign gold.
-    pub confusion_matrix: E1ConfusionMatrix,
-}
-
-/// E1 metrics computed upstream's way (`upstream_compat`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1UpstreamMetrics {
-    /// Detection rates.
-    pub detection: E1Detection,
-    /// Calibration.
-    pub calibration: E1Calibration,
-    /// Upstream's 10/1 cost.
-    pub cost: E1Cost,
-    /// Abstention and selective risk.
-    pub abstention: E1Abstention,
-    /// Upstream's confusion counts.
-    pub confusion_matrix: E1UpstreamConfusionMatrix,
-}
-
-/// `detection` block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Detection {
-    /// True-positive rate (recall on malicious).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub tpr: f64,
-    /// False-positive rate.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub fpr: f64,
-    /// 1 − tpr.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub fnr: f64,
-    /// Precision of Malicious calls.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub precision: f64,
-    /// F1 of precision and tpr.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub f1: f64,
-    /// Accuracy. In `metrics`: correct calls / scored samples, abstentions
-    /// and invalid answers counting as not correct. In `upstream_compat`:
-    /// upstream's, over non-abstained decided answers (equals
-    /// `accuracy_non_abstained` there).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub accuracy: f64,
-}
-
-/// `calibration` block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Calibration {
-    /// Expected calibration error, 10 bins.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub ece: f64,
-    /// Brier score.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub brier: f64,
-}
-
-/// `cost` block (upstream's weights: FN 10, FP 1).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Cost {
-    /// Weight of a miss (10).
-    #[schemars(range(min = 0.0))]
-    pub fn_cost_weight: f64,
-    /// Weight of a false alarm (1).
-    #[schemars(range(min = 0.0))]
-    pub fp_cost_weight: f64,
-    /// Weighted error count.
-    #[schemars(range(min = 0.0))]
-    pub total_cost: f64,
-    /// 1 − total_cost / (fn_cost_weight · n).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub cost_weighted_accuracy: f64,
-}
-
-/// `abstention` block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Abstention {
-    /// Share of abstentions.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub abstain_rate: f64,
-    /// Correct calls / non-abstained samples (selective accuracy; invalid
-    /// answers count as not correct in `metrics`).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub accuracy_non_abstained: f64,
-    /// Upstream's AURC (τ = 0.00…1.00).
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub aurc: f64,
-}
-
-/// E1 confusion matrix, with cells for invalid answers on malicious and benign gold.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct E1ConfusionMatrix {
-    /// Malicious on malicious.
-    pub tp: u64,
-    /// Benign on benign.
-    pub tn: u64,
-    /// Malicious on benign.
-    pub fp: u64,
-    /// Benign on malicious.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
-    /// Abstentions.
-    pub abstain: u64,
-    /// Invalid outputs.
-    pub invalid: u64,
-    /// Invalid outputs on malicious gold.
-    pub invalid_malicious: u64,
-    /// Invalid outputs on benign gold.
-    pub invalid_benign: u64,
-    /// Label-only outputs (counted as their label with confidence 0.0).
-    pub label_only: u64,
-}
-
-/// Upstream's E1 confusion matrix.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct E1UpstreamConfusionMatrix {
-    /// Malicious on malicious.
-    pub tp: u64,
-    /// Benign on benign.
-    pub tn: u64,
-    /// Malicious on benign.
-    pub fp: u64,
-    /// Benign on malicious.
-    #[serde(rename = "fn")]
-    pub fn_: u64,
-    /// Abstentions.
-    pub abstain: u64,
-}
-
-/// The top-level `e1` object: svbench's E1 metrics beyond upstream's blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Summary {
-    /// Extras: standard AURC, risk–coverage, expected cost and utility, `invalid_rate`.
-    pub extras: E1Extras,
-    /// The v1 cost matrix behind `expected_cost_v1` and where it came from.
-    pub cost_matrix_v1: CostMatrixRecord,
-    /// Metrics per `meta.source` and per `meta.scenario`.
-    pub groups: E1Groups,
-    /// 95 % bootstrap intervals; null when no sample was scored.
-    pub ci95: Option<E1Ci95>,
-    /// Metrics of `metrics` whose denominator was zero: they hold upstream's
-    /// edge values there (upstream's schema requires numbers) and are null
-    /// in `headline`.
-    pub undefined: Vec<String>,
-}
-
-/// E1 extras: standard AURC, the risk–coverage curve, expected cost and utility under the v1 cost matrix.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Extras {
-    /// Standard AURC over distinct confidences.
-    pub aurc_standard: f64,
-    /// Risk–coverage curve, descending threshold.
-    pub risk_coverage: Vec<RiskCoveragePoint>,
-    /// Mean cost under the v1 matrix, invalid charged cost_fn.
-    pub expected_cost_v1: f64,
-    /// 1 − expected_cost_v1 / cost_fn.
-    pub expected_utility_v1: f64,
-    /// Invalid outputs / scored samples.
-    pub invalid_rate: f64,
-}
-
-/// A cost matrix as used by the report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CostMatrixRecord {
-    /// Cost of a false alarm.
-    pub cost_fp: f64,
-    /// Cost of a miss.
-    pub cost_fn: f64,
-    /// Cost of abstaining.
-    pub cost_abstain: f64,
-    /// Where the costs come from: `reward_params` (a `v1` run's
-    /// constants), `env_provenance` (the `cost_matrix_v1` the environment
-    /// recorded with a run of another profile) or `defaults` (a run that
-    /// recorded neither, written before runs recorded their costs).
-    pub source: String,
-}
-
-/// Per-group E1 metrics.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Groups {
-    /// By `meta.source` (missing → `unknown`).
-    pub source: BTreeMap<String, E1Group>,
-    /// By `meta.scenario` (missing → `unknown`).
-    pub scenario: BTreeMap<String, E1Group>,
-}
-
-/// The full metric set of one group.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Group {
-    /// Scored samples in the group.
-    pub n: u64,
-    /// Upstream-named blocks (invalid-aware).
-    pub metrics: E1Metrics,
-    /// Extras.
-    pub extras: E1Extras,
-    /// Metrics with a zero denominator in this group.
-    pub undefined: Vec<String>,
-}
-
-/// 95 % percentile-bootstrap intervals `[low, high]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct E1Ci95 {
-    /// Accuracy.
-    pub accuracy: [f64; 2],
-    /// F1.
-    pub f1: [f64; 2],
-    /// ECE.
-    pub ece: [f64; 2],
-    /// Brier score.
-    pub brier: [f64; 2],
 }
 
 /// Record and parse-outcome counts.

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 pub use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
-use svbench_core::record::{CompatFields, ParsedRecord, ToolInteraction};
+use svbench_core::record::{CompatFields, EnvPart, ToolInteraction};
 use svbench_core::{Completion, Example, Message, ParseRecord, RewardBreakdown, Role};
 
 /// One scored answer, ready to be recorded.
@@ -15,7 +15,7 @@ pub struct ScoredAnswer {
     pub parse: ParseRecord,
     /// The environment's structured record of the prediction (`None` when
     /// invalid).
-    pub parsed: Option<ParsedRecord>,
+    pub parsed: Option<EnvPart>,
     /// The reward with every component.
     pub reward: RewardBreakdown,
     /// Upstream compatibility fields written at the top level of the record.

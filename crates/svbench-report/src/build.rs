@@ -285,7 +285,6 @@ pub fn build_summary<P: EnvReport>(
         dataset: info.dataset.clone(),
         n_examples: counts.records,
         metrics: env.metrics,
-        severity_breakdown: env.severity_breakdown,
         headline: env.headline,
         metadata: SummaryMetadata {
             git_sha: info.git_commit.clone(),
@@ -325,8 +324,7 @@ pub fn build_summary<P: EnvReport>(
             resamples: cfg.resamples as u64,
             seed: cfg.seed,
         },
-        e1: env.e1,
-        e2: env.e2,
+        extensions: env.extensions,
     };
     let values = SummaryValues {
         rewards,

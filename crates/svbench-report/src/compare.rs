@@ -18,7 +18,7 @@ use svbench_core::metrics::{mcnemar, paired_bootstrap_ci, sign_test, BootstrapCo
 
 use crate::error::ReportError;
 use crate::plugin::{plugin_for, PluginLookup, ReportPlugin};
-use crate::read::{load_run, LoadedRun};
+use crate::read::{read_info, LoadedRun};
 
 /// Parity fields of upstream `bench/compare_rewards.py`, plus svbench's
 /// `sampling_params` and `seed`, plus the reward design.
@@ -339,7 +339,15 @@ fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
         path: path.to_path_buf(),
         source,
     };
-    let run = load_run(path, false).map_err(err)?;
+    // The run's environment decides whose fields its records are read with.
+    let environment = read_info(path, false).map_err(err)?.environment;
+    let plugin = plugin_for(plugins, &environment);
+    let mut env_values: Vec<(usize, String, f64)> = Vec::new();
+    let run = plugin
+        .load_for_compare(path, &mut |pos, name, v| {
+            env_values.push((pos, name.to_string(), v));
+        })
+        .map_err(err)?;
     let metadata = read_object(&path.join("metadata.json"));
     let manifest = read_object(&path.join("run_manifest.json"));
     let get = |k: &str| metadata.get(k).cloned().unwrap_or(Value::Null);
@@ -405,10 +413,10 @@ fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
     );
     hosted.insert("environment_version", get("env_version"));
 
-    let plugin = plugin_for(plugins, &info.environment);
     // example id → (errored?, metric → (sum, count))
     let mut acc: BTreeMap<String, ExampleAcc> = BTreeMap::new();
-    for r in &run.records.records {
+    let mut env_values = env_values.into_iter().peekable();
+    for (pos, r) in run.records.records.iter().enumerate() {
         let entry = acc.entry(r.example_id.clone()).or_default();
         if r.is_errored() {
             entry.0 = true;
@@ -429,7 +437,9 @@ fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
                 add(format!("reward.{k}"), *v);
             }
         }
-        plugin.compare_record(info, r, &mut |name, v| add(name.to_string(), v));
+        while let Some((_, name, v)) = env_values.next_if(|(p, _, _)| *p == pos) {
+            add(name, v);
+        }
     }
     let examples = acc
         .into_iter()

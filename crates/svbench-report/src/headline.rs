@@ -2,7 +2,10 @@
 //! in svbench's definitions. One name means one quantity everywhere; a
 //! value is `None` (null, `n/a`) where its denominator is zero.
 
-use svbench_core::summary::{E1Metrics, E1Summary, E2Summary, E4Metrics, HeadlineMetric};
+use crate::e1::summary::{E1Metrics, E1Summary};
+use crate::e2::summary::E2Summary;
+use crate::e4::summary::E4Metrics;
+use svbench_core::summary::HeadlineMetric;
 
 /// E1's `accuracy`: the definition every output shares.
 pub const E1_ACCURACY: &str =

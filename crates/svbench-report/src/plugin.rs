@@ -12,10 +12,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde::Serialize;
+use serde_json::{Map, Value};
 use svbench_core::metrics::BootstrapConfig;
 use svbench_core::summary::{
-    E1Summary, E2SeverityCounts, E2Summary, GenericMetrics, HeadlineMetric, RewardStats, Summary,
-    SummaryCounts, SummaryMetrics, UpstreamCompat, Validity,
+    GenericMetrics, HeadlineMetric, RewardStats, Summary, SummaryCounts, Validity,
 };
 use svbench_core::ParseStatus;
 
@@ -23,7 +24,7 @@ use crate::build::BuildNotes;
 use crate::error::ReportError;
 use crate::html::{Outcome, SampleView};
 use crate::plots::Plot;
-use crate::read::{LeanRun, RecordView, RunInfo};
+use crate::read::{EnvFields, LeanRun, LoadedRecords, LoadedRun, RecordView, RunInfo};
 
 /// Statistics an environment adds to each resample of the shared bootstrap
 /// (the summary's mean reward is the one after them).
@@ -80,40 +81,74 @@ pub struct FinishContext<'a> {
     pub warnings: &'a mut Vec<String>,
 }
 
-/// What an environment contributes to `summary.json` and the plots.
+/// What an environment contributes to `summary.json`: its own types,
+/// serialised ([`EnvSummary::new`] and the builders).
 #[derive(Debug, Clone)]
 pub struct EnvSummary {
     /// `metrics`.
-    pub metrics: SummaryMetrics,
+    pub metrics: Value,
     /// `upstream_compat`.
-    pub upstream_compat: Option<UpstreamCompat>,
+    pub upstream_compat: Option<Value>,
     /// `headline`.
     pub headline: Vec<HeadlineMetric>,
-    /// `severity_breakdown`.
-    pub severity_breakdown: Option<BTreeMap<String, E2SeverityCounts>>,
-    /// `e1`.
-    pub e1: Option<E1Summary>,
-    /// `e2`.
-    pub e2: Option<E2Summary>,
+    /// The top-level objects the environment adds, in order.
+    pub extensions: Map<String, Value>,
+}
+
+/// One of the environment's summary types as JSON.
+///
+/// # Panics
+/// When the type does not serialise, which a derived `Serialize` of structs
+/// with text keys never does: such a type is a bug.
+fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
+    match serde_json::to_value(value) {
+        Ok(v) => v,
+        Err(e) => panic!(
+            "an environment's summary type ({}) does not serialise: {e}",
+            std::any::type_name::<T>()
+        ),
+    }
 }
 
 impl EnvSummary {
     /// Metrics alone, nothing else.
     #[must_use]
-    pub fn metrics(metrics: SummaryMetrics) -> Self {
+    pub fn new<M: Serialize + ?Sized>(metrics: &M) -> Self {
         EnvSummary {
-            metrics,
+            metrics: to_json(metrics),
             upstream_compat: None,
             headline: Vec::new(),
-            severity_breakdown: None,
-            e1: None,
-            e2: None,
+            extensions: Map::new(),
         }
+    }
+
+    /// With `upstream_compat`.
+    #[must_use]
+    pub fn upstream_compat<U: Serialize + ?Sized>(mut self, compat: &U) -> Self {
+        self.upstream_compat = Some(to_json(compat));
+        self
+    }
+
+    /// With `headline`.
+    #[must_use]
+    pub fn headline(mut self, headline: Vec<HeadlineMetric>) -> Self {
+        self.headline = headline;
+        self
+    }
+
+    /// With the top-level object `key` (after those added before it).
+    #[must_use]
+    pub fn extension<T: Serialize + ?Sized>(mut self, key: &str, value: &T) -> Self {
+        self.extensions.insert(key.to_string(), to_json(value));
+        self
     }
 }
 
 /// How an environment's records become its metrics and plots.
 pub trait EnvReport: EnvSections + 'static {
+    /// The record fields the environment reads as its own types (its
+    /// `parsed` object, its compatibility fields).
+    type Fields: EnvFields;
     /// A record's environment part, reduced on a parsing thread.
     type Sample: Send;
     /// The environment's accumulator over the metric records.
@@ -122,18 +157,18 @@ pub trait EnvReport: EnvSections + 'static {
     type PlotData;
 
     /// Parse status of a record that has no `parse` object.
-    fn status_without_parse(&self, _r: &RecordView) -> ParseStatus {
+    fn status_without_parse(&self, _r: &RecordView<Self::Fields>) -> ParseStatus {
         ParseStatus::Valid
     }
 
     /// Two grouping keys of a record, interned while reading.
-    fn groups(&self, _r: &RecordView) -> [Option<String>; 2] {
+    fn groups(&self, _r: &RecordView<Self::Fields>) -> [Option<String>; 2] {
         [None, None]
     }
 
     /// Reduces a record to its sample once the shared columns have taken
     /// theirs (its `reward_profile` and `rewards` are then empty).
-    fn reduce(&self, r: RecordView, errored: bool) -> Self::Sample;
+    fn reduce(&self, r: RecordView<Self::Fields>, errored: bool) -> Self::Sample;
 
     /// An empty accumulator.
     fn start(&self, info: &RunInfo, profile: Option<&str>) -> Self::Acc;
@@ -157,6 +192,16 @@ pub trait EnvReport: EnvSections + 'static {
     /// latency histograms every report has).
     fn plots(&self, _data: &Self::PlotData, _summary: &Summary) -> Vec<Plot> {
         Vec::new()
+    }
+
+    /// A scored record's values of [`EnvSections::compare_metrics`], given
+    /// to `add` (averaged over an example's rollouts).
+    fn compare_record(
+        &self,
+        _info: &RunInfo,
+        _r: &RecordView<Self::Fields>,
+        _add: &mut dyn FnMut(&str, f64),
+    ) {
     }
 }
 
@@ -218,6 +263,12 @@ pub trait EnvSections: Sync {
         &[]
     }
 
+    /// JSON Schemas of the environment's parts of the run artifacts (the
+    /// summary's and the result records' schemas are composed of them).
+    fn schemas(&self) -> EnvSchemas {
+        EnvSchemas::default()
+    }
+
     /// The environment's scoreboard (`svbench scoreboard --env`), if it has
     /// one.
     fn board(&self) -> Option<&dyn crate::scoreboard::EnvBoard> {
@@ -225,14 +276,10 @@ pub trait EnvSections: Sync {
     }
 
     /// `compare`'s metrics of the environment, in report order (each
-    /// defined per example by [`EnvSections::compare_record`]).
+    /// defined per example by [`EnvReport::compare_record`]).
     fn compare_metrics(&self) -> &'static [&'static str] {
         &[]
     }
-
-    /// A scored record's values of [`EnvSections::compare_metrics`], given
-    /// to `add` (averaged over an example's rollouts).
-    fn compare_record(&self, _info: &RunInfo, _r: &RecordView, _add: &mut dyn FnMut(&str, f64)) {}
 
     /// The caption of `report.html`'s metrics table, which the environment
     /// may edit (flattened `metrics`: path, value).
@@ -242,6 +289,32 @@ pub trait EnvSections: Sync {
         _metrics: &mut [(String, String)],
     ) -> &'static str {
         "Metrics"
+    }
+}
+
+/// JSON Schemas of an environment's parts of the run artifacts (each made
+/// with [`EnvSchemas::of`] from the environment's types); `None` where the
+/// environment writes no such part.
+#[derive(Debug, Clone, Default)]
+pub struct EnvSchemas {
+    /// The summary's `metrics`.
+    pub metrics: Option<Value>,
+    /// The summary's `upstream_compat`.
+    pub upstream_compat: Option<Value>,
+    /// The summary's top-level objects the environment adds, by key.
+    pub extensions: Vec<(&'static str, Value)>,
+    /// A result record's `parsed`.
+    pub parsed: Option<Value>,
+    /// A result record's compatibility fields (an object schema whose
+    /// properties are the top-level keys).
+    pub compat: Option<Value>,
+}
+
+impl EnvSchemas {
+    /// The schema of type `T`.
+    #[must_use]
+    pub fn of<T: schemars::JsonSchema>() -> Value {
+        schemars::schema_for!(T).to_value()
     }
 }
 
@@ -259,6 +332,19 @@ pub trait ReportPlugin: EnvSections {
         info: RunInfo,
         opts: &SummaryOptions,
     ) -> Result<(LeanRun, Option<Summarized>), ReportError>;
+
+    /// Reads the run in `dir` in full for `compare`, giving each record's
+    /// environment metrics ([`EnvReport::compare_record`]) to `add`
+    /// (record position, metric, value); the records are returned without
+    /// their environment part.
+    ///
+    /// # Errors
+    /// Reading the run failed.
+    fn load_for_compare(
+        &self,
+        dir: &Path,
+        add: &mut dyn FnMut(usize, &str, f64),
+    ) -> Result<LoadedRun, ReportError>;
 }
 
 /// How [`ReportPlugin::summarize`] computes.
@@ -309,6 +395,42 @@ impl<P: EnvReport> ReportPlugin for P {
         });
         Ok((run, built))
     }
+
+    fn load_for_compare(
+        &self,
+        dir: &Path,
+        add: &mut dyn FnMut(usize, &str, f64),
+    ) -> Result<LoadedRun, ReportError> {
+        let run = crate::read::load_run::<P::Fields>(dir, false)?;
+        let LoadedRecords {
+            records,
+            sha256,
+            file_present,
+            superseded,
+            warnings,
+        } = run.records;
+        let records = records
+            .into_iter()
+            .enumerate()
+            .map(|(pos, r)| {
+                if !r.is_errored() {
+                    self.compare_record(&run.info, &r, &mut |name, v| add(pos, name, v));
+                }
+                r.split().0
+            })
+            .collect();
+        Ok(LoadedRun {
+            dir: run.dir,
+            info: run.info,
+            records: LoadedRecords {
+                records,
+                sha256,
+                file_present,
+                superseded,
+                warnings,
+            },
+        })
+    }
 }
 
 /// The plugin of an environment without one: `metrics` holds the mean
@@ -331,6 +453,7 @@ impl Resample for NoStats {
 impl EnvSections for GenericReport {}
 
 impl EnvReport for GenericReport {
+    type Fields = ();
     type Sample = ();
     type Acc = NoStats;
     type PlotData = ();
@@ -350,7 +473,7 @@ impl EnvReport for GenericReport {
             "environment-specific metrics of `{}` are not computed by this report version; `metrics` holds the mean reward and component means",
             ctx.info.environment
         ));
-        let metrics = SummaryMetrics::Generic(GenericMetrics {
+        let metrics = GenericMetrics {
             reward: ctx.reward.mean,
             components: ctx
                 .reward
@@ -358,8 +481,8 @@ impl EnvReport for GenericReport {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.mean))
                 .collect(),
-        });
-        (EnvSummary::metrics(metrics), ())
+        };
+        (EnvSummary::new(&metrics), ())
     }
 }
 

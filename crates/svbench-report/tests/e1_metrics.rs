@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use svbench_core::metrics::{ece_bin, BootstrapConfig};
-use svbench_core::summary::E1Detection;
+use svbench_report::e1::summary::E1Detection;
 use svbench_report::e1::{self, ci::ci95, compute, E1Input, E1Sample, DEFAULT_COSTS};
 
 const EPS: f64 = 1e-12;
@@ -579,7 +579,7 @@ fn groups_partition_the_samples() {
     assert_eq!(rep.e1.groups.source.values().map(|g| g.n).sum::<u64>(), n);
     assert_eq!(rep.e1.groups.scenario.values().map(|g| g.n).sum::<u64>(), n);
     assert!(rep.e1.groups.scenario.contains_key("unknown"));
-    let cm = |m: &svbench_core::summary::E1Metrics| {
+    let cm = |m: &svbench_report::e1::summary::E1Metrics| {
         let c = &m.confusion_matrix;
         c.tp + c.tn + c.fp + c.fn_ + c.abstain + c.invalid
     };

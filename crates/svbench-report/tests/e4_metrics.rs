@@ -5,7 +5,9 @@ mod common;
 
 use common::e4::{e4_errored, e4_metadata, metrics_vector};
 use common::{write_run, TS};
-use svbench_core::summary::{E4MetricSet, E4Metrics, Summary, SummaryMetrics, UpstreamCompat};
+use svbench_core::summary::Summary;
+use svbench_report::e4::summary::E4UpstreamMetrics;
+use svbench_report::e4::summary::{E4MetricSet, E4Metrics};
 use svbench_report::{build_report, check_run, report_run, ReportOptions};
 
 fn close(got: Option<f64>, want: f64, what: &str) {
@@ -31,10 +33,10 @@ fn summary_of(records: &[serde_json::Value]) -> Summary {
         .expect("summary")
 }
 
-fn e4(s: &Summary) -> &E4Metrics {
-    match &s.metrics {
-        SummaryMetrics::E4(m) => m,
-        other => panic!("not E4 metrics: {other:?}"),
+fn e4(s: &Summary) -> E4Metrics {
+    match s.metrics_as::<E4Metrics>() {
+        Some(m) => m,
+        None => panic!("not E4 metrics: {:?}", s.metrics),
     }
 }
 
@@ -150,7 +152,7 @@ fn hand_computed_vector() {
         "extractor precision",
     );
 
-    let Some(UpstreamCompat::E4(u)) = &s.upstream_compat else {
+    let Some(u) = s.upstream_compat_as::<E4UpstreamMetrics>() else {
         panic!("no E4 upstream_compat");
     };
     // Invalid dropped: TP 1, FN 1, FP 1, TN 2 over ten labelled rows.
@@ -167,7 +169,9 @@ fn hand_computed_vector() {
     assert!(names.contains(&"f1") && names.contains(&"evidence_f1"));
 }
 
-fn sum_groups(groups: &std::collections::BTreeMap<String, svbench_core::summary::E4Group>) -> u64 {
+fn sum_groups(
+    groups: &std::collections::BTreeMap<String, svbench_report::e4::summary::E4Group>,
+) -> u64 {
     groups.values().map(|g| g.n).sum()
 }
 
@@ -229,8 +233,8 @@ fn report_check_recomputes_and_reads_back() {
     let out = report_run(&dir, &opts).expect("report");
     let text = std::fs::read_to_string(out.summary_path.expect("summary")).expect("read");
     let back: Summary = serde_json::from_str(&text).expect("summary reads back");
-    assert!(matches!(back.metrics, SummaryMetrics::E4(_)));
-    assert!(matches!(back.upstream_compat, Some(UpstreamCompat::E4(_))));
+    assert!(back.metrics_as::<E4Metrics>().is_some());
+    assert!(back.upstream_compat_as::<E4UpstreamMetrics>().is_some());
     assert!(text.contains("\"risk_at_coverage_0.8\""));
     let check = check_run(&dir, &ReportOptions::new(common::plugins)).expect("check");
     assert!(check.passed(), "{:?}", check.differences);
@@ -347,9 +351,9 @@ fn absurd_recorded_values_become_null_with_warnings() {
     assert_eq!(m.components["evidence"], None, "evidence component mean");
     assert_eq!(m.all.evidence.all.f1, None, "evidence f1");
     assert!(m.all.accuracy.is_some(), "counts stay defined");
-    match &s.upstream_compat {
-        Some(UpstreamCompat::E4(u)) => assert_eq!(u.brier, 0.0),
-        other => panic!("not E4 upstream_compat: {other:?}"),
+    match s.upstream_compat_as::<E4UpstreamMetrics>() {
+        Some(u) => assert_eq!(u.brier, 0.0),
+        None => panic!("not E4 upstream_compat: {:?}", s.upstream_compat),
     }
     for name in [
         "metrics.reward was not a finite number and is written as null",

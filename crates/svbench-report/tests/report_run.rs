@@ -207,7 +207,8 @@ fn only_errors_says_so() {
     let out = report_run(&dir, &opts()).expect("report");
     let s = out.summary.expect("summary");
     assert_eq!(s.counts.scored, 0);
-    assert!(s.e1.as_ref().expect("e1").ci95.is_none());
+    let e1: svbench_report::e1::summary::E1Summary = s.extension("e1").expect("e1");
+    assert!(e1.ci95.is_none());
     assert!(s
         .warnings
         .iter()
@@ -294,7 +295,7 @@ fn mixed_profiles_are_flagged_not_averaged() {
         .warnings
         .iter()
         .any(|w| w.contains("more than one reward profile")));
-    let svbench_core::summary::SummaryMetrics::E1(m) = &s.metrics else {
+    let Some(m) = s.metrics_as::<svbench_report::e1::summary::E1Metrics>() else {
         panic!("E1 metrics expected")
     };
     assert_eq!(
@@ -334,7 +335,7 @@ fn upstream_style_records_are_readable() {
     assert_eq!(s.run_id, "20250101-up");
     assert_eq!(s.counts.invalid, 1);
     assert_eq!(s.counts.valid, 3);
-    let Some(svbench_core::summary::UpstreamCompat::E1(u)) = &s.upstream_compat else {
+    let Some(u) = s.upstream_compat_as::<svbench_report::e1::summary::E1UpstreamMetrics>() else {
         panic!("upstream_compat expected")
     };
     assert_eq!(u.detection.accuracy, 1.0);
@@ -460,7 +461,8 @@ fn rollouts_of_an_example_are_resampled_together() {
     let units: Vec<std::ops::Range<usize>> = (0..30).map(|i| 2 * i..2 * i + 2).collect();
     let cfg = opts().bootstrap.expect("set");
     let want = ci95(&samples, &units, cfg).expect("ci");
-    assert_eq!(s.e1.expect("e1").ci95, Some(want));
+    let e1: svbench_report::e1::summary::E1Summary = s.extension("e1").expect("e1");
+    assert_eq!(e1.ci95, Some(want));
 }
 
 /// The plot files of an E1 run, in the order report.md lists them.

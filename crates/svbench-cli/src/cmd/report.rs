@@ -56,11 +56,11 @@ pub struct ReportArgs {
 /// Runs the command; returns the exit code.
 pub fn run(args: ReportArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
     if let Some(name) = &args.print_schema {
-        let boards: Vec<_> = svbench_envs::registry::REGISTRY
+        let envs: Vec<_> = svbench_envs::registry::REGISTRY
             .iter()
-            .filter_map(|e| Some((e.identity, e.report.board()?)))
+            .map(|e| (e.identity, e.report))
             .collect();
-        let text = schema_text(name, &boards)
+        let text = schema_text(name, &envs)
             .ok_or_else(|| exit::usage(format!("unknown schema `{name}`")))?;
         out!("{text}")?;
         return Ok(exit::OK);

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::json;
-use svbench_core::record::{CompatFields, ParsedRecord, ResultRecord};
+use svbench_core::record::{CompatFields, EnvPart, ResultRecord};
 use svbench_core::Completion;
 
 use super::env::E1Env;
@@ -119,14 +119,14 @@ fn write_run(dir: &Path, n: usize) -> Result<(), BenchError> {
             info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
             completion: Some(text.to_string()),
             completion_messages: vec![json!({"role": "assistant", "content": text})],
-            parsed: s.parsed().map(ParsedRecord::E1),
+            parsed: s.parsed().map(|p| EnvPart::of(&p)),
             parse: Some(s.parse_record()),
             reward: Some(s.reward.total),
             rewards: s.reward.values(),
             reward_profile: "v1".into(),
             latency_ms: (i % 100) as f64 * 0.5,
             turns: 1,
-            compat: CompatFields::E1(s.compat()),
+            compat: CompatFields::of(&s.compat()),
             ..Default::default()
         };
         serde_json::to_writer(&mut out, &rec).map_err(setup)?;

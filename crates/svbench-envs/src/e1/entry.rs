@@ -74,6 +74,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
         ],
         student_args: &[],
         findings: None,
+        analysis: Some("svbench.train.behaviour"),
     },
     cheap_scoring: true,
     inline_question: None,

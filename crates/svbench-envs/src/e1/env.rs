@@ -1,9 +1,10 @@
 //! The E1 environment: one path from a completion to a recorded score.
 
 use svbench_core::extract::ParseMode;
-use svbench_core::record::{CompatFields, E1Compat, E1Parsed, ParsedRecord};
+use svbench_core::record::{CompatFields, EnvPart};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Message, ParseOutcome, ParseRecord, RewardBreakdown};
+use svbench_report::e1::record::{E1Compat, E1Parsed};
 
 use super::parse::parse_completion;
 use super::prompt::{initial_messages, system_prompt};
@@ -150,8 +151,8 @@ impl crate::environment::Environment for E1Env {
         let s = E1Env::score(self, completion, gold);
         Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),
-            parsed: s.parsed().map(ParsedRecord::E1),
-            compat: CompatFields::E1(s.compat()),
+            parsed: s.parsed().map(|p| EnvPart::of(&p)),
+            compat: CompatFields::of(&s.compat()),
             reward: s.reward,
         })
     }

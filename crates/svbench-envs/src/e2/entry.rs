@@ -75,6 +75,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
         // The student answers from the configuration in the prompt.
         student_args: &[("include_tools", "false")],
         findings: Some("violations"),
+        analysis: Some("svbench.train.findings"),
     },
     cheap_scoring: false,
     inline_question: Some(

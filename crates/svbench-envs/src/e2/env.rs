@@ -17,14 +17,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use svbench_core::env_record::{
-    CompatFields, DetectionRecord, E2Compat, E2DetectionRecord, E2Parsed, E2RewardsRecord,
-    E2UpstreamRewards, E2V1Rewards, ParseStatusRecord, ParsedRecord, PatchKind, RuleFinding,
-    UpstreamPatchRecord as UpstreamPatchEntry, V1PatchRecord, ViolationEntry,
-};
+use svbench_core::env_record::{CompatFields, EnvPart, ParseStatusRecord};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
+use svbench_report::e2::record::{
+    DetectionRecord, E2Compat, E2DetectionRecord, E2Parsed, E2RewardsRecord, E2UpstreamRewards,
+    E2V1Rewards, PatchKind, RuleFinding, UpstreamPatchRecord as UpstreamPatchEntry, V1PatchRecord,
+    ViolationEntry,
+};
 use svbench_scan::external::{ExternalBackends, ExternalTool, ProbeError};
 use svbench_scan::patch::lenient::apply_upstream_within;
 use svbench_scan::patch::{
@@ -1062,9 +1063,9 @@ impl E2Env {
         };
         ScoredAnswer {
             parse: parse_record(active_parse),
-            parsed: Some(ParsedRecord::E2(Box::new(self.parsed(item, score)))),
+            parsed: Some(EnvPart::of(&self.parsed(item, score))),
             reward: self.rewards.select(&score.v1, &score.upstream).clone(),
-            compat: CompatFields::E2(self.compat(item, completion, score)),
+            compat: CompatFields::of(&self.compat(item, completion, score)),
         }
     }
 

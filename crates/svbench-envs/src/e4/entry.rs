@@ -77,6 +77,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
         ],
         student_args: &[],
         findings: None,
+        analysis: None,
     },
     cheap_scoring: true,
     inline_question: Some(

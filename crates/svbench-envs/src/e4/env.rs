@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use svbench_core::record::ParsedRecord;
+use svbench_core::record::EnvPart;
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message};
 
@@ -248,7 +248,7 @@ impl Environment for E4Env {
             })?;
         Ok(ScoredAnswer {
             parse: s.parse_record(),
-            parsed: Some(ParsedRecord::E4(Box::new(s.parsed(&facts)))),
+            parsed: Some(EnvPart::of(&s.parsed(&facts))),
             compat: s.compat(),
             reward: s.reward,
         })

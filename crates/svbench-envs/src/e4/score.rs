@@ -2,8 +2,9 @@
 //! the evidence, compute the profile's reward, and build the record parts.
 
 use svbench_core::env_record::ParseStatusRecord;
-use svbench_core::record::{CompatFields, E1Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
+use svbench_core::record::CompatFields;
 use svbench_core::{Completion, ParseOutcome, ParseRecord, RewardBreakdown};
+use svbench_report::e4::record::{E4Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
 
 use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 
@@ -227,7 +228,7 @@ impl E4Score {
     /// (as E1).
     pub fn compat(&self) -> CompatFields {
         let (label, confidence) = self.label_confidence();
-        CompatFields::E1(E1Compat {
+        CompatFields::of(&E4Compat {
             predicted_label: label.map_or("", Label::as_str).to_string(),
             confidence,
         })

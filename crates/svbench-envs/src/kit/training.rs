@@ -32,6 +32,11 @@ pub struct TrainingDefaults {
     /// findings: partial teachers thin it, and `grpo.rows = with_findings`
     /// keeps the rows whose reference lists at least one.
     pub findings: Option<&'static str>,
+    /// The Python module (under `svbench.train`) whose analysis of the
+    /// environment's answers training reports and study pages show beside
+    /// the reward (does the policy read the input, or give one answer to
+    /// everything?); `None`: the answer spread every environment gets.
+    pub analysis: Option<&'static str>,
 }
 
 impl TrainingDefaults {
@@ -40,6 +45,7 @@ impl TrainingDefaults {
         teachers: &[],
         student_args: &[],
         findings: None,
+        analysis: None,
     };
 }
 
@@ -69,6 +75,13 @@ mod tests {
                     "{} teacher {} is partial, but answers list no findings",
                     entry.name(),
                     t.name
+                );
+            }
+            if let Some(module) = training.analysis {
+                assert!(
+                    module.starts_with("svbench.train.") && !module.contains(['/', ' ']),
+                    "{}: analysis {module} is not a module of svbench.train",
+                    entry.name()
                 );
             }
             for (key, value) in training.student_args {

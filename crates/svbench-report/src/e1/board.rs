@@ -5,7 +5,8 @@ use serde::ser::Error as _;
 use std::fmt::Write;
 
 use svbench_core::scoreboard::{is_entry_of, to_entry, BoardEntry, E1Entry};
-use svbench_core::summary::SummaryMetrics;
+
+use super::summary::{E1Metrics, E1Summary};
 
 use crate::markup::table_cell;
 use crate::scoreboard::typed;
@@ -18,10 +19,13 @@ pub struct E1Board;
 impl EnvBoard for E1Board {
     fn entry(&self, head: &EntryHead<'_>) -> Result<BoardEntry, serde_json::Error> {
         let s = head.summary;
-        let SummaryMetrics::E1(m) = &s.metrics else {
+        let Some(m) = s.metrics_as::<E1Metrics>() else {
             return Err(serde_json::Error::custom("the summary has no E1 metrics"));
         };
-        let undefined = s.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+        let undefined = s
+            .extension::<E1Summary>("e1")
+            .map(|e| e.undefined)
+            .unwrap_or_default();
         let cwa = (!undefined.iter().any(|u| u == "cost_weighted_accuracy"))
             .then_some(m.cost.cost_weighted_accuracy);
         to_entry(&E1Entry {

@@ -11,10 +11,10 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::e1::summary::E1Ci95;
 use svbench_core::metrics::{
     bootstrap, ece_bin, BootstrapConfig, CalibrationAccumulator, ConfidencePoint,
 };
-use svbench_core::summary::E1Ci95;
 
 use super::compute::{calibration, detection, point, Tally, Undefined};
 use super::outcome::{E1Sample, Prediction};

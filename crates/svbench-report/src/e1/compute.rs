@@ -3,14 +3,14 @@
 //! the extras (§4.4). Zero denominators take upstream's values and are listed
 //! as undefined (§4.5).
 
+use crate::e1::summary::{
+    E1Abstention, E1Calibration, E1ConfusionMatrix, E1Cost, E1Detection, E1Extras, E1Metrics,
+    E1UpstreamConfusionMatrix, E1UpstreamMetrics,
+};
 use svbench_core::cost::{CostMatrix, Decision};
 use svbench_core::metrics::{
     aurc_from_curve, aurc_upstream, f1_score, ratio, risk_coverage, CalibrationAccumulator,
     ConfidencePoint,
-};
-use svbench_core::summary::{
-    E1Abstention, E1Calibration, E1ConfusionMatrix, E1Cost, E1Detection, E1Extras, E1Metrics,
-    E1UpstreamConfusionMatrix, E1UpstreamMetrics,
 };
 
 use super::outcome::{E1Sample, Prediction};

@@ -1,15 +1,15 @@
 //! Non-finite E1 metrics become 0.0 with a warning (upstream-named numbers must be numbers).
 
-use svbench_core::summary::E1Metrics;
+use crate::e1::summary::E1Metrics;
 
 use crate::build::guard;
 
 pub(crate) fn guard_blocks(
     prefix: &str,
-    d: &mut svbench_core::summary::E1Detection,
-    c: &mut svbench_core::summary::E1Calibration,
-    k: &mut svbench_core::summary::E1Cost,
-    a: &mut svbench_core::summary::E1Abstention,
+    d: &mut crate::e1::summary::E1Detection,
+    c: &mut crate::e1::summary::E1Calibration,
+    k: &mut crate::e1::summary::E1Cost,
+    a: &mut crate::e1::summary::E1Abstention,
     w: &mut Vec<String>,
 ) {
     let fields: [(&str, &mut f64); 15] = [
@@ -49,7 +49,7 @@ pub(crate) fn guard_e1(m: &mut E1Metrics, prefix: &str, w: &mut Vec<String>) {
 }
 
 pub(crate) fn guard_e1_upstream(
-    m: &mut svbench_core::summary::E1UpstreamMetrics,
+    m: &mut crate::e1::summary::E1UpstreamMetrics,
     w: &mut Vec<String>,
 ) {
     guard_blocks(
@@ -64,7 +64,7 @@ pub(crate) fn guard_e1_upstream(
 
 pub(crate) fn guard_extras(
     prefix: &str,
-    x: &mut svbench_core::summary::E1Extras,
+    x: &mut crate::e1::summary::E1Extras,
     w: &mut Vec<String>,
 ) {
     guard(&format!("{prefix}.aurc_standard"), &mut x.aurc_standard, w);
@@ -81,7 +81,7 @@ pub(crate) fn guard_extras(
     guard(&format!("{prefix}.invalid_rate"), &mut x.invalid_rate, w);
 }
 
-pub(crate) fn guard_e1_summary(e: &mut svbench_core::summary::E1Summary, w: &mut Vec<String>) {
+pub(crate) fn guard_e1_summary(e: &mut crate::e1::summary::E1Summary, w: &mut Vec<String>) {
     guard_extras("e1.extras", &mut e.extras, w);
     for (kind, map) in [
         ("source", &mut e.groups.source),

@@ -6,16 +6,18 @@ pub mod compute;
 pub mod guard;
 pub mod outcome;
 pub mod plugin;
+pub mod record;
+pub mod summary;
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
+use crate::e1::summary::{
+    CostMatrixRecord, E1Ci95, E1Group, E1Groups, E1Metrics, E1Summary, E1UpstreamMetrics,
+};
 use serde_json::Value;
 use svbench_core::cost::CostMatrix;
 use svbench_core::metrics::BootstrapConfig;
-use svbench_core::summary::{
-    CostMatrixRecord, E1Ci95, E1Group, E1Groups, E1Metrics, E1Summary, E1UpstreamMetrics,
-};
 
 pub use compute::{compute, E1Computed, Tally};
 pub use outcome::{classify, E1Sample, Prediction};

@@ -3,9 +3,9 @@
 //! invalid — read from recorded fields only, never re-parsed.
 
 use serde_json::Value;
-use svbench_core::record::ParsedRecord;
 use svbench_core::ParseStatus;
 
+use super::record::E1Fields;
 use crate::read::RecordView;
 
 /// A predicted outcome.
@@ -119,25 +119,26 @@ fn standard_label(v: Option<&str>) -> Option<Label> {
 /// (upstream-style records): a standard label in `predicted_label` is decided
 /// or abstain, anything else (including empty) is invalid; a missing or
 /// non-numeric confidence makes it label-only.
-pub fn classify(rec: &RecordView) -> Result<E1Sample, Unusable> {
+pub fn classify(rec: &RecordView<E1Fields>) -> Result<E1Sample, Unusable> {
     let gold =
         gold_is_malicious(&rec.answer).ok_or_else(|| Unusable::Gold(rec.answer.to_string()))?;
-    let parsed = rec.parsed.as_ref().and_then(ParsedRecord::e1);
+    let env = &rec.env;
+    let parsed = env.parsed.as_ref();
     let (label, confidence, label_only) = match &rec.parse {
         Some(p) if matches!(p.status, ParseStatus::Invalid | ParseStatus::NoAnswer) => {
             return Ok(E1Sample::invalid(gold));
         }
         Some(p) => {
             let label = standard_label(parsed.map(|p| p.label.as_str()))
-                .or_else(|| standard_label(rec.predicted_label.as_deref()));
-            let confidence = parsed.and_then(|p| p.confidence).or(rec.confidence);
+                .or_else(|| standard_label(env.predicted_label.as_deref()));
+            let confidence = parsed.and_then(|p| p.confidence).or(env.confidence);
             let label_only = p.status == ParseStatus::LabelOnly || confidence.is_none();
             (label, confidence, label_only)
         }
         None => {
-            let confidence = rec.confidence;
+            let confidence = env.confidence;
             (
-                standard_label(rec.predicted_label.as_deref()),
+                standard_label(env.predicted_label.as_deref()),
                 confidence,
                 confidence.is_none(),
             )
@@ -161,17 +162,14 @@ pub fn classify(rec: &RecordView) -> Result<E1Sample, Unusable> {
 }
 
 /// The parse status a record counts under: its `parse.status`, else (for
-/// upstream-style E1 records) the status implied by its compatibility fields.
-pub fn status_of(rec: &RecordView, e1: bool) -> ParseStatus {
+/// upstream-style records) the status implied by its compatibility fields.
+pub fn status_of(rec: &RecordView<E1Fields>) -> ParseStatus {
     if let Some(p) = &rec.parse {
         return p.status;
     }
-    if !e1 {
-        return ParseStatus::Valid;
-    }
-    match standard_label(rec.predicted_label.as_deref()) {
+    match standard_label(rec.env.predicted_label.as_deref()) {
         None => ParseStatus::Invalid,
-        Some(_) if rec.confidence.is_some() => ParseStatus::Valid,
+        Some(_) if rec.env.confidence.is_some() => ParseStatus::Valid,
         Some(_) => ParseStatus::LabelOnly,
     }
 }
@@ -180,7 +178,7 @@ pub fn status_of(rec: &RecordView, e1: bool) -> ParseStatus {
 mod tests {
     use super::*;
 
-    fn rec(s: &str) -> RecordView {
+    fn rec(s: &str) -> RecordView<E1Fields> {
         serde_json::from_str(s).unwrap()
     }
 
@@ -213,16 +211,16 @@ mod tests {
     fn upstream_style_records() {
         let r = rec(r#"{"answer":"malicious","predicted_label":"abstain","confidence":0.2}"#);
         assert_eq!(classify(&r).unwrap().prediction, Prediction::Abstain);
-        assert_eq!(status_of(&r, true), ParseStatus::Valid);
+        assert_eq!(status_of(&r), ParseStatus::Valid);
         let r = rec(r#"{"answer":true,"predicted_label":"","confidence":0.0}"#);
         assert_eq!(classify(&r).unwrap(), E1Sample::invalid(true));
-        assert_eq!(status_of(&r, true), ParseStatus::Invalid);
+        assert_eq!(status_of(&r), ParseStatus::Invalid);
         let r = rec(r#"{"answer":0,"predicted_label":"Maybe","confidence":0.5}"#);
         assert_eq!(classify(&r).unwrap().prediction, Prediction::Invalid);
         let r = rec(r#"{"answer":"Benign","predicted_label":"BENIGN"}"#);
         let s = classify(&r).unwrap();
         assert!(s.label_only && s.prediction == Prediction::Benign);
-        assert_eq!(status_of(&r, true), ParseStatus::LabelOnly);
+        assert_eq!(status_of(&r), ParseStatus::LabelOnly);
         let r = rec(r#"{"answer":"Abstain","predicted_label":"Benign","confidence":0.5}"#);
         assert!(classify(&r).is_err());
     }

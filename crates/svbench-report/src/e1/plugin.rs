@@ -5,21 +5,22 @@
 use serde::Deserialize;
 use serde_json::Value;
 use svbench_core::cost::Decision;
-use svbench_core::env_record::{E1Parsed, ParsedRecord};
-use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
+use svbench_core::summary::Summary;
 use svbench_core::ParseStatus;
 
 use super::ci::{to_ci95, E1Classes};
 use super::compute::v1_decision;
 use super::guard::{guard_e1, guard_e1_summary, guard_e1_upstream};
 use super::outcome::{classify, status_of, E1Sample, Prediction};
+use super::record::{E1Fields, E1Parsed};
+use super::summary::{E1Metrics, E1Summary, E1UpstreamMetrics};
 use super::{cost_matrix, e1_report_with_ci, E1Input};
 use crate::build::rate;
 use crate::html::{text, typed, Outcome, SampleView};
 use crate::markdown::NA;
 use crate::plots::Plot;
 use crate::plugin::{
-    EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
+    EnvReport, EnvSchemas, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
@@ -156,6 +157,16 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E1Parsed> {
 }
 
 impl EnvSections for E1Report {
+    fn schemas(&self) -> EnvSchemas {
+        EnvSchemas {
+            metrics: Some(EnvSchemas::of::<E1Metrics>()),
+            upstream_compat: Some(EnvSchemas::of::<E1UpstreamMetrics>()),
+            extensions: vec![("e1", EnvSchemas::of::<E1Summary>())],
+            parsed: Some(EnvSchemas::of::<E1Parsed>()),
+            compat: Some(EnvSchemas::of::<super::record::E1Compat>()),
+        }
+    }
+
     fn component_bounds(&self) -> ProfileBounds {
         COMPONENT_BOUNDS
     }
@@ -165,9 +176,13 @@ impl EnvSections for E1Report {
     }
 
     fn markdown(&self, out: &mut String, summary: &Summary) {
-        match (&summary.metrics, &summary.upstream_compat, &summary.e1) {
-            (SummaryMetrics::E1(m), Some(UpstreamCompat::E1(u)), Some(e1)) => {
-                crate::markdown::e1::sections(out, m, u, e1);
+        match (
+            summary.metrics_as::<E1Metrics>(),
+            summary.upstream_compat_as::<E1UpstreamMetrics>(),
+            summary.extension::<E1Summary>("e1"),
+        ) {
+            (Some(m), Some(u), Some(e1)) => {
+                crate::markdown::e1::sections(out, &m, &u, &e1);
             }
             _ => out.push_str("## Metrics\n\nThe summary has no complete E1 metrics.\n\n"),
         }
@@ -181,10 +196,12 @@ impl EnvSections for E1Report {
     fn grade(&self, v: &SampleView<'_>) -> Outcome {
         let view = RecordView {
             answer: typed(v.answer).unwrap_or(Value::Null),
-            parsed: parsed_of(v).map(ParsedRecord::E1),
             parse: typed(v.parse),
-            predicted_label: typed(v.predicted_label),
-            confidence: typed(v.confidence),
+            env: E1Fields {
+                parsed: parsed_of(v),
+                predicted_label: typed(v.predicted_label),
+                confidence: typed(v.confidence),
+            },
             ..RecordView::default()
         };
         match classify(&view) {
@@ -223,26 +240,12 @@ impl EnvSections for E1Report {
         &["accuracy", "cost"]
     }
 
-    /// Per example, the report's `accuracy` (abstentions and invalid
-    /// answers are not correct) and the v1 cost.
-    fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
-        let matrix = cost_matrix(
-            info.reward_profile.as_deref(),
-            &info.reward_params,
-            info.env_provenance.get("cost_matrix_v1"),
-        )
-        .0;
-        if let Ok(s) = classify(r) {
-            let decision = v1_decision(&s);
-            let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
-            add("accuracy", f64::from(u8::from(correct)));
-            add("cost", matrix.cost(decision));
-        }
-    }
-
     /// Upstream's schema wants numbers here; an undefined one reads n/a.
     fn metrics_caption(&self, summary: &Summary, metrics: &mut [(String, String)]) -> &'static str {
-        let undefined = summary.e1.as_ref().map_or(&[][..], |e| &e.undefined[..]);
+        let undefined = summary
+            .extension::<E1Summary>("e1")
+            .map(|e| e.undefined)
+            .unwrap_or_default();
         for (k, v) in metrics {
             let leaf = k.rsplit('.').next().unwrap_or(k);
             if undefined.iter().any(|u| u == leaf) {
@@ -254,21 +257,22 @@ impl EnvSections for E1Report {
 }
 
 impl EnvReport for E1Report {
+    type Fields = E1Fields;
     type Sample = E1Code;
     type Acc = E1Acc;
     /// The samples (the calibration and confidence plots draw them).
     type PlotData = Vec<E1Sample>;
 
     /// Without a `parse` object the compatibility fields decide.
-    fn status_without_parse(&self, r: &RecordView) -> ParseStatus {
-        status_of(r, true)
+    fn status_without_parse(&self, r: &RecordView<E1Fields>) -> ParseStatus {
+        status_of(r)
     }
 
-    fn groups(&self, r: &RecordView) -> [Option<String>; 2] {
+    fn groups(&self, r: &RecordView<E1Fields>) -> [Option<String>; 2] {
         [r.meta("source"), r.meta("scenario")]
     }
 
-    fn reduce(&self, r: RecordView, errored: bool) -> E1Code {
+    fn reduce(&self, r: RecordView<E1Fields>, errored: bool) -> E1Code {
         E1Code::pack((!errored).then(|| classify(&r).ok()))
     }
 
@@ -316,19 +320,42 @@ impl EnvReport for E1Report {
         guard_e1_upstream(&mut rep.upstream, ctx.warnings);
         guard_e1_summary(&mut rep.e1, ctx.warnings);
         let headline = crate::headline::e1(&rep.metrics, &rep.e1);
-        let summary = EnvSummary {
-            upstream_compat: Some(UpstreamCompat::E1(rep.upstream)),
-            headline,
-            e1: Some(rep.e1),
-            ..EnvSummary::metrics(SummaryMetrics::E1(rep.metrics))
-        };
+        let summary = EnvSummary::new(&rep.metrics)
+            .upstream_compat(&rep.upstream)
+            .headline(headline)
+            .extension("e1", &rep.e1);
         (summary, input.samples)
     }
 
     fn plots(&self, samples: &Vec<E1Sample>, summary: &Summary) -> Vec<Plot> {
-        match (&summary.e1, &summary.metrics) {
-            (Some(e1), SummaryMetrics::E1(m)) => crate::plots::e1::plots(samples, e1, m),
+        match (
+            summary.extension::<E1Summary>("e1"),
+            summary.metrics_as::<E1Metrics>(),
+        ) {
+            (Some(e1), Some(m)) => crate::plots::e1::plots(samples, &e1, &m),
             _ => Vec::new(),
+        }
+    }
+
+    /// Per example, the report's `accuracy` (abstentions and invalid
+    /// answers are not correct) and the v1 cost.
+    fn compare_record(
+        &self,
+        info: &RunInfo,
+        r: &RecordView<E1Fields>,
+        add: &mut dyn FnMut(&str, f64),
+    ) {
+        let matrix = cost_matrix(
+            info.reward_profile.as_deref(),
+            &info.reward_params,
+            info.env_provenance.get("cost_matrix_v1"),
+        )
+        .0;
+        if let Ok(s) = classify(r) {
+            let decision = v1_decision(&s);
+            let correct = decision == Decision::Correct && s.prediction != Prediction::Abstain;
+            add("accuracy", f64::from(u8::from(correct)));
+            add("cost", matrix.cost(decision));
         }
     }
 }

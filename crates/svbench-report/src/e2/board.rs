@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use serde::ser::Error as _;
 use svbench_core::scoreboard::{is_entry_of, to_entry, BoardEntry, E2Entry, E2EntryUpstream};
-use svbench_core::summary::SummaryMetrics;
+
+use super::summary::{E2Metrics, E2Summary};
 
 use crate::markup::table_cell;
 use crate::scoreboard::{ci, num, opt, reward, typed, EntryHead, EnvBoard};
@@ -18,11 +19,12 @@ pub struct E2Board;
 impl EnvBoard for E2Board {
     fn entry(&self, head: &EntryHead<'_>) -> Result<BoardEntry, serde_json::Error> {
         let s = head.summary;
-        let SummaryMetrics::E2(m) = &s.metrics else {
+        let Some(m) = s.metrics_as::<E2Metrics>() else {
             return Err(serde_json::Error::custom("the summary has no E2 metrics"));
         };
+        let e2 = s.extension::<E2Summary>("e2");
         let mut common = head.common(&["micro_f1"]);
-        if let Some(ci) = s.e2.as_ref().and_then(|e| e.ci95.as_ref()) {
+        if let Some(ci) = e2.as_ref().and_then(|e| e.ci95.as_ref()) {
             common
                 .ci95
                 .insert("f1_weighted".to_string(), ci.f1_weighted);
@@ -30,11 +32,11 @@ impl EnvBoard for E2Board {
                 common.ci95.insert("patch_success".to_string(), p);
             }
         }
-        let micro_f1_by_lang =
-            s.e2.iter()
-                .flat_map(|e| &e.by_lang)
-                .map(|(lang, g)| (lang.clone(), g.micro.unweighted.f1))
-                .collect();
+        let micro_f1_by_lang = e2
+            .iter()
+            .flat_map(|e| &e.by_lang)
+            .map(|(lang, g)| (lang.clone(), g.micro.unweighted.f1))
+            .collect();
         to_entry(&E2Entry {
             baseline: head.baseline.clone(),
             model: s.model.clone(),

@@ -5,10 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use svbench_core::env_record::{ParsedRecord, RuleFinding};
-use svbench_core::summary::{E2Micro, E2Prf, E2RuleStats, E2UpstreamStats, E2V1Stats};
+use crate::e2::record::RuleFinding;
+use crate::e2::summary::{E2Micro, E2Prf, E2RuleStats, E2UpstreamStats, E2V1Stats};
 
 use super::upstream::{severity, weight};
+use crate::e2::record::E2Fields;
 use crate::read::RecordView;
 
 /// Findings of a `parsed` list as id → catalogue weight (entries without
@@ -131,12 +132,12 @@ impl ExtensionsAcc {
     /// Adds one scored record; returns its finding counts `[tp, fp, fn]`
     /// on the v1 sets. Records without `parsed` (written by another tool)
     /// count in `n` only and return `None`.
-    pub fn add(&mut self, r: &RecordView) -> Option<[u32; 3]> {
+    pub fn add(&mut self, r: &RecordView<E2Fields>) -> Option<[u32; 3]> {
         self.n += 1;
         if tool_errors(r).any(|e| e == "budget_exhausted") {
             self.budget_exhausted += 1;
         }
-        let p = r.parsed.as_ref().and_then(ParsedRecord::e2)?;
+        let p = r.env.parsed.as_deref()?;
         let oracle = id_set(&p.oracle);
         let predicted = id_set(&p.prediction);
         let counts = self.micro.add(&oracle, &predicted);
@@ -242,7 +243,7 @@ impl ExtensionsAcc {
 }
 
 /// The `error` codes of a record's tool interactions.
-fn tool_errors(r: &RecordView) -> impl Iterator<Item = &str> {
+fn tool_errors(r: &RecordView<E2Fields>) -> impl Iterator<Item = &str> {
     r.tool_interactions
         .iter()
         .flatten()
@@ -253,7 +254,7 @@ fn tool_errors(r: &RecordView) -> impl Iterator<Item = &str> {
 mod tests {
     use super::*;
 
-    fn record(status: &str) -> RecordView {
+    fn record(status: &str) -> RecordView<E2Fields> {
         serde_json::from_value(serde_json::json!({
             "parsed": {"v1_patch": {"status": status}, "parse_status": "valid"}
         }))

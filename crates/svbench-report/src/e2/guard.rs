@@ -2,7 +2,7 @@
 
 use crate::build::guard;
 
-pub(crate) fn guard_e2(m: &mut svbench_core::summary::E2Metrics, w: &mut Vec<String>) {
+pub(crate) fn guard_e2(m: &mut crate::e2::summary::E2Metrics, w: &mut Vec<String>) {
     let q = &mut m.finding_quality;
     let p = &mut m.patch;
     let t = &mut m.tool_economy;

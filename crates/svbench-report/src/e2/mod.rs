@@ -6,12 +6,15 @@ pub mod board;
 pub mod extensions;
 pub mod guard;
 pub mod plugin;
+pub mod record;
+pub mod summary;
 pub mod upstream;
 
 use std::collections::BTreeMap;
 
-use svbench_core::summary::{E2Ci95, E2LangGroup, E2Metrics, E2SeverityCounts, E2Summary};
+use crate::e2::summary::{E2Ci95, E2LangGroup, E2Metrics, E2SeverityCounts, E2Summary};
 
+use crate::e2::record::E2Fields;
 use crate::read::RecordView;
 use extensions::ExtensionsAcc;
 pub use upstream::RecordContribution;
@@ -43,7 +46,7 @@ pub struct E2Report {
 impl E2Input {
     /// Adds one scored record; returns what it contributes to the
     /// bootstrap of the headline metrics.
-    pub fn add(&mut self, r: &RecordView) -> RecordContribution {
+    pub fn add(&mut self, r: &RecordView<E2Fields>) -> RecordContribution {
         let mut c = self.all.add(r);
         c.micro = self.ext.add(r);
         let (n, up, ext) = self.by_lang.entry(fixture_type(r)).or_default();

@@ -3,18 +3,21 @@
 //! into E2's metrics, with intervals of `micro_f1`, `f1_weighted` and the
 //! patch success rate from the shared bootstrap.
 
-use svbench_core::env_record::{E2Parsed, RuleFinding};
-use svbench_core::summary::{Summary, SummaryMetrics};
+use crate::e2::record::{E2Parsed, RuleFinding};
+use svbench_core::summary::Summary;
+
+use super::summary::{E2Metrics, E2Summary};
 
 use super::extensions::micro_f1;
 use super::guard::guard_e2;
 use super::upstream::{fixture_type, normalise, predicted_entries, record_scores};
 use super::E2Input;
 use crate::build::rate;
+use crate::e2::record::E2Fields;
 use crate::html::{text, typed, Outcome, SampleView};
 use crate::plots::Plot;
 use crate::plugin::{
-    EnvReport, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
+    EnvReport, EnvSchemas, EnvSections, EnvSummary, FinishContext, RecordKeys, Resample, ENV_STATS,
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
@@ -142,6 +145,21 @@ fn exact(parsed: Option<&E2Parsed>, profile: &str) -> bool {
 }
 
 impl EnvSections for E2Report {
+    fn schemas(&self) -> EnvSchemas {
+        use std::collections::BTreeMap;
+        type Breakdown = BTreeMap<String, super::summary::E2SeverityCounts>;
+        EnvSchemas {
+            metrics: Some(EnvSchemas::of::<E2Metrics>()),
+            upstream_compat: None,
+            extensions: vec![
+                ("severity_breakdown", EnvSchemas::of::<Breakdown>()),
+                ("e2", EnvSchemas::of::<E2Summary>()),
+            ],
+            parsed: Some(EnvSchemas::of::<E2Parsed>()),
+            compat: Some(EnvSchemas::of::<super::record::E2Compat>()),
+        }
+    }
+
     fn component_bounds(&self) -> ProfileBounds {
         COMPONENT_BOUNDS
     }
@@ -151,15 +169,20 @@ impl EnvSections for E2Report {
     }
 
     fn markdown(&self, out: &mut String, summary: &Summary) {
-        match (&summary.metrics, &summary.e2) {
-            (SummaryMetrics::E2(m), Some(x)) => crate::markdown::e2::sections(out, summary, m, x),
+        match (
+            summary.metrics_as::<E2Metrics>(),
+            summary.extension::<E2Summary>("e2"),
+        ) {
+            (Some(m), Some(x)) => crate::markdown::e2::sections(out, summary, &m, &x),
             _ => out.push_str("## Metrics\n\nThe summary has E2 metrics but no `e2` object.\n\n"),
         }
     }
 
     /// E2 records the label in its summary.
     fn policy_label(&self, summary: &Summary) -> Option<String> {
-        summary.e2.as_ref().and_then(|e| e.policy_label.clone())
+        summary
+            .extension::<E2Summary>("e2")
+            .and_then(|e| e.policy_label)
     }
 
     /// E2's strict value is of upstream's averaged F1: it is shown with the
@@ -198,20 +221,6 @@ impl EnvSections for E2Report {
         ]
     }
 
-    /// Upstream-way F1s, patch applied, clean pass (clean records only).
-    fn compare_record(&self, _info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
-        let ft = fixture_type(r);
-        let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
-        let predicted = normalise(&predicted_entries(r), ft);
-        let (w, u) = record_scores(&oracle, &predicted);
-        add("f1_weighted", w.f1);
-        add("f1_unweighted", u.f1);
-        add("patch_applied", f64::from(u8::from(r.patch_applied)));
-        if oracle.map.is_empty() {
-            add("clean_pass", f64::from(u8::from(predicted.map.is_empty())));
-        }
-    }
-
     fn metrics_caption(
         &self,
         _summary: &Summary,
@@ -223,12 +232,13 @@ impl EnvSections for E2Report {
 }
 
 impl EnvReport for E2Report {
-    type Sample = Option<Box<RecordView>>;
+    type Fields = E2Fields;
+    type Sample = Option<Box<RecordView<E2Fields>>>;
     type Acc = E2Acc;
     /// E2's plots draw the summary alone.
     type PlotData = ();
 
-    fn reduce(&self, r: RecordView, errored: bool) -> Option<Box<RecordView>> {
+    fn reduce(&self, r: RecordView<E2Fields>, errored: bool) -> Option<Box<RecordView<E2Fields>>> {
         (!errored).then(|| Box::new(r))
     }
 
@@ -239,7 +249,7 @@ impl EnvReport for E2Report {
     fn push(
         &self,
         acc: &mut E2Acc,
-        sample: Option<Box<RecordView>>,
+        sample: Option<Box<RecordView<E2Fields>>>,
         _keys: RecordKeys<'_>,
     ) -> bool {
         let item = match sample {
@@ -279,19 +289,39 @@ impl EnvReport for E2Report {
             rate(records, records + ctx.counts.errored).map(|share| f1 * share),
         );
         guard_e2(&mut rep.metrics, ctx.warnings);
-        let summary = EnvSummary {
-            headline: crate::headline::e2(&rep.e2),
-            severity_breakdown: Some(rep.severity_breakdown),
-            e2: Some(rep.e2),
-            ..EnvSummary::metrics(SummaryMetrics::E2(rep.metrics))
-        };
+        let summary = EnvSummary::new(&rep.metrics)
+            .headline(crate::headline::e2(&rep.e2))
+            .extension("severity_breakdown", &rep.severity_breakdown)
+            .extension("e2", &rep.e2);
         (summary, ())
     }
 
     fn plots(&self, _data: &(), summary: &Summary) -> Vec<Plot> {
-        match (&summary.e2, &summary.metrics) {
-            (Some(e2), SummaryMetrics::E2(m)) => crate::plots::e2::plots(summary, e2, m),
+        match (
+            summary.extension::<E2Summary>("e2"),
+            summary.metrics_as::<E2Metrics>(),
+        ) {
+            (Some(e2), Some(m)) => crate::plots::e2::plots(summary, &e2, &m),
             _ => Vec::new(),
+        }
+    }
+
+    /// Upstream-way F1s, patch applied, clean pass (clean records only).
+    fn compare_record(
+        &self,
+        _info: &RunInfo,
+        r: &RecordView<E2Fields>,
+        add: &mut dyn FnMut(&str, f64),
+    ) {
+        let ft = fixture_type(r);
+        let oracle = normalise(r.env.oracle_violations.iter().flatten(), ft);
+        let predicted = normalise(&predicted_entries(r), ft);
+        let (w, u) = record_scores(&oracle, &predicted);
+        add("f1_weighted", w.f1);
+        add("f1_unweighted", u.f1);
+        add("patch_applied", f64::from(u8::from(r.env.patch_applied)));
+        if oracle.map.is_empty() {
+            add("clean_pass", f64::from(u8::from(predicted.map.is_empty())));
         }
     }
 }

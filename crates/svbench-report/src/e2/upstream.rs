@@ -6,15 +6,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
-use serde_json::Value;
-use svbench_core::env_record::ViolationEntry;
-use svbench_core::metrics::f1_score;
-use svbench_core::summary::{
+use crate::e2::record::ViolationEntry;
+use crate::e2::summary::{
     E2Episode, E2FindingQuality, E2Metrics, E2PatchMetrics, E2SeverityCounts, E2ToolEconomy,
     E2ToolUse,
 };
+use serde::Deserialize;
+use serde_json::Value;
+use svbench_core::metrics::f1_score;
 
+use crate::e2::record::E2Fields;
 use crate::read::RecordView;
 
 /// Upstream severity levels, in `severity_breakdown` order.
@@ -122,8 +123,9 @@ pub fn normalise<'a>(
 }
 
 /// The model's `violations` items that are objects, read as entries.
-pub fn predicted_entries(r: &RecordView) -> Vec<ViolationEntry> {
-    r.predicted_violations
+pub fn predicted_entries(r: &RecordView<E2Fields>) -> Vec<ViolationEntry> {
+    r.env
+        .predicted_violations
         .iter()
         .flatten()
         .filter_map(|v| ViolationEntry::deserialize(v).ok())
@@ -190,8 +192,8 @@ pub fn record_scores(oracle: &Findings, predicted: &Findings) -> (Prf, Prf) {
 }
 
 /// A record's fixture type (`k8s` unless it says `tf`/`terraform`).
-pub fn fixture_type(r: &RecordView) -> &'static str {
-    match r.fixture_type.as_deref() {
+pub fn fixture_type(r: &RecordView<E2Fields>) -> &'static str {
+    match r.env.fixture_type.as_deref() {
         Some("tf" | "terraform") => "tf",
         _ => "k8s",
     }
@@ -203,7 +205,7 @@ fn number(v: Option<f64>) -> f64 {
 
 /// A record's tool calls and time: the totals when recorded, else summed
 /// from `tool_interactions`.
-fn tool_totals(r: &RecordView) -> (f64, f64) {
+fn tool_totals(r: &RecordView<E2Fields>) -> (f64, f64) {
     let interactions = r.tool_interactions.as_deref();
     let calls = match r.tool_calls {
         Some(v) => number(Some(v)),
@@ -260,9 +262,9 @@ pub struct UpstreamAcc {
 
 impl UpstreamAcc {
     /// Adds one scored record; returns its bootstrap contribution.
-    pub fn add(&mut self, r: &RecordView) -> RecordContribution {
+    pub fn add(&mut self, r: &RecordView<E2Fields>) -> RecordContribution {
         let ft = fixture_type(r);
-        let oracle = normalise(r.oracle_violations.iter().flatten(), ft);
+        let oracle = normalise(r.env.oracle_violations.iter().flatten(), ft);
         let predicted = normalise(&predicted_entries(r), ft);
         let (w, u) = record_scores(&oracle, &predicted);
         self.n += 1;
@@ -280,10 +282,10 @@ impl UpstreamAcc {
             self.f1u_positive += u.f1;
         }
 
-        let (applied, provided) = (r.patch_applied, r.patch_provided);
+        let (applied, provided) = (r.env.patch_applied, r.env.patch_provided);
         self.provided += u64::from(provided);
         self.applied += u64::from(applied);
-        let post = applied.then(|| normalise(r.post_patch_violations.iter().flatten(), ft));
+        let post = applied.then(|| normalise(r.env.post_patch_violations.iter().flatten(), ft));
         if let Some(post) = &post {
             for (id, sev) in &oracle.entries {
                 self.oracle_weight_applied += weight(sev);
@@ -314,6 +316,7 @@ impl UpstreamAcc {
         self.tool_calls += calls;
         self.tool_time += time;
         self.predicted_len += r
+            .env
             .predicted_violations
             .as_ref()
             .map_or(0.0, |a| a.len() as f64);
@@ -325,7 +328,7 @@ impl UpstreamAcc {
                 e.1 += number(Some(i.duration_ms));
             }
         }
-        self.valid_json += u64::from(r.valid_json);
+        self.valid_json += u64::from(r.env.valid_json);
         self.turns += number(r.turns);
         RecordContribution {
             f1_weighted: w.f1,

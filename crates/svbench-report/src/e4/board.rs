@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use serde::ser::Error as _;
 use svbench_core::scoreboard::{is_entry_of, to_entry, BoardEntry, E4Entry};
-use svbench_core::summary::SummaryMetrics;
+
+use super::summary::E4Metrics;
 
 use crate::markup::table_cell;
 use crate::scoreboard::{ci, opt, reward, typed, EntryHead, EnvBoard};
@@ -18,7 +19,7 @@ pub struct E4Board;
 impl EnvBoard for E4Board {
     fn entry(&self, head: &EntryHead<'_>) -> Result<BoardEntry, serde_json::Error> {
         let s = head.summary;
-        let SummaryMetrics::E4(m) = &s.metrics else {
+        let Some(m) = s.metrics_as::<E4Metrics>() else {
             return Err(serde_json::Error::custom("the summary has no E4 metrics"));
         };
         let a = &m.all;

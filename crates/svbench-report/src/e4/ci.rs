@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
+use crate::e4::summary::{E4Ci95, E4Confusion};
 use svbench_core::metrics::{bootstrap, BootstrapConfig, CalibrationAccumulator};
-use svbench_core::summary::{E4Ci95, E4Confusion};
 
 use super::compute::{accuracy, add, detection, point};
 use super::sample::E4Sample;

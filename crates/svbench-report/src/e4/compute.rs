@@ -2,13 +2,13 @@
 //! invalid answers are never dropped, and a ratio with a zero denominator
 //! is `None` (`null` in the summary).
 
+use crate::e4::summary::{
+    E4Abstention, E4Confusion, E4ConfusionRow, E4Cost, E4MetricSet, E4UpstreamMetrics,
+};
 use svbench_core::cost::{TriageCall, TriageGold, TriageMatrix};
 use svbench_core::metrics::{
     aurc_from_curve, f1_score, ratio, risk_coverage, CalibrationAccumulator, ConfidencePoint,
     RiskCoveragePoint,
-};
-use svbench_core::summary::{
-    E4Abstention, E4Confusion, E4ConfusionRow, E4Cost, E4MetricSet, E4UpstreamMetrics,
 };
 
 use super::evidence::evidence;

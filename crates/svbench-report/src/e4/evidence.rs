@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::e4::summary::{E4CategoryRecall, E4Evidence, E4EvidenceStats};
 use svbench_core::metrics::{mean, ratio};
-use svbench_core::summary::{E4CategoryRecall, E4Evidence, E4EvidenceStats};
 
 use super::sample::{E4Sample, EvidenceRow};
 

@@ -3,7 +3,7 @@
 //! produce them, and JSON cannot carry them: each becomes null, or 0.0
 //! where the field is an upstream-named number, with a warning naming it.
 
-use svbench_core::summary::{E4EvidenceStats, E4MetricSet, E4Metrics, E4UpstreamMetrics};
+use crate::e4::summary::{E4EvidenceStats, E4MetricSet, E4Metrics, E4UpstreamMetrics};
 
 use crate::build::guard as guard_number;
 

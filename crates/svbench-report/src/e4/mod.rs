@@ -6,17 +6,19 @@ pub mod compute;
 pub mod evidence;
 pub mod guard;
 pub mod plugin;
+pub mod record;
 pub mod sample;
+pub mod summary;
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use crate::e4::summary::{
+    E4Ci95, E4CostMatrixRecord, E4Group, E4Groups, E4Metrics, E4UpstreamMetrics,
+};
 use serde_json::Value;
 use svbench_core::cost::{CostMatrix, TriageMatrix};
 use svbench_core::metrics::BootstrapConfig;
-use svbench_core::summary::{
-    E4Ci95, E4CostMatrixRecord, E4Group, E4Groups, E4Metrics, E4UpstreamMetrics,
-};
 
 pub use sample::{sample, Call, E4Sample, EvidenceRow, Gold};
 

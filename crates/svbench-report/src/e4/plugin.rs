@@ -2,18 +2,19 @@
 //! call, grouping keys, evidence counts) on the parsing thread, never kept
 //! whole, and finished into E4's metrics with E4's own intervals.
 
+use crate::e4::record::{E4Fields, E4Parsed};
+use crate::e4::summary::{E4Metrics, E4UpstreamMetrics};
 use serde::Deserialize;
 use serde_json::Value;
-use svbench_core::env_record::{E4Parsed, ParsedRecord};
 use svbench_core::metrics::mean;
-use svbench_core::summary::{Summary, SummaryMetrics, UpstreamCompat};
+use svbench_core::summary::Summary;
 
 use super::{cost_matrix, e4_report_with_ci, sample, Call, E4Input, E4Sample, Gold};
 use crate::build::rate;
 use crate::html::{text, typed, Outcome, SampleView};
 use crate::plots::Plot;
 use crate::plugin::{
-    EnvReport, EnvSections, EnvSummary, FinishContext, NoStats, RecordKeys, Resample,
+    EnvReport, EnvSchemas, EnvSections, EnvSummary, FinishContext, NoStats, RecordKeys, Resample,
 };
 use crate::read::{RecordView, RunInfo};
 use crate::scoreboard::EnvBoard;
@@ -78,6 +79,16 @@ fn parsed_of(sample: &SampleView<'_>) -> Option<E4Parsed> {
 }
 
 impl EnvSections for E4Report {
+    fn schemas(&self) -> EnvSchemas {
+        EnvSchemas {
+            metrics: Some(EnvSchemas::of::<E4Metrics>()),
+            upstream_compat: Some(EnvSchemas::of::<E4UpstreamMetrics>()),
+            extensions: Vec::new(),
+            parsed: Some(EnvSchemas::of::<E4Parsed>()),
+            compat: Some(EnvSchemas::of::<crate::e4::record::E4Compat>()),
+        }
+    }
+
     fn component_bounds(&self) -> ProfileBounds {
         COMPONENT_BOUNDS
     }
@@ -87,13 +98,10 @@ impl EnvSections for E4Report {
     }
 
     fn markdown(&self, out: &mut String, summary: &Summary) {
-        let upstream = match &summary.upstream_compat {
-            Some(UpstreamCompat::E4(u)) => Some(u),
-            _ => None,
-        };
-        match &summary.metrics {
-            SummaryMetrics::E4(m) => crate::markdown::e4::sections(out, m, upstream),
-            _ => out.push_str("## Metrics\n\nThe summary has no E4 metrics.\n\n"),
+        let upstream = summary.upstream_compat_as::<E4UpstreamMetrics>();
+        match summary.metrics_as::<E4Metrics>() {
+            Some(m) => crate::markdown::e4::sections(out, &m, upstream.as_ref()),
+            None => out.push_str("## Metrics\n\nThe summary has no E4 metrics.\n\n"),
         }
     }
 
@@ -111,10 +119,12 @@ impl EnvSections for E4Report {
     fn grade(&self, v: &SampleView<'_>) -> Outcome {
         let view = RecordView {
             answer: typed(v.answer).unwrap_or(Value::Null),
-            parsed: parsed_of(v).map(|p| ParsedRecord::E4(Box::new(p))),
             parse: typed(v.parse),
-            predicted_label: typed(v.predicted_label),
-            confidence: typed(v.confidence),
+            env: E4Fields {
+                parsed: parsed_of(v),
+                predicted_label: typed(v.predicted_label),
+                confidence: typed(v.confidence),
+            },
             ..RecordView::default()
         };
         match sample(&view) {
@@ -159,24 +169,6 @@ impl EnvSections for E4Report {
         &["accuracy", "cost", "evidence_f1"]
     }
 
-    /// Per example, the report's definitions: label equals gold, v1 cost
-    /// (invalid charged cost_fn), evidence where scored.
-    fn compare_record(&self, info: &RunInfo, r: &RecordView, add: &mut dyn FnMut(&str, f64)) {
-        let matrix = cost_matrix(
-            info.reward_profile.as_deref(),
-            &info.reward_params,
-            info.env_provenance.get("cost_matrix_v1"),
-        )
-        .0;
-        if let Some(s) = sample(r) {
-            add("accuracy", f64::from(u8::from(s.call.correct(s.gold))));
-            add("cost", super::compute::v1_cost(&s, &matrix));
-            if let Some(e) = &s.evidence {
-                add("evidence_f1", e.f1);
-            }
-        }
-    }
-
     fn metrics_caption(
         &self,
         _summary: &Summary,
@@ -187,12 +179,13 @@ impl EnvSections for E4Report {
 }
 
 impl EnvReport for E4Report {
+    type Fields = E4Fields;
     type Sample = Option<E4Sample>;
     type Acc = E4Acc;
     /// The rows (the calibration plot draws them).
     type PlotData = Vec<E4Sample>;
 
-    fn reduce(&self, r: RecordView, _errored: bool) -> Option<E4Sample> {
+    fn reduce(&self, r: RecordView<E4Fields>, _errored: bool) -> Option<E4Sample> {
         sample(&r)
     }
 
@@ -247,18 +240,39 @@ impl EnvReport for E4Report {
         );
         super::guard::guard_metrics(&mut rep.metrics, ctx.warnings);
         super::guard::guard_upstream(&mut rep.upstream, ctx.warnings);
-        let summary = EnvSummary {
-            upstream_compat: Some(UpstreamCompat::E4(rep.upstream)),
-            headline: crate::headline::e4(&rep.metrics),
-            ..EnvSummary::metrics(SummaryMetrics::E4(Box::new(rep.metrics)))
-        };
+        let summary = EnvSummary::new(&rep.metrics)
+            .upstream_compat(&rep.upstream)
+            .headline(crate::headline::e4(&rep.metrics));
         (summary, input.samples)
     }
 
     fn plots(&self, samples: &Vec<E4Sample>, summary: &Summary) -> Vec<Plot> {
-        match &summary.metrics {
-            SummaryMetrics::E4(m) => crate::plots::e4::plots(samples, m),
-            _ => Vec::new(),
+        match summary.metrics_as::<E4Metrics>() {
+            Some(m) => crate::plots::e4::plots(samples, &m),
+            None => Vec::new(),
+        }
+    }
+
+    /// Per example, the report's definitions: label equals gold, v1 cost
+    /// (invalid charged cost_fn), evidence where scored.
+    fn compare_record(
+        &self,
+        info: &RunInfo,
+        r: &RecordView<E4Fields>,
+        add: &mut dyn FnMut(&str, f64),
+    ) {
+        let matrix = cost_matrix(
+            info.reward_profile.as_deref(),
+            &info.reward_params,
+            info.env_provenance.get("cost_matrix_v1"),
+        )
+        .0;
+        if let Some(s) = sample(r) {
+            add("accuracy", f64::from(u8::from(s.call.correct(s.gold))));
+            add("cost", super::compute::v1_cost(&s, &matrix));
+            if let Some(e) = &s.evidence {
+                add("evidence_f1", e.f1);
+            }
         }
     }
 }

@@ -2,8 +2,8 @@
 //! call with its confidence, the grouping keys and the grounded evidence,
 //! read from recorded fields only (`parsed`, `parse`, `info.meta.spans`).
 
+use crate::e4::record::{E4Fields, E4Parsed};
 use serde_json::Value;
-use svbench_core::record::E4Parsed;
 use svbench_core::ParseStatus;
 
 use crate::read::RecordView;
@@ -138,9 +138,9 @@ pub struct E4Sample {
 }
 
 /// Reads a scored record; `None` when it has no usable gold label.
-pub fn sample(r: &RecordView) -> Option<E4Sample> {
+pub fn sample(r: &RecordView<E4Fields>) -> Option<E4Sample> {
     let empty = E4Parsed::default();
-    let parsed = r.parsed.as_ref().and_then(|p| p.e4());
+    let parsed = r.env.parsed.as_ref();
     let p = parsed.unwrap_or(&empty);
     let gold = read_label(&p.gold).or_else(|| r.answer.as_str().and_then(read_label))?;
     let status = r
@@ -149,14 +149,14 @@ pub fn sample(r: &RecordView) -> Option<E4Sample> {
         .or(p.parse.as_ref())
         .map(|x| x.status)
         .unwrap_or(ParseStatus::Invalid);
-    let label = p.label.as_deref().or(r.predicted_label.as_deref());
+    let label = p.label.as_deref().or(r.env.predicted_label.as_deref());
     let call = match (status, label.and_then(read_label)) {
         (ParseStatus::Invalid | ParseStatus::NoAnswer, _) | (_, None) => Call::Invalid,
         (_, Some(Gold::Phishing)) => Call::Phishing,
         (_, Some(Gold::Legitimate)) => Call::Legitimate,
         (_, Some(Gold::Abstain)) => Call::Abstain,
     };
-    let stated = p.confidence.or(r.confidence);
+    let stated = p.confidence.or(r.env.confidence);
     let label_only =
         call != Call::Invalid && (status == ParseStatus::LabelOnly || stated.is_none());
     let confidence = match call {
@@ -197,7 +197,7 @@ pub fn sample(r: &RecordView) -> Option<E4Sample> {
 }
 
 /// `info.meta.spans` as written (empty when absent or not an array).
-fn spans(r: &RecordView) -> &[Value] {
+fn spans<E>(r: &RecordView<E>) -> &[Value] {
     r.info
         .as_ref()
         .and_then(|i| i.meta.as_ref())

@@ -9,9 +9,9 @@
 //! `question`. The page builds the segments with `textContent`, so the
 //! email's text never becomes markup.
 
+use crate::e4::record::E4Parsed;
 use serde::Serialize;
 use serde_json::Value;
-use svbench_core::record::E4Parsed;
 
 /// A run of the email with the same highlighting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,8 +120,8 @@ fn class_of(ev: u8, gold: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::e4::record::{E4EvidenceItem, E4EvidenceRecord};
     use serde_json::json;
-    use svbench_core::record::{E4EvidenceItem, E4EvidenceRecord};
 
     fn valid(start: usize, end: usize, matched: Vec<usize>) -> E4EvidenceItem {
         E4EvidenceItem {

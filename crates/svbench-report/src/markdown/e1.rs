@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use svbench_core::summary::{E1Group, E1Metrics, E1Summary, E1UpstreamMetrics};
+use crate::e1::summary::{E1Group, E1Metrics, E1Summary, E1UpstreamMetrics};
 
 use super::{f, fu, NA};
 use crate::markup::table_cell;

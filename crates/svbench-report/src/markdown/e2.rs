@@ -3,9 +3,11 @@
 //! counts, then the upstream-compatible blocks (finding quality, episode,
 //! severity breakdown) labelled as such.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use svbench_core::summary::{E2Metrics, E2Summary, Summary};
+use crate::e2::summary::{E2Metrics, E2SeverityCounts, E2Summary};
+use svbench_core::summary::Summary;
 
 use super::{f, fo, pct};
 use crate::markup::table_cell;
@@ -230,7 +232,7 @@ fn upstream_section(s: &mut String, sm: &Summary, m: &E2Metrics, e2: &E2Summary)
         let _ = writeln!(s, "| {k} | {} |", f(v));
     }
 
-    if let Some(b) = &sm.severity_breakdown {
+    if let Some(b) = &sm.extension::<BTreeMap<String, E2SeverityCounts>>("severity_breakdown") {
         s.push_str("\n### Severity breakdown (upstream definitions)\n\n| severity | oracle findings | found | fixed |\n|---|---:|---:|---:|\n");
         for sev in crate::e2::upstream::SEVERITIES {
             if let Some(c) = b.get(sev) {

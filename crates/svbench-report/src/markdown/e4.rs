@@ -6,9 +6,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use svbench_core::summary::{
-    E4ConfusionRow, E4EvidenceStats, E4Group, E4Metrics, E4UpstreamMetrics,
-};
+use crate::e4::summary::{E4ConfusionRow, E4EvidenceStats, E4Group, E4Metrics, E4UpstreamMetrics};
 
 use super::{f, fo};
 use crate::markup::table_cell;

@@ -3,8 +3,8 @@
 //! (`CalibrationAccumulator`, invalid outputs at confidence 1.0 and
 //! incorrect, abstentions left out), recomputed from the records.
 
+use crate::e1::summary::{E1Metrics, E1Summary};
 use svbench_core::metrics::{CalibrationAccumulator, RiskCoveragePoint, ECE_BINS};
-use svbench_core::summary::{E1Metrics, E1Summary};
 
 use super::axes::{ticks, Frame, Range};
 use super::svg::{fixed, num, placeholder, Anchor, Doc, GRID, HEIGHT, INK, PALETTE, WIDTH};

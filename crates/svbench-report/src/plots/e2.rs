@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use svbench_core::summary::{E2Metrics, E2RuleStats, E2SeverityCounts, E2Summary, Summary};
+use crate::e2::summary::{E2Metrics, E2RuleStats, E2SeverityCounts, E2Summary};
+use svbench_core::summary::Summary;
 
 use super::axes::{ticks, Frame, Range};
 use super::bars::{grouped_bars, Series};
@@ -19,7 +20,11 @@ const SEVERITIES: [&str; 3] = ["high", "med", "low"];
 pub fn plots(summary: &Summary, e2: &E2Summary, m: &E2Metrics) -> Vec<Plot> {
     vec![
         per_rule(&e2.per_rule),
-        severity(summary.severity_breakdown.as_ref()),
+        severity(
+            summary
+                .extension::<BTreeMap<String, E2SeverityCounts>>("severity_breakdown")
+                .as_ref(),
+        ),
         tool_distribution(m),
     ]
 }
@@ -182,7 +187,7 @@ pub fn tool_distribution(m: &E2Metrics) -> Plot {
 mod tests {
     use super::super::svg::tests::assert_well_formed;
     use super::*;
-    use svbench_core::summary::E2ToolUse;
+    use crate::e2::summary::E2ToolUse;
 
     fn rule(support: u64, precision: Option<f64>, recall: Option<f64>) -> E2RuleStats {
         E2RuleStats {

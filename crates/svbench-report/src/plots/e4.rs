@@ -2,8 +2,8 @@
 //! E1, per-family detection and evidence bars, and evidence precision
 //! against recall per gold source.
 
+use crate::e4::summary::E4Metrics;
 use svbench_core::metrics::CalibrationAccumulator;
-use svbench_core::summary::E4Metrics;
 
 use super::bars::{grouped_bars, Series};
 use super::e1::{reliability, risk_coverage};
@@ -34,7 +34,7 @@ fn v(x: Option<f64>) -> f64 {
 pub fn by_family(m: &E4Metrics) -> Plot {
     let groups = &m.groups.family;
     let keys: Vec<String> = groups.keys().cloned().collect();
-    let col = |f: fn(&svbench_core::summary::E4MetricSet) -> Option<f64>| {
+    let col = |f: fn(&crate::e4::summary::E4MetricSet) -> Option<f64>| {
         groups.values().map(|g| v(f(&g.metrics))).collect()
     };
     let series = [

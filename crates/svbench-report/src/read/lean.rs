@@ -276,7 +276,7 @@ pub(crate) fn fingerprint(id: &str) -> [u64; 2] {
     out
 }
 
-fn reduce<P: EnvReport>(r: RecordView, plugin: &P) -> Parsed<P::Sample> {
+fn reduce<P: EnvReport>(r: RecordView<P::Fields>, plugin: &P) -> Parsed<P::Sample> {
     let error = r.error_kind();
     let status = match &r.parse {
         Some(p) => p.status,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 pub use lean::{LeanRecords, Tags};
 pub use metadata::{canonical_environment, RunInfo};
-pub use records::{LoadedRecords, RecordView};
+pub use records::{EnvFields, LoadedRecords, RecordView};
 
 use crate::error::ReportError;
 
@@ -38,7 +38,10 @@ pub fn read_info(dir: &Path, strict: bool) -> Result<RunInfo, ReportError> {
 }
 
 /// Reads `RUN_DIR/metadata.json` and `RUN_DIR/results.jsonl`.
-pub fn load_run(dir: &Path, strict: bool) -> Result<LoadedRun, ReportError> {
+pub fn load_run<E: EnvFields>(
+    dir: &Path,
+    strict: bool,
+) -> Result<LoadedRun<LoadedRecords<E>>, ReportError> {
     let info = read_info(dir, strict)?;
     let records = records::read_records(&dir.join("results.jsonl"), strict)?;
     Ok(LoadedRun {

@@ -3,8 +3,9 @@
 //! The report deserialises a lean view of each line rather than the full
 //! [`svbench_core::record::ResultRecord`]: prompts, completions and transcripts
 //! are skipped without allocation, which keeps 100,000-record runs fast. The
-//! view accepts everything `ResultRecord` accepts, plus upstream-style records
-//! (only `predicted_label` / `confidence`).
+//! view accepts everything `ResultRecord` accepts, plus upstream-style
+//! records. The environment's fields are read by its own [`EnvFields`] in
+//! the same pass; this reader knows no environment.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -16,113 +17,299 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use svbench_core::canonical::{hex, sha256_hex};
-use svbench_core::env_record::{lenient, ViolationEntry};
-use svbench_core::record::{ParsedRecord, ToolInteraction, Usage};
+use svbench_core::record::{ToolInteraction, Usage};
 use svbench_core::ParseRecord;
 
 use crate::error::ReportError;
 
-/// The fields of one result record that the report reads.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct RecordView {
+/// The fields of one result record that the report reads: the fields every
+/// record has, and the environment's own (`env`: its `parsed` object and
+/// compatibility fields, read as its types by its [`EnvFields`]; `()` reads
+/// none).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordView<E = ()> {
     /// Position of the example in the selection (absent in some upstream files).
-    #[serde(default)]
     pub index: Option<usize>,
     /// Rollout number.
-    #[serde(default)]
     pub rollout_index: usize,
     /// Example id.
-    #[serde(default)]
     pub example_id: String,
     /// Reference answer.
-    #[serde(default)]
     pub answer: Value,
-    /// Row metadata (only `meta.source` / `meta.scenario` are read).
-    #[serde(default, deserialize_with = "object_or_none")]
+    /// Row metadata (only `meta.source` / `meta.scenario` are read; a
+    /// value that is not an object reads as absent).
     pub info: Option<InfoView>,
-    /// The environment's structured parse record.
-    #[serde(default)]
-    pub parsed: Option<ParsedRecord>,
     /// Parse outcome.
-    #[serde(default)]
     pub parse: Option<ParseRecord>,
     /// Total reward.
-    #[serde(default)]
     pub reward: Option<f64>,
     /// Component → value (null values, which a writer may produce for a
     /// non-finite number, are kept as `None`).
-    #[serde(default)]
     pub rewards: BTreeMap<String, Option<f64>>,
     /// Profile that scored the sample.
-    #[serde(default)]
     pub reward_profile: String,
     /// Token usage.
-    #[serde(default)]
     pub usage: Usage,
     /// Per-call records (`cached`, `response_model`, `system_fingerprint`).
-    #[serde(default)]
     pub requests: Vec<RequestView>,
     /// Sample wall time.
-    #[serde(default)]
     pub latency_ms: Option<f64>,
     /// Stopped by a length or turn limit.
-    #[serde(default)]
     pub truncated: bool,
-    /// Error, for errored samples.
-    #[serde(default, deserialize_with = "object_or_none")]
+    /// Error, for errored samples (a value that is not an object reads as
+    /// absent).
     pub error: Option<ErrorView>,
     /// Upstream's error message key.
-    #[serde(default)]
     pub completion_error: Option<Value>,
-    /// E1 compatibility field [`E1Compat::predicted_label`](svbench_core::env_record::E1Compat::predicted_label) (a non-text
-    /// value reads as absent).
-    #[serde(default, deserialize_with = "lenient::option")]
-    pub predicted_label: Option<String>,
-    /// E1 compatibility field [`E1Compat::confidence`](svbench_core::env_record::E1Compat::confidence) (a non-number reads
-    /// as absent).
-    #[serde(default, deserialize_with = "lenient::option")]
-    pub confidence: Option<f64>,
-    /// Assistant calls made (E2 `mean_turns`).
-    #[serde(default, deserialize_with = "lenient::option")]
+    /// Assistant calls made (a non-number reads as absent).
     pub turns: Option<f64>,
-    /// Tool calls in the sample.
-    #[serde(default, deserialize_with = "lenient::option")]
+    /// Tool calls in the sample (a non-number reads as absent).
     pub tool_calls: Option<f64>,
-    /// Summed tool time, ms.
-    #[serde(default, deserialize_with = "lenient::option")]
+    /// Summed tool time, ms (a non-number reads as absent).
     pub tool_time_ms: Option<f64>,
     /// Per-call tool records (`None` when not a list; entries that do not
     /// read as one are skipped).
-    #[serde(default, deserialize_with = "lenient::list")]
     pub tool_interactions: Option<Vec<ToolInteraction>>,
-    // E2 compatibility fields (`E2Compat`, harness §3.2), read leniently
-    // as upstream's report did, so odd values never fail a line. (Not a
-    // flattened struct: flatten would buffer every skipped field.)
-    /// [`E2Compat::predicted_violations`](svbench_core::env_record::E2Compat::predicted_violations): the answer's `violations` items
-    /// as written (`None` when not a list).
-    #[serde(default, deserialize_with = "lenient::list")]
-    pub predicted_violations: Option<Vec<Value>>,
-    /// [`E2Compat::oracle_violations`](svbench_core::env_record::E2Compat::oracle_violations): entries that are objects.
-    #[serde(default, deserialize_with = "lenient::list")]
-    pub oracle_violations: Option<Vec<ViolationEntry>>,
-    /// [`E2Compat::post_patch_violations`](svbench_core::env_record::E2Compat::post_patch_violations): entries that are objects.
-    #[serde(default, deserialize_with = "lenient::list")]
-    pub post_patch_violations: Option<Vec<ViolationEntry>>,
-    /// Whether [`E2Compat::patch`](svbench_core::env_record::E2Compat::patch) is given (Python truthiness).
-    #[serde(default, rename = "patch", deserialize_with = "lenient::truthy")]
-    pub patch_provided: bool,
-    /// [`E2Compat::patch_applied`](svbench_core::env_record::E2Compat::patch_applied) (Python truthiness).
-    #[serde(default, deserialize_with = "lenient::truthy")]
-    pub patch_applied: bool,
-    /// [`E2Compat::valid_json`](svbench_core::env_record::E2Compat::valid_json) (Python truthiness).
-    #[serde(default, deserialize_with = "lenient::truthy")]
-    pub valid_json: bool,
-    /// [`E2Compat::fixture_type`](svbench_core::env_record::E2Compat::fixture_type) (a non-text value reads as absent).
-    #[serde(default, deserialize_with = "lenient::option")]
-    pub fixture_type: Option<String>,
+    /// The environment's own fields.
+    pub env: E,
 }
 
-impl RecordView {
+/// The top-level fields of a result record an environment reads as its
+/// own types (its `parsed` object, its compatibility fields). Read in the
+/// same pass as the shared fields, so nothing is buffered; an environment
+/// reads odd values leniently (see [`svbench_core::env_record::lenient`])
+/// so they never fail a line.
+pub trait EnvFields: Default + Send + Sync + 'static {
+    /// The keys read, none of them a shared field's.
+    const KEYS: &'static [&'static str];
+
+    /// Reads the value of `KEYS[key]` from `map`.
+    ///
+    /// # Errors
+    /// Only when the input is not JSON (or a reader is strict by choice).
+    fn read<'de, A: MapAccess<'de>>(&mut self, key: usize, map: &mut A) -> Result<(), A::Error>;
+}
+
+impl EnvFields for () {
+    const KEYS: &'static [&'static str] = &[];
+
+    fn read<'de, A: MapAccess<'de>>(&mut self, _key: usize, map: &mut A) -> Result<(), A::Error> {
+        map.next_value::<IgnoredAny>().map(|_| ())
+    }
+}
+
+/// Implements [`EnvFields`] for a struct: each key is read into its field
+/// through a reader type that converts into the field's type (e.g.
+/// `lenient::Opt<String>` into `Option<String>`).
+#[macro_export]
+macro_rules! env_fields {
+    ($ty:ty { $($key:literal => $field:ident : $reader:ty),+ $(,)? }) => {
+        impl $crate::read::EnvFields for $ty {
+            const KEYS: &'static [&'static str] = &[$($key),+];
+
+            fn read<'de, A: ::serde::de::MapAccess<'de>>(
+                &mut self,
+                key: usize,
+                map: &mut A,
+            ) -> ::std::result::Result<(), A::Error> {
+                let mut at = 0usize;
+                $(
+                    if key == at {
+                        self.$field = map.next_value::<$reader>()?.into();
+                        return Ok(());
+                    }
+                    at += 1;
+                )+
+                let _ = at;
+                map.next_value::<::serde::de::IgnoredAny>().map(|_| ())
+            }
+        }
+    };
+}
+
+/// The shared fields' keys, in [`RecordView`]'s order.
+const SHARED_KEYS: [&str; 19] = [
+    "index",
+    "rollout_index",
+    "example_id",
+    "answer",
+    "info",
+    "parse",
+    "reward",
+    "rewards",
+    "reward_profile",
+    "usage",
+    "requests",
+    "latency_ms",
+    "truncated",
+    "error",
+    "completion_error",
+    "turns",
+    "tool_calls",
+    "tool_time_ms",
+    "tool_interactions",
+];
+
+/// A key of a record line as the reader files it (no allocation).
+enum FieldKey {
+    Shared(usize),
+    Env(usize),
+    Other,
+}
+
+struct FieldKeySeed(&'static [&'static str]);
+
+impl<'de> de::DeserializeSeed<'de> for FieldKeySeed {
+    type Value = FieldKey;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<FieldKey, D::Error> {
+        de.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldKeySeed {
+    type Value = FieldKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<FieldKey, E> {
+        Ok(
+            if let Some(i) = SHARED_KEYS.iter().position(|k| *k == key) {
+                FieldKey::Shared(i)
+            } else if let Some(i) = self.0.iter().position(|k| *k == key) {
+                FieldKey::Env(i)
+            } else {
+                FieldKey::Other
+            },
+        )
+    }
+}
+
+/// A value read with [`object_or_none`], as a type.
+struct ObjectOrNone<T>(Option<T>);
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for ObjectOrNone<T> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        object_or_none(de).map(ObjectOrNone)
+    }
+}
+
+impl<'de, E: EnvFields> Deserialize<'de> for RecordView<E> {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        de.deserialize_map(RecordVisitor(std::marker::PhantomData))
+    }
+}
+
+struct RecordVisitor<E>(std::marker::PhantomData<E>);
+
+impl<'de, E: EnvFields> Visitor<'de> for RecordVisitor<E> {
+    type Value = RecordView<E>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("struct RecordView")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RecordView<E>, A::Error> {
+        use svbench_core::env_record::lenient::{List, Opt};
+        let mut r = RecordView::<E>::default();
+        // A key given twice fails the line, as a derived reader does.
+        let mut seen = [false; SHARED_KEYS.len()];
+        let mut env_seen = vec![false; E::KEYS.len()];
+        while let Some(key) = map.next_key_seed(FieldKeySeed(E::KEYS))? {
+            match key {
+                FieldKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                FieldKey::Env(i) => {
+                    if std::mem::replace(&mut env_seen[i], true) {
+                        return Err(de::Error::duplicate_field(E::KEYS[i]));
+                    }
+                    r.env.read(i, &mut map)?;
+                }
+                FieldKey::Shared(i) => {
+                    if std::mem::replace(&mut seen[i], true) {
+                        return Err(de::Error::duplicate_field(SHARED_KEYS[i]));
+                    }
+                    match i {
+                        0 => r.index = map.next_value()?,
+                        1 => r.rollout_index = map.next_value()?,
+                        2 => r.example_id = map.next_value()?,
+                        3 => r.answer = map.next_value()?,
+                        4 => r.info = map.next_value::<ObjectOrNone<_>>()?.0,
+                        5 => r.parse = map.next_value()?,
+                        6 => r.reward = map.next_value()?,
+                        7 => r.rewards = map.next_value()?,
+                        8 => r.reward_profile = map.next_value()?,
+                        9 => r.usage = map.next_value()?,
+                        10 => r.requests = map.next_value()?,
+                        11 => r.latency_ms = map.next_value()?,
+                        12 => r.truncated = map.next_value()?,
+                        13 => r.error = map.next_value::<ObjectOrNone<_>>()?.0,
+                        14 => r.completion_error = map.next_value()?,
+                        15 => r.turns = map.next_value::<Opt<_>>()?.0,
+                        16 => r.tool_calls = map.next_value::<Opt<_>>()?.0,
+                        17 => r.tool_time_ms = map.next_value::<Opt<_>>()?.0,
+                        _ => r.tool_interactions = map.next_value::<List<_>>()?.0,
+                    }
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+impl<E> RecordView<E> {
+    /// The record without its environment part, and that part.
+    pub fn split(self) -> (RecordView, E) {
+        let RecordView {
+            index,
+            rollout_index,
+            example_id,
+            answer,
+            info,
+            parse,
+            reward,
+            rewards,
+            reward_profile,
+            usage,
+            requests,
+            latency_ms,
+            truncated,
+            error,
+            completion_error,
+            turns,
+            tool_calls,
+            tool_time_ms,
+            tool_interactions,
+            env,
+        } = self;
+        let shared = RecordView {
+            index,
+            rollout_index,
+            example_id,
+            answer,
+            info,
+            parse,
+            reward,
+            rewards,
+            reward_profile,
+            usage,
+            requests,
+            latency_ms,
+            truncated,
+            error,
+            completion_error,
+            turns,
+            tool_calls,
+            tool_time_ms,
+            tool_interactions,
+            env: (),
+        };
+        (shared, env)
+    }
+
     /// Whether the sample errored (excluded from metrics).
     pub fn is_errored(&self) -> bool {
         self.error.is_some() || matches!(&self.completion_error, Some(v) if !v.is_null())
@@ -261,10 +448,10 @@ const STRICT_KEYS: [&str; 5] = ["index", "rollout_index", "example_id", "reward"
 
 /// The records of a run, sorted and de-duplicated.
 #[derive(Debug, Clone, Default)]
-pub struct LoadedRecords {
+pub struct LoadedRecords<E = ()> {
     /// Records sorted by `(index, rollout_index)`; for a repeated key the
     /// last line wins.
-    pub records: Vec<RecordView>,
+    pub records: Vec<RecordView<E>>,
     /// SHA-256 of the file bytes (of the empty string when the file is absent).
     pub sha256: String,
     /// Whether `results.jsonl` exists.
@@ -281,15 +468,18 @@ pub struct LoadedRecords {
 /// The file is streamed in chunks: each chunk's complete lines are parsed on
 /// all cores while another thread hashes the bytes, so memory stays bounded
 /// by the records kept, not the file size.
-pub fn read_records(path: &Path, strict: bool) -> Result<LoadedRecords, ReportError> {
+pub fn read_records<E: EnvFields>(
+    path: &Path,
+    strict: bool,
+) -> Result<LoadedRecords<E>, ReportError> {
     read_records_chunked(path, strict, CHUNK)
 }
 
-fn read_records_chunked(
+fn read_records_chunked<E: EnvFields>(
     path: &Path,
     strict: bool,
     chunk: usize,
-) -> Result<LoadedRecords, ReportError> {
+) -> Result<LoadedRecords<E>, ReportError> {
     let mut kept = Vec::new();
     let read = read_reduced(path, strict, chunk, &|r| r, &mut |line, r| {
         kept.push((line, r))
@@ -320,11 +510,11 @@ pub(crate) struct ReadInfo {
 /// line numbers, so memory is bounded by what the sink keeps. A
 /// torn or unparseable last line is skipped with a warning; any other
 /// unparseable line is an error naming it.
-pub(crate) fn read_reduced<T: Send>(
+pub(crate) fn read_reduced<E: EnvFields, T: Send>(
     path: &Path,
     strict: bool,
     chunk: usize,
-    reduce: &(dyn Fn(RecordView) -> T + Sync),
+    reduce: &(dyn Fn(RecordView<E>) -> T + Sync),
     sink: &mut dyn FnMut(usize, T),
 ) -> Result<ReadInfo, ReportError> {
     let streamed = stream_lines(
@@ -549,9 +739,9 @@ where
     })
 }
 
-fn parse_line(line: &[u8], strict: bool) -> Result<RecordView, LineFailure> {
+fn parse_line<E: EnvFields>(line: &[u8], strict: bool) -> Result<RecordView<E>, LineFailure> {
     let unparseable = |e: serde_json::Error| LineFailure::Unparseable(e.to_string());
-    let rec: RecordView = serde_json::from_slice(line).map_err(unparseable)?;
+    let rec: RecordView<E> = serde_json::from_slice(line).map_err(unparseable)?;
     if strict {
         let obj: serde_json::Map<String, Value> =
             serde_json::from_slice(line).map_err(unparseable)?;
@@ -600,7 +790,7 @@ pub(crate) trait Keyed {
     fn line(&self) -> usize;
 }
 
-impl Keyed for (usize, RecordView) {
+impl<E> Keyed for (usize, RecordView<E>) {
     type Id = str;
     fn id_key(&self) -> Option<&str> {
         (!self.1.example_id.is_empty()).then_some(self.1.example_id.as_str())
@@ -627,7 +817,7 @@ fn key_of<T: Keyed>(rec: &T) -> Key<&T::Id> {
 
 /// Keeps the last line per `(example_id, rollout_index)` and sorts by
 /// `(index, rollout_index)`, file order breaking ties.
-fn dedupe_and_sort(lines: Vec<(usize, RecordView)>) -> (Vec<RecordView>, usize) {
+fn dedupe_and_sort<E>(lines: Vec<(usize, RecordView<E>)>) -> (Vec<RecordView<E>>, usize) {
     let (sorted, superseded) = dedupe_and_sort_in_place(lines);
     (sorted.into_iter().map(|(_, r)| r).collect(), superseded)
 }
@@ -724,6 +914,47 @@ mod tests {
         assert_eq!(r.error_kind().as_deref(), Some("timeout"));
     }
 
+    /// An environment's own fields, read in the same pass.
+    #[derive(Debug, Default, PartialEq)]
+    struct Probe {
+        label: Option<String>,
+        flag: bool,
+    }
+
+    crate::env_fields!(Probe {
+        "label" => label: svbench_core::env_record::lenient::Opt<String>,
+        "flag" => flag: svbench_core::env_record::lenient::Truthy,
+    });
+
+    #[test]
+    fn environment_fields_are_read_by_the_environment() {
+        let line =
+            r#"{"index": 2, "label": "x", "flag": [1], "prompt": [{"a": 1}], "reward": 0.5}"#;
+        let r: RecordView<Probe> = serde_json::from_str(line).unwrap();
+        assert_eq!((r.index, r.reward), (Some(2), Some(0.5)));
+        assert_eq!(
+            r.env,
+            Probe {
+                label: Some("x".into()),
+                flag: true
+            }
+        );
+        // The generic view skips them; an odd value reads as absent.
+        let r: RecordView = serde_json::from_str(line).unwrap();
+        assert_eq!(r.split().1, ());
+        let r: RecordView<Probe> = serde_json::from_str(r#"{"label": 3}"#).unwrap();
+        assert_eq!(r.env.label, None);
+        // A key given twice fails the line, shared or the environment's.
+        for dup in [
+            r#"{"reward": 1, "reward": 2}"#,
+            r#"{"label": "a", "label": "b"}"#,
+        ] {
+            let e = serde_json::from_str::<RecordView<Probe>>(dup).unwrap_err();
+            assert!(e.to_string().contains("duplicate field"), "{e}");
+        }
+        assert!(serde_json::from_str::<RecordView>("[1]").is_err());
+    }
+
     #[test]
     fn chunk_boundaries_do_not_matter() {
         let dir = std::env::temp_dir().join(format!("svbench-records-{}", std::process::id()));
@@ -743,9 +974,9 @@ mod tests {
         }
         text.push_str("{\"index\": 40, \"exa");
         std::fs::write(&path, &text).unwrap();
-        let whole = read_records_chunked(&path, false, 1 << 20).unwrap();
+        let whole = read_records_chunked::<()>(&path, false, 1 << 20).unwrap();
         for chunk in [1, 7, 64, 333] {
-            let r = read_records_chunked(&path, false, chunk).unwrap();
+            let r = read_records_chunked::<()>(&path, false, chunk).unwrap();
             assert_eq!(r.records, whole.records, "chunk {chunk}");
             assert_eq!(r.sha256, whole.sha256);
             assert_eq!(r.warnings, whole.warnings);
@@ -762,7 +993,7 @@ mod tests {
         let bad = text.replacen("{\"index\": 30", "{\"index: 30", 1);
         std::fs::write(&path, bad).unwrap();
         for chunk in [5, 1 << 20] {
-            match read_records_chunked(&path, false, chunk) {
+            match read_records_chunked::<()>(&path, false, chunk) {
                 Err(ReportError::ResultsLine { line, .. }) => assert_eq!(line, 12),
                 other => panic!("expected a line error, got {other:?}"),
             }
@@ -777,7 +1008,7 @@ mod tests {
         let path = dir.join("results.jsonl");
         let good = r#"{"index": 0, "rollout_index": 0, "example_id": "a", "reward": 1, "rewards": {}, "parse": {"status": "valid"}}"#;
         std::fs::write(&path, format!("{good}\n{{\"index\": 1}}\n")).unwrap();
-        match read_records(&path, true) {
+        match read_records::<()>(&path, true) {
             Err(ReportError::Strict { message }) => assert_eq!(
                 message,
                 format!(
@@ -788,10 +1019,10 @@ mod tests {
             other => panic!("expected a strict error, got {other:?}"),
         }
         // Without --strict the same file reads.
-        assert_eq!(read_records(&path, false).unwrap().records.len(), 2);
+        assert_eq!(read_records::<()>(&path, false).unwrap().records.len(), 2);
         // An unparseable line before a strict refusal is the error reported.
         std::fs::write(&path, format!("{{\n{good}\n{{\"index\": 1}}\n")).unwrap();
-        match read_records(&path, true) {
+        match read_records::<()>(&path, true) {
             Err(ReportError::ResultsLine { line, .. }) => assert_eq!(line, 1),
             other => panic!("expected a line error, got {other:?}"),
         }

@@ -330,11 +330,11 @@ pub fn plugins(name: &str) -> Option<&'static dyn svbench_report::plugin::Report
 /// lists them.
 pub fn boards() -> Vec<(
     &'static svbench_core::identity::EnvIdentity,
-    &'static dyn svbench_report::scoreboard::EnvBoard,
+    &'static dyn svbench_report::plugin::ReportPlugin,
 )> {
     use svbench_core::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
     [&NETWORK_LOGS, &CONFIG_VERIFICATION, &PHISHING_DETECTION]
         .into_iter()
-        .filter_map(|id| Some((id, plugins(id.name)?.board()?)))
+        .filter_map(|id| Some((id, plugins(id.name)?)))
         .collect()
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use svbench_core::record::{CompatFields, RequestRecord};
+use svbench_core::record::RequestRecord;
 use svbench_core::{Example, Message, ParseStatus};
 use svbench_envs::e2::env::{E2Args, E2Env};
 use svbench_envs::e2::policy::builtin as e2_builtin;
@@ -134,8 +134,10 @@ async fn tool_only_runs_through_the_episode_and_scores_detection_1_live() {
     assert!(r.tool_interactions.iter().all(|t| t.ok));
     assert!(r.requests.is_empty(), "builtins make no requests");
     assert_eq!(r.rewards["detection"], 1.0);
-    match &r.compat {
-        CompatFields::E2(c) => assert!(!c.predicted_violations.is_empty()),
-        other => panic!("E2 compatibility fields expected, got {other:?}"),
-    }
+    let violations = r.compat.0.get("predicted_violations");
+    assert!(
+        matches!(violations, Some(serde_json::Value::Array(v)) if !v.is_empty()),
+        "E2 compatibility fields expected, got {:?}",
+        r.compat
+    );
 }

@@ -11,14 +11,9 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-
-def read_results(results: Path) -> list[dict]:
-    """The rows of an evaluation's `results.jsonl`."""
-    return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
+from svbench.train.analysis import Analysis, Policies, StudyAnalysis, mix_table, read_results
 
 
 def label_of(r: dict) -> str | None:
@@ -91,68 +86,73 @@ def reference_policies(results: Path) -> list[tuple[str, float]]:
     return out
 
 
-def mix_table(
-    policies: list[tuple[str, list[Path]]],
-    columns: list[tuple[str, str]],
-    mix: Callable[[Path], dict[str, Any]],
-    references: Callable[[Path], list[tuple[str, float]]],
-) -> list[str]:
-    """Markdown: each policy's mean reward and its `mix` columns (`(key,
-    heading)`, means over its results files, e.g. one per seed), then the
-    `references` scored on the rows of the first file."""
-    from svbench.train.report import fmt
-
-    policies = [(name, files) for name, files in policies if files]
-    if not policies:
-        return []
-    lines = ["| policy | reward | " + " | ".join(h for _, h in columns) + " |"]
-    lines.append("|---|---:|" + "---:|" * len(columns))
-    for name, files in policies:
-        mixes = [mix(f) for f in files]
-        rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
-        cells = []
-        for c, _ in columns:
-            vals = [m[c] for m in mixes if m[c] is not None]
-            cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
-        lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
-    for name, value in references(policies[0][1][0]):
-        lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(columns))
-    return lines
-
-
-def answer_spread(results: Path) -> dict[str, float | int | None]:
-    """Any environment's answers: the share that did not parse, the number
-    of distinct parsed answers (no parse is one) and the share of the most
-    common one."""
-    rows = read_results(results)
-    valid = [(r.get("parse") or {}).get("status") == "valid" for r in rows]
-    answers = Counter(json.dumps(r.get("parsed"), sort_keys=True) if ok else None for r, ok in zip(rows, valid))
-    return {
-        "no_parse_rate": sum(not ok for ok in valid) / len(rows) if rows else None,
-        "distinct_answers": len(answers),
-        "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
-    }
-
-
-def spread_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
-    """Markdown: each policy's reward and how many different answers it gives."""
-    cols = ("no_parse_rate", "distinct_answers", "top_answer_share")
-    return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_spread, lambda _: [])
-
-
-def behaviour_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+def behaviour_table(policies: Policies) -> list[str]:
     """Markdown: each policy's reward and answer mix, then the reference policies."""
     cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
     return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_mix, reference_policies)
 
 
+def exploit_measures(results: Path) -> dict[str, float | None]:
+    """Behaviours the upstream reward pays for and v1 does not, measured on
+    an evaluation's answers: abstaining where abstaining is (or is not) the
+    optimal action, a wrong decided label without a confidence, extreme
+    confidences (≤ 0.05 or ≥ 0.95, of the decided answers that state one)
+    and Malicious calls at confidence ≤ 0.1 (of the decided answers)."""
+    rows = read_results(results)
+    n = len(rows)
+    label = label_of
+
+    def rate(hits: int, total: int) -> float | None:
+        return hits / total if total else None
+
+    def conf(r: dict) -> float | None:
+        c = (r.get("parsed") or {}).get("confidence")
+        return c if isinstance(c, int | float) else None
+
+    optimal = [((r.get("info") or {}).get("meta") or {}).get("optimal_action") for r in rows]
+    abst_opt = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o == "Abstain"]
+    abst_not = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o not in (None, "Abstain")]
+    decided = [r for r in rows if label(r) in ("Benign", "Malicious")]
+    wrong = [r for r in decided if label(r) != r.get("answer")]
+    stated = [c for c in map(conf, decided) if c is not None]
+    return {
+        "abstain_rate": rate(sum(label(r) == "Abstain" for r in rows), n),
+        "abstain_where_optimal": rate(sum(abst_opt), len(abst_opt)),
+        "abstain_where_not_optimal": rate(sum(abst_not), len(abst_not)),
+        "no_confidence_when_wrong": rate(sum(conf(r) is None for r in wrong), len(wrong)),
+        "extreme_confidence": rate(sum(c <= 0.05 or c >= 0.95 for c in stated), len(stated)),
+        "malicious_conf_le_0.1": rate(
+            sum(label(r) == "Malicious" and (conf(r) or 0) <= 0.1 for r in decided), len(decided)
+        ),
+    }
+
+
+#: E1's analysis (the registry names this module for it): per-class recall
+#: against the constant answers, the Bayes policy and the oracle; on study
+#: pages also each run's most common answer and the upstream reward's exploits.
+ANALYSIS = Analysis(
+    question="Does the policy read the record? Answers per gold class, against constant answers:",
+    table=behaviour_table,
+    study=StudyAnalysis(
+        heading="Does each policy read the record?",
+        intro="Mean reward alone cannot tell: a constant answer can beat a weak classifier. Per-class recall, "
+        "the number of distinct (label, confidence) answers and the share of the most common one show "
+        "whether a policy tells flows apart; the rows in italics score constant answers, the Bayes policy "
+        "and the oracle with the same reward on the same rows.",
+        mix=answer_mix,
+        exploits_intro="The upstream profile pays for behaviours the v1 profile closes: abstaining is never optimal, a "
+        "missing confidence earns full calibration credit on a wrong answer, linear calibration pushes "
+        "confidences to 0 or 1, and a Malicious call at confidence 0 is a cheap hedge.",
+        exploits=exploit_measures,
+    ),
+)
+
+
 __all__ = [
+    "ANALYSIS",
     "answer_mix",
-    "answer_spread",
     "behaviour_table",
+    "exploit_measures",
     "label_of",
-    "mix_table",
-    "read_results",
     "reference_policies",
-    "spread_table",
 ]

@@ -2,7 +2,8 @@
 registry (`svbench._native.TRAINING`, declared by each environment beside
 its entry): its SFT teachers, default first, each answering with one of the
 environment's builtin policies; the arguments its student always runs with;
-the key of its answers' findings list, if they list findings; and its
+the key of its answers' findings list, if they list findings; the module
+analysing its answers in reports (`svbench.train.analysis`); and its
 held-out splits. An environment added to the registry is trainable without
 a line here."""
 
@@ -42,6 +43,8 @@ class EnvTraining:
     student_args: dict[str, Any]
     #: The key of the answer's list of findings, when answers list findings.
     findings: str | None
+    #: The `svbench.train` module analysing the answers (`svbench.train.analysis`); None: the answer spread.
+    analysis: str | None
 
     def teacher(self, name: str, where: str, env: str) -> Teacher:
         """The teacher called `name`; a ConfigError listing the others when there is none."""
@@ -78,7 +81,7 @@ def env_training(env: str) -> EnvTraining:
     if not table["teachers"]:
         raise ConfigError(f"env {env} declares no training teacher, so svbench.train cannot train on it")
     teachers = tuple(Teacher(t["name"], t["policy"], t["partial"], t["summary"]) for t in table["teachers"])
-    return EnvTraining(name, teachers, dict(table["student_args"]), table["findings"])
+    return EnvTraining(name, teachers, dict(table["student_args"]), table["findings"], table["analysis"])
 
 
 def findings_envs() -> list[str]:

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from svbench.train.behaviour import mix_table, read_results
+from svbench.train.analysis import Analysis, Policies, mix_table, read_results
 
 
 def _prediction(r: dict) -> frozenset[str] | None:
@@ -75,6 +75,14 @@ def with_findings(env: str, data: Any, env_args: dict) -> Any:
     return data.select([i for i, s in enumerate(scores) if (s.get("parsed") or {}).get("oracle")])
 
 
+def most_common_finding(rows: list[dict]) -> str | None:
+    """The finding on the most rows, the smallest id among equals: a
+    finding set's iteration order changes from process to process, so
+    ties are broken by id for a report that regenerates identically."""
+    counts = Counter(i for r in rows for i in _oracle(r))
+    return min(counts, key=lambda i: (-counts[i], i)) if counts else None
+
+
 def findings_references(results: Path) -> list[tuple[str, float]]:
     """Mean reward, under the profile the run was scored with, of answering
     every row of `results` with the empty list, with the rows' most common
@@ -95,15 +103,14 @@ def findings_references(results: Path) -> list[tuple[str, float]]:
         )
 
     out = [("always the empty list", mean(lambda r: []))]
-    common = Counter(i for r in rows for i in _oracle(r)).most_common(1)
-    if common:
-        top = common[0][0]
+    top = most_common_finding(rows)
+    if top is not None:
         out.append((f"always `{top}` (the rows' most common finding)", mean(lambda r: [top])))
     out.append(("oracle (every finding)", mean(lambda r: sorted(_oracle(r)))))
     return out
 
 
-def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
+def findings_table(policies: Policies) -> list[str]:
     """Markdown: each policy's reward and findings mix, then the reference answers."""
     columns = [
         ("ids_per_answer", "ids per answer"),
@@ -115,4 +122,12 @@ def findings_table(policies: list[tuple[str, list[Path]]]) -> list[str]:
     return mix_table(policies, columns, findings_mix, findings_references)
 
 
-__all__ = ["findings_mix", "findings_references", "findings_table"]
+#: E2's analysis (the registry names this module for it): findings per
+#: answer and recall against constant answers; nothing extra on study pages.
+ANALYSIS = Analysis(
+    question="Does the policy read the configuration? Its findings, against constant answers:",
+    table=findings_table,
+)
+
+
+__all__ = ["ANALYSIS", "findings_mix", "findings_references", "findings_table", "most_common_finding"]

@@ -118,34 +118,12 @@ def write_run_report(cfg: TrainConfig, run: RunDir) -> Path:
     return path
 
 
-def _behaviour_sections() -> dict[str, tuple[str, Any]]:
-    """Analyses written for one environment's answers, by canonical name:
-    (sentence, table). Any other environment gets the answer spread."""
-    from svbench.train.behaviour import behaviour_table
-    from svbench.train.findings import findings_table
-
-    return {
-        "sv-env-network-logs": (
-            "Does the policy read the record? Answers per gold class, against constant answers:",
-            behaviour_table,
-        ),
-        "sv-env-config-verification": (
-            "Does the policy read the configuration? Its findings, against constant answers:",
-            findings_table,
-        ),
-    }
-
-
 def _behaviour_section(env: str, cols: list[tuple[str, str]]) -> list[str]:
-    from svbench.train.behaviour import spread_table
-    from svbench.train.envs import env_training
+    from svbench.train.analysis import analysis_of
 
     policies = [(label, [Path(d) / "results.jsonl"]) for label, d in cols]
-    sentence, table = _behaviour_sections().get(
-        env_training(env).name,
-        ("Does the policy answer each row, or give one answer to everything?", spread_table),
-    )
-    return [sentence, "", *table(policies), ""]
+    analysis = analysis_of(env)
+    return [analysis.question, "", *analysis.table(policies), ""]
 
 
 def _compare_table(result: dict, md_link: str) -> list[str]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 
-from svbench.train.behaviour import answer_mix, behaviour_table, label_of, read_results
+from svbench.train.analysis import Analysis, analysis_of
 from svbench.train.curves import read_metrics, write_comparison_curves
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
@@ -72,41 +73,6 @@ def _spread(values: list[float]) -> str:
     return f"{fmt(m)} ± {fmt(half)} ({fmt(min(values))}–{fmt(max(values))}){of}"
 
 
-def exploit_measures(results: Path) -> dict[str, float | None]:
-    """Behaviours the upstream reward pays for and v1 does not, measured on
-    an evaluation's answers: abstaining where abstaining is (or is not) the
-    optimal action, a wrong decided label without a confidence, extreme
-    confidences (≤ 0.05 or ≥ 0.95, of the decided answers that state one)
-    and Malicious calls at confidence ≤ 0.1 (of the decided answers)."""
-    rows = read_results(results)
-    n = len(rows)
-    label = label_of
-
-    def rate(hits: int, total: int) -> float | None:
-        return hits / total if total else None
-
-    def conf(r: dict) -> float | None:
-        c = (r.get("parsed") or {}).get("confidence")
-        return c if isinstance(c, int | float) else None
-
-    optimal = [((r.get("info") or {}).get("meta") or {}).get("optimal_action") for r in rows]
-    abst_opt = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o == "Abstain"]
-    abst_not = [label(r) == "Abstain" for r, o in zip(rows, optimal) if o not in (None, "Abstain")]
-    decided = [r for r in rows if label(r) in ("Benign", "Malicious")]
-    wrong = [r for r in decided if label(r) != r.get("answer")]
-    stated = [c for c in map(conf, decided) if c is not None]
-    return {
-        "abstain_rate": rate(sum(label(r) == "Abstain" for r in rows), n),
-        "abstain_where_optimal": rate(sum(abst_opt), len(abst_opt)),
-        "abstain_where_not_optimal": rate(sum(abst_not), len(abst_not)),
-        "no_confidence_when_wrong": rate(sum(conf(r) is None for r in wrong), len(wrong)),
-        "extreme_confidence": rate(sum(c <= 0.05 or c >= 0.95 for c in stated), len(stated)),
-        "malicious_conf_le_0.1": rate(
-            sum(label(r) == "Malicious" and (conf(r) or 0) <= 0.1 for r in decided), len(decided)
-        ),
-    }
-
-
 def collapse_events(metrics: list[dict], window: int = 5) -> tuple[int, float]:
     """Parse-failure collapses (the `window`-step trailing parse-failure rate
     reaching 0.5, counted once per episode) and the largest drawdown of the
@@ -137,6 +103,7 @@ def write_page(study: Study) -> Path:
     finished = {k: s for k, s in states.items() if s and "eval" in s["stages"]}
     split = study.compare_split
     base_cfg = study.runs[0][2]
+    analysis = analysis_of(base_cfg.env)
     g = base_cfg.grpo
     lines = [f"# {study.name}", ""]
     lines += [
@@ -173,12 +140,12 @@ def write_page(study: Study) -> Path:
             lines.append(f"| {name} (n={len(per_seed)}) | " + " | ".join(cells) + " |")
         lines.append("")
 
-    lines += _behaviour_section(study, finished, split)
+    lines += _behaviour_section(study, finished, split, analysis)
     lines += _paired_section(study, finished, split, out)
-    lines += _stability_section(study, finished, split)
-    lines += _exploit_section(study, finished, split)
+    lines += _stability_section(study, finished, split, analysis)
+    lines += _exploit_section(study, finished, split, analysis)
     lines += _curves_section(study, finished, assets, page)
-    lines += _claim_section(study, finished, split, out)
+    lines += _claim_section(study, finished, split, out, analysis)
     page.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     return page
 
@@ -266,8 +233,9 @@ def _paired_section(study: Study, finished: dict, split: str, out: Path) -> list
     return lines
 
 
-def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
-    e1 = study.runs[0][2].env == "e1"
+def _stability_section(study: Study, finished: dict, split: str, analysis: Analysis) -> list[str]:
+    # The environment's answer mix names each run's most common answer.
+    mix = analysis.study.mix if analysis.study else None
     lines = ["## Stability", ""]
     lines += [
         "Across seeds: the standard deviation of the final held-out mean reward. Per run: parse-failure "
@@ -276,8 +244,8 @@ def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
         f"most common {split} answer per run and its share: a share near 1 is a policy that stopped reading.",
         "",
         f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run |"
-        + (f" most common {split} answer per run |" if e1 else ""),
-        "|---|---:|---|---|" + ("---|" if e1 else ""),
+        + (f" most common {split} answer per run |" if mix else ""),
+        "|---|---:|---|---|" + ("---|" if mix else ""),
     ]
     for v in study.variants:
         runs = [(seed, s) for (k, seed), s in sorted(finished.items()) if k == v.key]
@@ -292,44 +260,34 @@ def _stability_section(study: Study, finished: dict, split: str) -> list[str]:
             events.append(str(e))
             draws.append(fmt(d))
         row = f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |"
-        if e1:
-            mixes = [answer_mix(Path(d) / "results.jsonl") for _, s in runs if (d := _eval_dir(s, "grpo", split))]
+        if mix:
+            mixes = [mix(Path(d) / "results.jsonl") for _, s in runs if (d := _eval_dir(s, "grpo", split))]
             row += " " + ", ".join(f"{m['top_answer']} ({fmt(m['top_answer_share'], 2)})" for m in mixes) + " |"
         lines.append(row)
     lines.append("")
     return lines
 
 
-def _behaviour_section(study: Study, finished: dict, split: str) -> list[str]:
-    if study.runs[0][2].env != "e1":
+def _behaviour_section(study: Study, finished: dict, split: str, analysis: Analysis) -> list[str]:
+    if analysis.study is None:
         return []
-    lines = [f"## Does each policy read the record? ({split}, greedy; mean across seeds)", ""]
-    lines += [
-        "Mean reward alone cannot tell: a constant answer can beat a weak classifier. Per-class recall, "
-        "the number of distinct (label, confidence) answers and the share of the most common one show "
-        "whether a policy tells flows apart; the rows in italics score constant answers, the Bayes policy "
-        "and the oracle with the same reward on the same rows.",
-        "",
-    ]
+    lines = [f"## {analysis.study.heading} ({split}, greedy; mean across seeds)", ""]
+    lines += [analysis.study.intro, ""]
     policies = [
         (name, [Path(d) / "results.jsonl" for d in dirs]) for name, dirs in _policy_eval_dirs(study, finished, split)
     ]
-    return [*lines, *behaviour_table(policies), ""]
+    return [*lines, *analysis.table(policies), ""]
 
 
-def _exploit_section(study: Study, finished: dict, split: str) -> list[str]:
-    if study.runs[0][2].env != "e1":
+def _exploit_section(study: Study, finished: dict, split: str, analysis: Analysis) -> list[str]:
+    measures = analysis.study.exploits if analysis.study else None
+    if analysis.study is None or measures is None:
         return []
     lines = [f"## Reward exploits on {split} (answers of each trained policy; mean across seeds)", ""]
-    lines += [
-        "The upstream profile pays for behaviours the v1 profile closes: abstaining is never optimal, a "
-        "missing confidence earns full calibration credit on a wrong answer, linear calibration pushes "
-        "confidences to 0 or 1, and a Malicious call at confidence 0 is a cheap hedge.",
-        "",
-    ]
+    lines += [analysis.study.exploits_intro, ""]
     names = None
     for name, dirs in _policy_eval_dirs(study, finished, split):
-        per_seed = [exploit_measures(Path(d) / "results.jsonl") for d in dirs]
+        per_seed = [measures(Path(d) / "results.jsonl") for d in dirs]
         if not per_seed:
             continue
         if names is None:
@@ -377,11 +335,12 @@ def _curves_section(study: Study, finished: dict, assets: Path, page: Path) -> l
     return lines
 
 
-def _constant_sentence(key: str, finished: dict, split: str) -> str:
+def _constant_sentence(key: str, finished: dict, split: str, mix: Callable[[Path], dict]) -> str:
     """How many of a variant's seeds ended giving (nearly) one answer to
-    every row: the collapse a mean reward hides."""
+    every row (by the environment's answer `mix`): the collapse a mean
+    reward hides."""
     mixes = [
-        answer_mix(Path(d) / "results.jsonl")
+        mix(Path(d) / "results.jsonl")
         for (k, _), s in sorted(finished.items())
         if k == key
         if (d := _eval_dir(s, "grpo", split))
@@ -394,7 +353,7 @@ def _constant_sentence(key: str, finished: dict, split: str) -> str:
     )
 
 
-def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[str]:
+def _claim_section(study: Study, finished: dict, split: str, out: Path, analysis: Analysis) -> list[str]:
     results = _pairs(study, finished, split, out)
     ref = study.reference
     sentences = []
@@ -407,7 +366,7 @@ def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[
                 f"{v.key} beats its SFT start on {split} mean reward with an interval excluding zero in {ups} of "
                 f"{len(vs_sft)} seeds (worse in {downs})."
             )
-        if study.runs[0][2].env == "e1" and (sentence := _constant_sentence(v.key, finished, split)):
+        if analysis.study and (sentence := _constant_sentence(v.key, finished, split, analysis.study.mix)):
             sentences.append(sentence)
         if v.key == ref:
             continue
@@ -429,4 +388,4 @@ def _claim_section(study: Study, finished: dict, split: str, out: Path) -> list[
     return lines
 
 
-__all__ = ["collapse_events", "exploit_measures", "write_page"]
+__all__ = ["collapse_events", "write_page"]

@@ -805,12 +805,13 @@ fn record_parts() {
         p.evidence.items[0].end.unwrap(),
     );
     assert_eq!(q[a..b].iter().collect::<String>(), "Confirm your password");
-    let back: svbench_core::record::ParsedRecord =
-        serde_json::from_value(serde_json::to_value(&p).unwrap()).unwrap();
-    assert_eq!(back.e4(), Some(&p));
-    assert!(matches!(s.compat(), CompatFields::E1(ref c) if c.predicted_label == "Phishing"));
+    let back: E4Parsed = svbench_core::record::EnvPart::of(&p).read().unwrap();
+    assert_eq!(back, p);
+    let compat: E4Compat = s.compat().read().unwrap();
+    assert_eq!(compat.predicted_label, "Phishing");
     let inv = run(&r, "x", PHISH, Label::Phishing, &[]);
-    assert!(matches!(inv.compat(), CompatFields::E1(ref c) if c.predicted_label.is_empty()));
+    let compat: E4Compat = inv.compat().read().unwrap();
+    assert!(compat.predicted_label.is_empty());
     let up = run(&upstream("rollout"), "x", PHISH, Label::Phishing, &[]);
     let p = up.parsed(&row);
     assert_eq!(p.upstream_parse.unwrap().status, "invalid");
@@ -849,7 +850,7 @@ fn a_large_inline_row_scores_in_bounded_work_and_honours_a_deadline() {
     let (example, completion) = large_example();
     // One sweep per quote instead of 125,000 occurrences × 10,000 spans.
     let scored = env.score(&example, &completion).unwrap();
-    let Some(svbench_core::record::ParsedRecord::E4(parsed)) = scored.parsed else {
+    let Some(parsed) = scored.parsed.map(|p| p.read::<E4Parsed>().unwrap()) else {
         panic!("no E4 record");
     };
     let matched = parsed

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::RiskCoveragePoint;
+use svbench_core::metrics::RiskCoveragePoint;
 
 /// E4 `metrics`: reward means, the full metric set over every scored row,
 /// the same set per group, and bootstrap intervals.
