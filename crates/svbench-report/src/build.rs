@@ -352,7 +352,8 @@ fn add_usage(total: &mut Usage, u: &Usage) {
     total.cached_requests += u.cached_requests;
 }
 
-pub(crate) fn rate(num: u64, den: u64) -> Option<f64> {
+/// `num / den`; `None` when `den` is 0.
+pub fn rate(num: u64, den: u64) -> Option<f64> {
     svbench_core::metrics::ratio(num, den)
 }
 
@@ -486,7 +487,7 @@ fn reward_stats(
 
 /// Upstream-named numbers must be numbers: a non-finite value (only possible
 /// from absurd recorded confidences) becomes 0.0 with a warning.
-pub(crate) fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
+pub fn guard(name: &str, v: &mut f64, warnings: &mut Vec<String>) {
     if !v.is_finite() {
         warnings.push(format!(
             "{name} was not a finite number and is written as 0.0"

@@ -11,9 +11,6 @@
 
 pub mod build;
 pub mod compare;
-pub mod e1;
-pub mod e2;
-pub mod e4;
 pub mod error;
 pub mod headline;
 pub mod html;

@@ -2,10 +2,6 @@
 //! tables, validity, reward components, usage and latency. Floats are printed
 //! with a fixed number of decimals so identical inputs give identical bytes.
 
-pub mod e1;
-pub mod e2;
-pub mod e4;
-
 use std::fmt::Write;
 
 use svbench_core::summary::Summary;
@@ -16,24 +12,27 @@ use crate::plots::Plot;
 use crate::plugin::ReportPlugin;
 use crate::read::{LeanRun, RunInfo};
 
-pub(crate) fn f(v: f64) -> String {
+/// A number with four decimals.
+pub fn f(v: f64) -> String {
     format!("{v:.4}")
 }
 
 /// What an undefined metric (a zero denominator) prints as.
 pub const NA: &str = "n/a";
 
-pub(crate) fn fo(v: Option<f64>) -> String {
+/// [`f`], or `n/a` when undefined.
+pub fn fo(v: Option<f64>) -> String {
     v.map(f).unwrap_or_else(|| NA.to_string())
 }
 
-pub(crate) fn pct(v: Option<f64>) -> String {
+/// A percentage with two decimals, or `n/a` when undefined.
+pub fn pct(v: Option<f64>) -> String {
     v.map(|x| format!("{:.2} %", 100.0 * x))
         .unwrap_or_else(|| NA.to_string())
 }
 
 /// `v`, or `n/a` when `name` is listed as undefined.
-pub(crate) fn fu(v: f64, name: &str, undefined: &[String]) -> String {
+pub fn fu(v: f64, name: &str, undefined: &[String]) -> String {
     if undefined.iter().any(|u| u == name) {
         NA.to_string()
     } else {

@@ -42,7 +42,7 @@ impl Markup {
 
 /// Free text kept on one Markdown line (a table cell, a list item): `|`
 /// escaped, newlines folded to spaces.
-pub(crate) fn table_cell(s: &str) -> String {
+pub fn table_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 

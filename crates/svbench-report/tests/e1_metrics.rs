@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use svbench_core::metrics::{ece_bin, BootstrapConfig};
-use svbench_report::e1::summary::E1Detection;
-use svbench_report::e1::{self, ci::ci95, compute, E1Input, E1Sample, DEFAULT_COSTS};
+use svbench_envs::e1::report::summary::E1Detection;
+use svbench_envs::e1::report::{self as e1, ci::ci95, compute, E1Input, E1Sample, DEFAULT_COSTS};
 
 const EPS: f64 = 1e-12;
 
@@ -420,7 +420,7 @@ fn arb_sample(with_invalid: bool) -> impl Strategy<Value = E1Sample> {
 }
 
 fn triple(s: &E1Sample) -> (&'static str, &'static str, f64) {
-    use svbench_report::e1::Prediction::*;
+    use svbench_envs::e1::report::Prediction::*;
     let p = match s.prediction {
         Malicious => "malicious",
         Benign => "benign",
@@ -579,7 +579,7 @@ fn groups_partition_the_samples() {
     assert_eq!(rep.e1.groups.source.values().map(|g| g.n).sum::<u64>(), n);
     assert_eq!(rep.e1.groups.scenario.values().map(|g| g.n).sum::<u64>(), n);
     assert!(rep.e1.groups.scenario.contains_key("unknown"));
-    let cm = |m: &svbench_report::e1::summary::E1Metrics| {
+    let cm = |m: &svbench_envs::e1::report::summary::E1Metrics| {
         let c = &m.confusion_matrix;
         c.tp + c.tn + c.fp + c.fn_ + c.abstain + c.invalid
     };

@@ -6,8 +6,8 @@ mod common;
 use common::e4::{e4_errored, e4_metadata, metrics_vector};
 use common::{write_run, TS};
 use svbench_core::summary::Summary;
-use svbench_report::e4::summary::E4UpstreamMetrics;
-use svbench_report::e4::summary::{E4MetricSet, E4Metrics};
+use svbench_envs::e4::report::summary::E4UpstreamMetrics;
+use svbench_envs::e4::report::summary::{E4MetricSet, E4Metrics};
 use svbench_report::{build_report, check_run, report_run, ReportOptions};
 
 fn close(got: Option<f64>, want: f64, what: &str) {
@@ -170,7 +170,7 @@ fn hand_computed_vector() {
 }
 
 fn sum_groups(
-    groups: &std::collections::BTreeMap<String, svbench_report::e4::summary::E4Group>,
+    groups: &std::collections::BTreeMap<String, svbench_envs::e4::report::summary::E4Group>,
 ) -> u64 {
     groups.values().map(|g| g.n).sum()
 }

@@ -539,7 +539,7 @@ fn html_generation_100k() {
     let start = Instant::now();
     let samples = svbench_report::html::read_samples(
         &dir.join("results.jsonl"),
-        &svbench_report::e1::plugin::REPORT,
+        &svbench_envs::e1::report::plugin::REPORT,
     )
     .expect("samples");
     eprintln!("read_samples alone: {:.3} s", start.elapsed().as_secs_f64());

@@ -207,7 +207,7 @@ fn only_errors_says_so() {
     let out = report_run(&dir, &opts()).expect("report");
     let s = out.summary.expect("summary");
     assert_eq!(s.counts.scored, 0);
-    let e1: svbench_report::e1::summary::E1Summary = s.extension("e1").expect("e1");
+    let e1: svbench_envs::e1::report::summary::E1Summary = s.extension("e1").expect("e1");
     assert!(e1.ci95.is_none());
     assert!(s
         .warnings
@@ -295,7 +295,7 @@ fn mixed_profiles_are_flagged_not_averaged() {
         .warnings
         .iter()
         .any(|w| w.contains("more than one reward profile")));
-    let Some(m) = s.metrics_as::<svbench_report::e1::summary::E1Metrics>() else {
+    let Some(m) = s.metrics_as::<svbench_envs::e1::report::summary::E1Metrics>() else {
         panic!("E1 metrics expected")
     };
     assert_eq!(
@@ -335,7 +335,8 @@ fn upstream_style_records_are_readable() {
     assert_eq!(s.run_id, "20250101-up");
     assert_eq!(s.counts.invalid, 1);
     assert_eq!(s.counts.valid, 3);
-    let Some(u) = s.upstream_compat_as::<svbench_report::e1::summary::E1UpstreamMetrics>() else {
+    let Some(u) = s.upstream_compat_as::<svbench_envs::e1::report::summary::E1UpstreamMetrics>()
+    else {
         panic!("upstream_compat expected")
     };
     assert_eq!(u.detection.accuracy, 1.0);
@@ -429,7 +430,7 @@ fn report_crate_cannot_reach_client_or_analyzers() {
 
 #[test]
 fn rollouts_of_an_example_are_resampled_together() {
-    use svbench_report::e1::{ci::ci95, E1Sample};
+    use svbench_envs::e1::report::{ci::ci95, E1Sample};
     let tmp = tempfile::tempdir().expect("tmp");
     let mut recs = Vec::new();
     let mut samples = Vec::new();
@@ -461,7 +462,7 @@ fn rollouts_of_an_example_are_resampled_together() {
     let units: Vec<std::ops::Range<usize>> = (0..30).map(|i| 2 * i..2 * i + 2).collect();
     let cfg = opts().bootstrap.expect("set");
     let want = ci95(&samples, &units, cfg).expect("ci");
-    let e1: svbench_report::e1::summary::E1Summary = s.extension("e1").expect("e1");
+    let e1: svbench_envs::e1::report::summary::E1Summary = s.extension("e1").expect("e1");
     assert_eq!(e1.ci95, Some(want));
 }
 

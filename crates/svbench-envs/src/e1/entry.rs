@@ -83,7 +83,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
-    report: &svbench_report::e1::plugin::REPORT,
+    report: &crate::e1::report::plugin::REPORT,
 };
 
 fn args_schema() -> Value {

@@ -1,10 +1,10 @@
 //! The E1 environment: one path from a completion to a recorded score.
 
+use crate::e1::report::record::{E1Compat, E1Parsed};
 use svbench_core::extract::ParseMode;
 use svbench_core::record::{CompatFields, EnvPart};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Message, ParseOutcome, ParseRecord, RewardBreakdown};
-use svbench_report::e1::record::{E1Compat, E1Parsed};
 
 use super::parse::parse_completion;
 use super::prompt::{initial_messages, system_prompt};

@@ -11,6 +11,7 @@ pub mod leak;
 pub mod parse;
 pub mod policy;
 pub mod prompt;
+pub mod report;
 pub mod reward;
 pub mod zeek;
 

@@ -47,8 +47,7 @@ impl V1Constants for V1Params {
     const REWARD_IMPL_VERSION: u32 = REWARD_IMPL_VERSION;
     const PROFILES: &'static [&'static str] = PROFILES;
     const UPSTREAM_WEIGHTS: &'static [(&'static str, f64)] = &UPSTREAM_WEIGHTS;
-    const BOUNDS: svbench_core::reward::ProfileBounds =
-        svbench_report::e1::plugin::COMPONENT_BOUNDS;
+    const BOUNDS: svbench_core::reward::ProfileBounds = crate::e1::report::plugin::COMPONENT_BOUNDS;
 
     fn weights(&self) -> Vec<(&'static str, f64)> {
         vec![

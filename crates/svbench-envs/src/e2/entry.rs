@@ -87,7 +87,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
-    report: &svbench_report::e2::plugin::REPORT,
+    report: &crate::e2::report::plugin::REPORT,
 };
 
 fn args_schema() -> Value {

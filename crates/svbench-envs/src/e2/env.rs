@@ -16,16 +16,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::e2::report::record::{
+    DetectionRecord, E2Compat, E2DetectionRecord, E2Parsed, E2RewardsRecord, E2UpstreamRewards,
+    E2V1Rewards, PatchKind, RuleFinding, UpstreamPatchRecord as UpstreamPatchEntry, V1PatchRecord,
+    ViolationEntry,
+};
 use serde_json::{json, Map, Value};
 use svbench_core::env_record::{CompatFields, EnvPart, ParseStatusRecord};
 use svbench_core::extract::{completion_text, upstream_fence, ParseMode};
 use svbench_core::reward_config::RewardConfigError;
 use svbench_core::{Completion, Example, Message, ParseRecord, ParseStatus};
-use svbench_report::e2::record::{
-    DetectionRecord, E2Compat, E2DetectionRecord, E2Parsed, E2RewardsRecord, E2UpstreamRewards,
-    E2V1Rewards, PatchKind, RuleFinding, UpstreamPatchRecord as UpstreamPatchEntry, V1PatchRecord,
-    ViolationEntry,
-};
 use svbench_scan::external::{ExternalBackends, ExternalTool, ProbeError};
 use svbench_scan::patch::lenient::apply_upstream_within;
 use svbench_scan::patch::{

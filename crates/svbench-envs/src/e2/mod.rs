@@ -17,6 +17,7 @@ pub mod oracle;
 pub mod parse;
 pub mod policy;
 pub mod prompt;
+pub mod report;
 pub mod reward;
 pub mod tools;
 

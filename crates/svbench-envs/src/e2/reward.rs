@@ -94,8 +94,7 @@ impl V1Constants for V1Params {
     const REWARD_IMPL_VERSION: u32 = REWARD_IMPL_VERSION;
     const PROFILES: &'static [&'static str] = PROFILES;
     const UPSTREAM_WEIGHTS: &'static [(&'static str, f64)] = &upstream::WEIGHTS;
-    const BOUNDS: svbench_core::reward::ProfileBounds =
-        svbench_report::e2::plugin::COMPONENT_BOUNDS;
+    const BOUNDS: svbench_core::reward::ProfileBounds = crate::e2::report::plugin::COMPONENT_BOUNDS;
 
     fn weights(&self) -> Vec<(&'static str, f64)> {
         v1::weights(self).to_vec()

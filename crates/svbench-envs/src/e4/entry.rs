@@ -89,7 +89,7 @@ pub static ENTRY: EnvEntry = EnvEntry {
     open,
     builtin,
     args_record,
-    report: &svbench_report::e4::plugin::REPORT,
+    report: &crate::e4::report::plugin::REPORT,
 };
 
 fn args_record(pairs: &[String]) -> Result<BTreeMap<String, Value>, ConfigureError> {

@@ -16,6 +16,7 @@ pub mod normalize;
 pub mod parse;
 pub mod policy;
 pub mod prompt;
+pub mod report;
 pub mod reward;
 pub mod row;
 pub mod score;

@@ -1,10 +1,10 @@
 //! The one scoring entry point of E4: parse in the profile's mode, ground
 //! the evidence, compute the profile's reward, and build the record parts.
 
+use crate::e4::report::record::{E4Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
 use svbench_core::env_record::ParseStatusRecord;
 use svbench_core::record::CompatFields;
 use svbench_core::{Completion, ParseOutcome, ParseRecord, RewardBreakdown};
-use svbench_report::e4::record::{E4Compat, E4EvidenceItem, E4EvidenceRecord, E4Parsed};
 
 use svbench_core::deadline::{Deadline, TimeBudgetExceeded};
 

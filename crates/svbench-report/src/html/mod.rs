@@ -22,7 +22,6 @@
 //! `body[data-filter-ms]`, `#svb-list[data-visible-count]`,
 //! `#svb-detail[data-open-id]`.
 
-pub mod evidence;
 mod page;
 pub mod samples;
 

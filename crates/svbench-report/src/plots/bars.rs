@@ -106,7 +106,7 @@ pub fn grouped_bars(
 
 #[cfg(test)]
 mod tests {
-    use super::super::svg::tests::assert_well_formed;
+    use super::super::svg::check::assert_well_formed;
     use super::*;
 
     #[test]

@@ -92,7 +92,7 @@ fn components_plot(profile: &str, components: &BTreeMap<String, Vec<f64>>) -> Pl
 
 #[cfg(test)]
 mod tests {
-    use super::super::svg::tests::assert_well_formed;
+    use super::super::svg::check::assert_well_formed;
     use super::*;
 
     #[test]

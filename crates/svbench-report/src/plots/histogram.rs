@@ -139,7 +139,7 @@ pub fn caption(h: &Histogram) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::svg::tests::assert_well_formed;
+    use super::super::svg::check::assert_well_formed;
     use super::*;
 
     #[test]

@@ -13,10 +13,8 @@
 
 pub mod axes;
 pub mod bars;
+pub mod calibration;
 pub mod common;
-pub mod e1;
-pub mod e2;
-pub mod e4;
 pub mod histogram;
 pub mod svg;
 

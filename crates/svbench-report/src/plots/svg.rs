@@ -195,13 +195,16 @@ pub fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
+/// Well-formedness checks of the SVG this module writes, for the plot
+/// tests of the report and of the environments' plugins.
+pub mod check {
 
     /// Minimal well-formedness check: one `<svg>` root, balanced tags,
     /// quoted attributes, no raw `&` or `<` in text.
-    pub(crate) fn assert_well_formed(svg: &str) {
+    ///
+    /// # Panics
+    /// When the document is not well formed.
+    pub fn assert_well_formed(svg: &str) {
         assert!(
             svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
             "{svg}"
@@ -264,6 +267,12 @@ pub(crate) mod tests {
             }
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::assert_well_formed;
+    use super::*;
 
     #[test]
     fn escaping_and_numbers() {

@@ -313,17 +313,9 @@ pub fn redact_version(md: &str) -> String {
     md.replace(line, "| svbench (report) | `[version]` |")
 }
 
-/// The plugins of the environments whose report modules live in this
-/// crate, found by canonical name as the registry finds them (these tests
-/// cannot reach the registry: the report crate depends on no environment).
+/// The registered environments' report plugins, by canonical name.
 pub fn plugins(name: &str) -> Option<&'static dyn svbench_report::plugin::ReportPlugin> {
-    use svbench_core::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
-    match name {
-        n if n == NETWORK_LOGS.name => Some(&svbench_report::e1::plugin::REPORT),
-        n if n == CONFIG_VERIFICATION.name => Some(&svbench_report::e2::plugin::REPORT),
-        n if n == PHISHING_DETECTION.name => Some(&svbench_report::e4::plugin::REPORT),
-        _ => None,
-    }
+    svbench_envs::registry::report_plugin(name)
 }
 
 /// The environments with a scoreboard among [`plugins`], as the registry
