@@ -12,6 +12,8 @@ pub mod e1;
 pub mod e2;
 #[cfg(feature = "e4")]
 pub mod e4;
+#[cfg(feature = "test-env")]
+pub mod echo;
 pub mod environment;
 pub mod kit;
 pub mod policy;

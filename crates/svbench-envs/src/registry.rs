@@ -209,6 +209,8 @@ pub static REGISTRY: &[&EnvEntry] = &[
     &crate::e2::entry::ENTRY,
     #[cfg(feature = "e4")]
     &crate::e4::entry::ENTRY,
+    #[cfg(feature = "test-env")]
+    &crate::echo::entry::ENTRY,
 ];
 
 /// Why a name does not resolve to a runnable environment.

@@ -14,7 +14,8 @@ use svbench_envs::registry::{report_plugin, REGISTRY};
 /// Arguments of `svbench scoreboard`.
 #[derive(Debug, Args)]
 pub struct ScoreboardArgs {
-    /// Environment of the scoreboard: e1, e2 or e4 (aliases accepted).
+    /// Environment of the scoreboard: a registered environment's name, short id
+    /// or alias.
     #[arg(long, value_name = "ENV")]
     pub env: String,
     /// Run directories (each holding metadata.json and results.jsonl).
@@ -32,10 +33,18 @@ pub struct ScoreboardArgs {
     pub check: bool,
 }
 
+/// The registered environment `name` spells (any spelling, any case).
+fn registered(name: &str) -> Option<&'static svbench_envs::registry::EnvEntry> {
+    let lower = name.trim().to_ascii_lowercase();
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|e| e.identity.is_named(&lower))
+}
+
 /// Runs the command; returns the exit code.
 pub fn run(args: ScoreboardArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
-    let env = svbench_core::identity::lookup_loose(&args.env)
-        .and_then(|id| REGISTRY.iter().find(|e| e.identity.name == id.name))
+    let env = registered(&args.env)
         .and_then(|e| Board::of(e.identity, e.report))
         .ok_or_else(|| {
             exit::usage(format!(
@@ -143,8 +152,8 @@ fn discover(root: &Path, env: Board) -> anyhow::Result<Vec<PathBuf>> {
                 .and_then(|v| v.get("environment")?.as_str().map(str::to_string));
             let named = environment
                 .as_deref()
-                .and_then(svbench_core::identity::lookup_loose)
-                .is_some_and(|id| id.name == env.identity.name);
+                .and_then(registered)
+                .is_some_and(|e| e.identity.name == env.identity.name);
             if named {
                 found.push(dir);
             }
