@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 pub use lean::{LeanRecords, Tags};
 pub use metadata::{canonical_environment, RunInfo};
-pub use records::{EnvFields, LoadedRecords, RecordView};
+pub use records::{meta_text, EnvFields, LoadedRecords, ObjectOrNone, RecordView};
 
 use crate::error::ReportError;
 

@@ -36,9 +36,6 @@ pub struct RecordView<E = ()> {
     pub example_id: String,
     /// Reference answer.
     pub answer: Value,
-    /// Row metadata (only `meta.source` / `meta.scenario` are read; a
-    /// value that is not an object reads as absent).
-    pub info: Option<InfoView>,
     /// Parse outcome.
     pub parse: Option<ParseRecord>,
     /// Total reward.
@@ -128,12 +125,11 @@ macro_rules! env_fields {
 }
 
 /// The shared fields' keys, in [`RecordView`]'s order.
-const SHARED_KEYS: [&str; 19] = [
+const SHARED_KEYS: [&str; 18] = [
     "index",
     "rollout_index",
     "example_id",
     "answer",
-    "info",
     "parse",
     "reward",
     "rewards",
@@ -187,8 +183,16 @@ impl<'de> Visitor<'de> for FieldKeySeed {
     }
 }
 
-/// A value read with [`object_or_none`], as a type.
-struct ObjectOrNone<T>(Option<T>);
+/// An object read as `T`, and anything else (null, strings, numbers,
+/// arrays) as `None`, so odd upstream values never fail a line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectOrNone<T>(pub Option<T>);
+
+impl<T> From<ObjectOrNone<T>> for Option<T> {
+    fn from(v: ObjectOrNone<T>) -> Self {
+        v.0
+    }
+}
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for ObjectOrNone<T> {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
@@ -237,20 +241,19 @@ impl<'de, E: EnvFields> Visitor<'de> for RecordVisitor<E> {
                         1 => r.rollout_index = map.next_value()?,
                         2 => r.example_id = map.next_value()?,
                         3 => r.answer = map.next_value()?,
-                        4 => r.info = map.next_value::<ObjectOrNone<_>>()?.0,
-                        5 => r.parse = map.next_value()?,
-                        6 => r.reward = map.next_value()?,
-                        7 => r.rewards = map.next_value()?,
-                        8 => r.reward_profile = map.next_value()?,
-                        9 => r.usage = map.next_value()?,
-                        10 => r.requests = map.next_value()?,
-                        11 => r.latency_ms = map.next_value()?,
-                        12 => r.truncated = map.next_value()?,
-                        13 => r.error = map.next_value::<ObjectOrNone<_>>()?.0,
-                        14 => r.completion_error = map.next_value()?,
-                        15 => r.turns = map.next_value::<Opt<_>>()?.0,
-                        16 => r.tool_calls = map.next_value::<Opt<_>>()?.0,
-                        17 => r.tool_time_ms = map.next_value::<Opt<_>>()?.0,
+                        4 => r.parse = map.next_value()?,
+                        5 => r.reward = map.next_value()?,
+                        6 => r.rewards = map.next_value()?,
+                        7 => r.reward_profile = map.next_value()?,
+                        8 => r.usage = map.next_value()?,
+                        9 => r.requests = map.next_value()?,
+                        10 => r.latency_ms = map.next_value()?,
+                        11 => r.truncated = map.next_value()?,
+                        12 => r.error = map.next_value::<ObjectOrNone<_>>()?.0,
+                        13 => r.completion_error = map.next_value()?,
+                        14 => r.turns = map.next_value::<Opt<_>>()?.0,
+                        15 => r.tool_calls = map.next_value::<Opt<_>>()?.0,
+                        16 => r.tool_time_ms = map.next_value::<Opt<_>>()?.0,
                         _ => r.tool_interactions = map.next_value::<List<_>>()?.0,
                     }
                 }
@@ -268,7 +271,6 @@ impl<E> RecordView<E> {
             rollout_index,
             example_id,
             answer,
-            info,
             parse,
             reward,
             rewards,
@@ -290,7 +292,6 @@ impl<E> RecordView<E> {
             rollout_index,
             example_id,
             answer,
-            info,
             parse,
             reward,
             rewards,
@@ -327,48 +328,16 @@ impl<E> RecordView<E> {
             _ => None,
         }
     }
-
-    /// `info.meta.<key>` as text (non-strings rendered as JSON).
-    pub fn meta(&self, key: &str) -> Option<String> {
-        let v = self.info.as_ref()?.meta.as_ref()?.get(key)?;
-        match v {
-            Value::Null => None,
-            Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        }
-    }
 }
 
-/// `info`, reduced to its `meta` object.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct InfoView {
-    /// `info.meta`.
-    #[serde(default, deserialize_with = "object_or_none")]
-    pub meta: Option<MetaView>,
-}
-
-/// `info.meta`, reduced to the grouping keys.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct MetaView {
-    /// `meta.source`.
-    #[serde(default)]
-    pub source: Option<Value>,
-    /// `meta.scenario`.
-    #[serde(default)]
-    pub scenario: Option<Value>,
-    /// `meta.spans` (E4's gold spans), kept as written: other environments
-    /// may use the key differently.
-    #[serde(default)]
-    pub spans: Option<Value>,
-}
-
-impl MetaView {
-    fn get(&self, key: &str) -> Option<&Value> {
-        match key {
-            "source" => self.source.as_ref(),
-            "scenario" => self.scenario.as_ref(),
-            _ => None,
-        }
+/// A value of a row's `info.meta` as text (non-strings rendered as JSON;
+/// null and absent are `None`), as grouping keys read it.
+#[must_use]
+pub fn meta_text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
     }
 }
 
@@ -902,16 +871,14 @@ mod tests {
 
     #[test]
     fn tolerant_fields() {
-        let r =
-            view(r#"{"info": "x", "error": null, "predicted_label": "Benign", "confidence": 0.5}"#);
-        assert!(r.info.is_none());
+        let r = view(r#"{"error": null, "predicted_label": "Benign", "confidence": 0.5}"#);
         assert!(!r.is_errored());
-        let r = view(
-            r#"{"info": {"meta": {"source": "iot23", "scenario": 3}}, "error": {"kind": "timeout", "message": "m"}}"#,
-        );
-        assert_eq!(r.meta("source").as_deref(), Some("iot23"));
-        assert_eq!(r.meta("scenario").as_deref(), Some("3"));
+        let r = view(r#"{"error": {"kind": "timeout", "message": "m"}}"#);
         assert_eq!(r.error_kind().as_deref(), Some("timeout"));
+        let r = view(r#"{"error": "boom"}"#);
+        assert!(!r.is_errored());
+        assert_eq!(meta_text(Some(&Value::from(3))).as_deref(), Some("3"));
+        assert_eq!(meta_text(Some(&Value::Null)), None);
     }
 
     /// An environment's own fields, read in the same pass.

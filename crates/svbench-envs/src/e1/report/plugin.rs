@@ -198,6 +198,7 @@ impl EnvSections for E1Report {
             answer: typed(v.answer).unwrap_or(Value::Null),
             parse: typed(v.parse),
             env: E1Fields {
+                info: None,
                 parsed: parsed_of(v),
                 predicted_label: typed(v.predicted_label),
                 confidence: typed(v.confidence),
@@ -269,7 +270,7 @@ impl EnvReport for E1Report {
     }
 
     fn groups(&self, r: &RecordView<E1Fields>) -> [Option<String>; 2] {
-        [r.meta("source"), r.meta("scenario")]
+        r.env.groups()
     }
 
     fn reduce(&self, r: RecordView<E1Fields>, errored: bool) -> E1Code {

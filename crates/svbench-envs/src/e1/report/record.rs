@@ -28,10 +28,32 @@ pub struct E1Compat {
     pub confidence: Option<f64>,
 }
 
-/// The fields of a result record E1's report reads as its own: `parsed`
-/// and the compatibility fields (all an upstream-style record has).
+/// A row's `info`, reduced to the grouping keys.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct E1Info {
+    /// `info.meta` (a value that is not an object reads as absent).
+    #[serde(default)]
+    pub meta: svbench_report::read::ObjectOrNone<E1Meta>,
+}
+
+/// `info.meta`, reduced to the grouping keys.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct E1Meta {
+    /// `meta.source`.
+    #[serde(default)]
+    pub source: Option<serde_json::Value>,
+    /// `meta.scenario`.
+    #[serde(default)]
+    pub scenario: Option<serde_json::Value>,
+}
+
+/// The fields of a result record E1's report reads as its own: `parsed`,
+/// the compatibility fields (all an upstream-style record has) and the
+/// grouping keys in `info.meta`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct E1Fields {
+    /// `info` (a value that is not an object reads as absent).
+    pub info: Option<E1Info>,
     /// `parsed`, when it reads as E1's.
     pub parsed: Option<E1Parsed>,
     /// `predicted_label` (a non-text value reads as absent).
@@ -40,7 +62,20 @@ pub struct E1Fields {
     pub confidence: Option<f64>,
 }
 
+impl E1Fields {
+    /// The grouping keys `meta.source` and `meta.scenario`, as text.
+    #[must_use]
+    pub fn groups(&self) -> [Option<String>; 2] {
+        let meta = self.info.as_ref().and_then(|i| i.meta.0.as_ref());
+        [
+            svbench_report::read::meta_text(meta.and_then(|m| m.source.as_ref())),
+            svbench_report::read::meta_text(meta.and_then(|m| m.scenario.as_ref())),
+        ]
+    }
+}
+
 svbench_report::env_fields!(E1Fields {
+    "info" => info: svbench_report::read::ObjectOrNone<E1Info>,
     "parsed" => parsed: svbench_core::env_record::lenient::Opt<E1Parsed>,
     "predicted_label" => predicted_label: svbench_core::env_record::lenient::Opt<String>,
     "confidence" => confidence: svbench_core::env_record::lenient::Opt<f64>,

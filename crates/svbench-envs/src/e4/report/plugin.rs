@@ -121,6 +121,7 @@ impl EnvSections for E4Report {
             answer: typed(v.answer).unwrap_or(Value::Null),
             parse: typed(v.parse),
             env: E4Fields {
+                info: None,
                 parsed: parsed_of(v),
                 predicted_label: typed(v.predicted_label),
                 confidence: typed(v.confidence),

@@ -93,9 +93,27 @@ pub struct E4Compat {
     pub confidence: Option<f64>,
 }
 
+/// A row's `info`, reduced to the gold spans.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct E4Info {
+    /// `info.meta` (a value that is not an object reads as absent).
+    #[serde(default)]
+    pub meta: svbench_report::read::ObjectOrNone<E4Meta>,
+}
+
+/// `info.meta`, reduced to the gold spans.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct E4Meta {
+    /// `meta.spans`, kept as written.
+    #[serde(default)]
+    pub spans: Option<serde_json::Value>,
+}
+
 /// The fields of a result record E4's report reads as its own.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct E4Fields {
+    /// `info` (a value that is not an object reads as absent).
+    pub info: Option<E4Info>,
     /// `parsed`, when it reads as E4's.
     pub parsed: Option<E4Parsed>,
     /// `predicted_label` (a non-text value reads as absent).
@@ -105,6 +123,7 @@ pub struct E4Fields {
 }
 
 svbench_report::env_fields!(E4Fields {
+    "info" => info: svbench_report::read::ObjectOrNone<E4Info>,
     "parsed" => parsed: svbench_core::env_record::lenient::Opt<E4Parsed>,
     "predicted_label" => predicted_label: svbench_core::env_record::lenient::Opt<String>,
     "confidence" => confidence: svbench_core::env_record::lenient::Opt<f64>,

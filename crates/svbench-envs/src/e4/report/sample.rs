@@ -197,10 +197,11 @@ pub fn sample(r: &RecordView<E4Fields>) -> Option<E4Sample> {
 }
 
 /// `info.meta.spans` as written (empty when absent or not an array).
-fn spans<E>(r: &RecordView<E>) -> &[Value] {
-    r.info
+fn spans(r: &RecordView<E4Fields>) -> &[Value] {
+    r.env
+        .info
         .as_ref()
-        .and_then(|i| i.meta.as_ref())
+        .and_then(|i| i.meta.0.as_ref())
         .and_then(|m| m.spans.as_ref())
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
