@@ -54,6 +54,12 @@ pub struct Summary {
     pub metrics: Value,
     /// Upstream run metadata (null values omitted).
     pub metadata: SummaryMetadata,
+    /// Objects of upstream's shape the environment adds here, among
+    /// upstream's fields (E2: `severity_breakdown`). Written only: a summary
+    /// read back has them in [`Summary::extensions`].
+    #[serde(flatten, skip_deserializing)]
+    #[schemars(skip)]
+    pub upstream_extensions: Map<String, Value>,
 
     /// The metrics to read first, most important first, in svbench's
     /// definitions (the report, the scoreboard and `compare` use the same
@@ -150,7 +156,11 @@ impl Summary {
     /// The top-level object `key` the environment added, read as its type.
     #[must_use]
     pub fn extension<T: DeserializeOwned>(&self, key: &str) -> Option<T> {
-        T::deserialize(self.extensions.get(key)?).ok()
+        let value = self
+            .upstream_extensions
+            .get(key)
+            .or_else(|| self.extensions.get(key))?;
+        T::deserialize(value).ok()
     }
 }
 

@@ -324,6 +324,7 @@ pub fn build_summary<P: EnvReport>(
             resamples: cfg.resamples as u64,
             seed: cfg.seed,
         },
+        upstream_extensions: env.upstream_extensions,
         extensions: env.extensions,
     };
     let values = SummaryValues {

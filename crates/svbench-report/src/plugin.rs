@@ -91,6 +91,9 @@ pub struct EnvSummary {
     pub upstream_compat: Option<Value>,
     /// `headline`.
     pub headline: Vec<HeadlineMetric>,
+    /// The top-level objects of upstream's shape the environment adds
+    /// among upstream's fields (after `metadata`), in order.
+    pub upstream_extensions: Map<String, Value>,
     /// The top-level objects the environment adds, in order.
     pub extensions: Map<String, Value>,
 }
@@ -118,6 +121,7 @@ impl EnvSummary {
             metrics: to_json(metrics),
             upstream_compat: None,
             headline: Vec::new(),
+            upstream_extensions: Map::new(),
             extensions: Map::new(),
         }
     }
@@ -133,6 +137,15 @@ impl EnvSummary {
     #[must_use]
     pub fn headline(mut self, headline: Vec<HeadlineMetric>) -> Self {
         self.headline = headline;
+        self
+    }
+
+    /// With the top-level object `key` among upstream's fields (after
+    /// `metadata` and those added before it).
+    #[must_use]
+    pub fn upstream_extension<T: Serialize + ?Sized>(mut self, key: &str, value: &T) -> Self {
+        self.upstream_extensions
+            .insert(key.to_string(), to_json(value));
         self
     }
 

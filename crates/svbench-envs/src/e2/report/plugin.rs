@@ -291,7 +291,7 @@ impl EnvReport for E2Report {
         guard_e2(&mut rep.metrics, ctx.warnings);
         let summary = EnvSummary::new(&rep.metrics)
             .headline(super::headline::e2(&rep.e2))
-            .extension("severity_breakdown", &rep.severity_breakdown)
+            .upstream_extension("severity_breakdown", &rep.severity_breakdown)
             .extension("e2", &rep.e2);
         (summary, ())
     }
