@@ -83,6 +83,16 @@ fn the_test_environment_gets_the_whole_harness_by_registering_itself() {
         assert!(first["parsed"]["text"].is_string(), "{first}");
         assert!(first["echoed"].is_boolean(), "{first}");
     }
+    // Registered is known: `--strict` takes its runs.
+    let strict_out = tmp.path().join("strict");
+    svbench(&[
+        "report",
+        "--strict",
+        dirs[0].to_str().expect("utf-8"),
+        "--out",
+        strict_out.to_str().expect("utf-8"),
+    ]);
+    assert!(strict_out.join("summary.json").is_file());
     accuracies.sort_by(|a, b| a.partial_cmp(b).expect("numbers"));
     assert_eq!(accuracies, [Some(0.0), Some(1.0)]);
 

@@ -82,7 +82,7 @@ impl Environment for EchoEnv {
                 reason: None,
                 format_ok: None,
             },
-            parsed: Some(EnvPart::of(&json!({"text": text}))),
+            parsed: Some(EnvPart::of(json!({"text": text}))),
             reward: RewardBreakdown::weighted(
                 "v1",
                 vec![RewardComponent {

@@ -9,6 +9,8 @@
 //! Readers are tolerant: every struct fills absent fields with defaults, so
 //! records written by older versions or hand-built in tests read too.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -35,33 +37,82 @@ pub struct ToolInteraction {
     pub error: Option<String>,
 }
 
-/// The `parsed` object of a result record: the environment's structured
-/// record of the prediction, serialised by the environment as its own type
-/// and kept as that JSON text (written and read back byte for byte).
-#[derive(Debug, Clone)]
-pub struct EnvPart(Box<RawValue>);
+/// An environment's own value behind an [`EnvPart`] or [`CompatFields`]:
+/// held as its type and serialised only when the record is written, so
+/// scoring pays nothing for it.
+trait Part: std::fmt::Debug + Send + Sync {
+    /// The value as JSON text.
+    fn to_raw(&self) -> Box<RawValue>;
+    /// The value as JSON.
+    fn to_json(&self) -> Value;
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn Part>;
+}
 
-impl EnvPart {
-    /// The environment's record `value`, serialised.
-    ///
-    /// # Panics
-    /// When `value`'s serialisation fails, which a derived `Serialize` of
-    /// structs with text keys never does: such a type is a bug.
-    #[must_use]
-    pub fn of<T: Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::value::to_raw_value(value) {
-            Ok(raw) => EnvPart(raw),
+impl<T: Serialize + Clone + std::fmt::Debug + Send + Sync + 'static> Part for T {
+    fn to_raw(&self) -> Box<RawValue> {
+        match serde_json::value::to_raw_value(self) {
+            Ok(raw) => raw,
             Err(e) => panic!(
-                "an environment's `parsed` type ({}) does not serialise: {e}",
+                "an environment's record type ({}) does not serialise: {e}",
                 std::any::type_name::<T>()
             ),
         }
     }
 
-    /// The JSON text as written.
+    fn to_json(&self) -> Value {
+        match serde_json::to_value(self) {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "an environment's record type ({}) does not serialise: {e}",
+                std::any::type_name::<T>()
+            ),
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Part> {
+        Box::new(self.clone())
+    }
+}
+
+/// What an [`EnvPart`] holds: the environment's value, or the JSON text
+/// read from a record.
+#[derive(Debug)]
+enum PartRepr {
+    Typed(Box<dyn Part>),
+    Raw(Box<RawValue>),
+}
+
+impl Clone for PartRepr {
+    fn clone(&self) -> Self {
+        match self {
+            PartRepr::Typed(p) => PartRepr::Typed(p.clone_box()),
+            PartRepr::Raw(r) => PartRepr::Raw(r.clone()),
+        }
+    }
+}
+
+/// The `parsed` object of a result record: the environment's structured
+/// record of the prediction, its own type. Written as that type serialises
+/// (a derived `Serialize` of structs with text keys, which never fails);
+/// read back as the JSON text of the line, byte for byte.
+#[derive(Debug, Clone)]
+pub struct EnvPart(PartRepr);
+
+impl EnvPart {
+    /// The environment's record `value`.
     #[must_use]
-    pub fn json(&self) -> &str {
-        self.0.get()
+    pub fn of<T: Serialize + Clone + std::fmt::Debug + Send + Sync + 'static>(value: T) -> Self {
+        EnvPart(PartRepr::Typed(Box::new(value)))
+    }
+
+    /// The JSON text (as written, for a record read back).
+    #[must_use]
+    pub fn json(&self) -> Cow<'_, str> {
+        match &self.0 {
+            PartRepr::Typed(p) => Cow::Owned(p.to_raw().get().to_string()),
+            PartRepr::Raw(r) => Cow::Borrowed(r.get()),
+        }
     }
 
     /// The record read as the environment's type `T`.
@@ -69,37 +120,43 @@ impl EnvPart {
     /// # Errors
     /// The object does not read as a `T`.
     pub fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.0.get())
+        serde_json::from_str(&self.json())
     }
 
     /// The record as a JSON value.
     #[must_use]
     pub fn to_value(&self) -> Value {
-        // Valid JSON by construction (serialised or read as JSON).
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+        match &self.0 {
+            PartRepr::Typed(p) => p.to_json(),
+            // Valid JSON by construction (read as JSON).
+            PartRepr::Raw(r) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+        }
     }
 }
 
 impl PartialEq for EnvPart {
     fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
+        self.json() == other.json()
     }
 }
 
 impl Serialize for EnvPart {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        match &self.0 {
+            PartRepr::Typed(p) => p.to_raw().serialize(s),
+            PartRepr::Raw(r) => r.serialize(s),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for EnvPart {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(de).map(EnvPart)
+        Box::<RawValue>::deserialize(de).map(|r| EnvPart(PartRepr::Raw(r)))
     }
 }
 
 impl JsonSchema for EnvPart {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
+    fn schema_name() -> Cow<'static, str> {
         "EnvPart".into()
     }
 
@@ -110,32 +167,65 @@ impl JsonSchema for EnvPart {
     }
 }
 
+/// What [`CompatFields`] holds: the environment's value, or the keys read
+/// from a record.
+#[derive(Debug)]
+enum CompatRepr {
+    Typed(Box<dyn Part>),
+    Map(Map<String, Value>),
+}
+
+impl Clone for CompatRepr {
+    fn clone(&self) -> Self {
+        match self {
+            CompatRepr::Typed(p) => CompatRepr::Typed(p.clone_box()),
+            CompatRepr::Map(m) => CompatRepr::Map(m.clone()),
+        }
+    }
+}
+
 /// The compatibility fields an environment writes at the top level of a
-/// result record (flattened into it), in the order it wrote them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(transparent)]
-pub struct CompatFields(pub Map<String, Value>);
+/// result record (flattened into it): its own struct, written as its
+/// fields in order; read back as the keys no other field takes.
+#[derive(Debug, Clone)]
+pub struct CompatFields(CompatRepr);
+
+impl Default for CompatFields {
+    fn default() -> Self {
+        CompatFields(CompatRepr::Map(Map::new()))
+    }
+}
 
 impl CompatFields {
     /// The fields of the environment's type `value` (a struct).
+    #[must_use]
+    pub fn of<T: Serialize + Clone + std::fmt::Debug + Send + Sync + 'static>(value: T) -> Self {
+        CompatFields(CompatRepr::Typed(Box::new(value)))
+    }
+
+    /// The fields, by key in the order written.
     ///
     /// # Panics
-    /// When `value` does not serialise as an object: such a type is a bug.
+    /// When the environment's type does not serialise as an object: such a
+    /// type is a bug.
     #[must_use]
-    pub fn of<T: Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::to_value(value) {
-            Ok(Value::Object(map)) => CompatFields(map),
-            other => panic!(
-                "an environment's compatibility type ({}) must serialise as an object, not {other:?}",
-                std::any::type_name::<T>()
-            ),
+    pub fn to_map(&self) -> Map<String, Value> {
+        match &self.0 {
+            CompatRepr::Map(m) => m.clone(),
+            CompatRepr::Typed(p) => match p.to_json() {
+                Value::Object(m) => m,
+                other => panic!("compatibility fields must serialise as an object, not {other}"),
+            },
         }
     }
 
     /// Whether no field is written.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        match &self.0 {
+            CompatRepr::Map(m) => m.is_empty(),
+            CompatRepr::Typed(_) => self.to_map().is_empty(),
+        }
     }
 
     /// The fields read as the environment's type `T`.
@@ -143,7 +233,41 @@ impl CompatFields {
     /// # Errors
     /// They do not read as a `T`.
     pub fn read<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        T::deserialize(&Value::Object(self.0.clone()))
+        T::deserialize(&Value::Object(self.to_map()))
+    }
+}
+
+impl PartialEq for CompatFields {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_map() == other.to_map()
+    }
+}
+
+impl Serialize for CompatFields {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            CompatRepr::Map(m) => m.serialize(s),
+            CompatRepr::Typed(_) => self.to_map().serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CompatFields {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        Map::<String, Value>::deserialize(de).map(|m| CompatFields(CompatRepr::Map(m)))
+    }
+}
+
+impl JsonSchema for CompatFields {
+    fn schema_name() -> Cow<'static, str> {
+        "CompatFields".into()
+    }
+
+    fn json_schema(_gen: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "description": "The environment's compatibility fields (see the per-environment schemas)."
+        })
     }
 }
 
@@ -279,7 +403,7 @@ pub mod lenient {
 mod tests {
     use super::*;
 
-    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     struct Parsed {
         label: String,
         confidence: Option<f64>,
@@ -291,7 +415,7 @@ mod tests {
             label: "Benign".into(),
             confidence: None,
         };
-        let part = EnvPart::of(&p);
+        let part = EnvPart::of(p.clone());
         assert_eq!(part.json(), r#"{"label":"Benign","confidence":null}"#);
         assert_eq!(part.read::<Parsed>().unwrap(), p);
         // Read from a line as written, byte for byte.
@@ -315,12 +439,12 @@ mod tests {
 
     #[test]
     fn compat_fields_keep_the_order_written() {
-        #[derive(Serialize)]
+        #[derive(Debug, Clone, Serialize)]
         struct Compat {
             predicted_label: String,
             confidence: Option<f64>,
         }
-        let c = CompatFields::of(&Compat {
+        let c = CompatFields::of(Compat {
             predicted_label: "Malicious".into(),
             confidence: Some(0.5),
         });

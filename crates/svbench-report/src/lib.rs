@@ -146,6 +146,18 @@ fn build_loaded(
     opts: &ReportOptions,
 ) -> Result<(read::LeanRun, BuiltReport), ReportError> {
     let info = read::read_info(run_dir, opts.strict)?;
+    // `--strict` refuses a run of an environment this build does not know:
+    // neither registered (a plugin) nor in the identity table.
+    let registered = (opts.plugins)(&info.environment).is_some();
+    if opts.strict && !registered && !read::canonical_environment(&info.environment).1 {
+        return Err(ReportError::Strict {
+            message: format!(
+                "unknown environment `{}` in {}",
+                info.environment,
+                run_dir.join("metadata.json").display()
+            ),
+        });
+    }
     let plugin = plugin::plugin_for(opts.plugins, &info.environment);
     let summary_opts = plugin::SummaryOptions {
         strict: opts.strict,

@@ -119,14 +119,14 @@ fn write_run(dir: &Path, n: usize) -> Result<(), BenchError> {
             info: json!({"meta": {"source": source, "scenario": format!("s{}", i % 7)}}),
             completion: Some(text.to_string()),
             completion_messages: vec![json!({"role": "assistant", "content": text})],
-            parsed: s.parsed().map(|p| EnvPart::of(&p)),
+            parsed: s.parsed().map(EnvPart::of),
             parse: Some(s.parse_record()),
             reward: Some(s.reward.total),
             rewards: s.reward.values(),
             reward_profile: "v1".into(),
             latency_ms: (i % 100) as f64 * 0.5,
             turns: 1,
-            compat: CompatFields::of(&s.compat()),
+            compat: CompatFields::of(s.compat()),
             ..Default::default()
         };
         serde_json::to_writer(&mut out, &rec).map_err(setup)?;

@@ -151,8 +151,8 @@ impl crate::environment::Environment for E1Env {
         let s = E1Env::score(self, completion, gold);
         Ok(crate::environment::ScoredAnswer {
             parse: s.parse_record(),
-            parsed: s.parsed().map(|p| EnvPart::of(&p)),
-            compat: CompatFields::of(&s.compat()),
+            parsed: s.parsed().map(EnvPart::of),
+            compat: CompatFields::of(s.compat()),
             reward: s.reward,
         })
     }

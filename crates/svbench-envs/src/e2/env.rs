@@ -1063,9 +1063,9 @@ impl E2Env {
         };
         ScoredAnswer {
             parse: parse_record(active_parse),
-            parsed: Some(EnvPart::of(&self.parsed(item, score))),
+            parsed: Some(EnvPart::of(self.parsed(item, score))),
             reward: self.rewards.select(&score.v1, &score.upstream).clone(),
-            compat: CompatFields::of(&self.compat(item, completion, score)),
+            compat: CompatFields::of(self.compat(item, completion, score)),
         }
     }
 

@@ -248,7 +248,7 @@ impl Environment for E4Env {
             })?;
         Ok(ScoredAnswer {
             parse: s.parse_record(),
-            parsed: Some(EnvPart::of(&s.parsed(&facts))),
+            parsed: Some(EnvPart::of(s.parsed(&facts))),
             compat: s.compat(),
             reward: s.reward,
         })

@@ -228,7 +228,7 @@ impl E4Score {
     /// (as E1).
     pub fn compat(&self) -> CompatFields {
         let (label, confidence) = self.label_confidence();
-        CompatFields::of(&E4Compat {
+        CompatFields::of(E4Compat {
             predicted_label: label.map_or("", Label::as_str).to_string(),
             confidence,
         })

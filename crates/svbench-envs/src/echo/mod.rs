@@ -102,7 +102,7 @@ impl Environment for EchoEnv {
                 reason: None,
                 format_ok: None,
             },
-            parsed: Some(EnvPart::of(&EchoParsed { text })),
+            parsed: Some(EnvPart::of(EchoParsed { text })),
             reward: RewardBreakdown::weighted(
                 "v1",
                 vec![RewardComponent {
@@ -111,7 +111,7 @@ impl Environment for EchoEnv {
                     value: f64::from(u8::from(echoed)),
                 }],
             ),
-            compat: CompatFields::of(&EchoCompat { echoed }),
+            compat: CompatFields::of(EchoCompat { echoed }),
         })
     }
 }

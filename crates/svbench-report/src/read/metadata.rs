@@ -122,12 +122,9 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
             message: "no `environment` field".to_string(),
         });
     };
-    let (environment, known) = canonical_environment(&env_name);
-    if strict && !known {
-        return Err(ReportError::Strict {
-            message: format!("unknown environment `{env_name}` in {}", path.display()),
-        });
-    }
+    // Whether the name is known is the caller's to say: the report knows
+    // the registered environments through its plugin lookup.
+    let (environment, _) = canonical_environment(&env_name);
     let run_id = s("run_id").unwrap_or_else(|| {
         run_dir
             .file_name()

@@ -134,7 +134,7 @@ async fn tool_only_runs_through_the_episode_and_scores_detection_1_live() {
     assert!(r.tool_interactions.iter().all(|t| t.ok));
     assert!(r.requests.is_empty(), "builtins make no requests");
     assert_eq!(r.rewards["detection"], 1.0);
-    let violations = r.compat.0.get("predicted_violations");
+    let violations = r.compat.to_map().get("predicted_violations").cloned();
     assert!(
         matches!(violations, Some(serde_json::Value::Array(v)) if !v.is_empty()),
         "E2 compatibility fields expected, got {:?}",

@@ -805,7 +805,7 @@ fn record_parts() {
         p.evidence.items[0].end.unwrap(),
     );
     assert_eq!(q[a..b].iter().collect::<String>(), "Confirm your password");
-    let back: E4Parsed = svbench_core::record::EnvPart::of(&p).read().unwrap();
+    let back: E4Parsed = svbench_core::record::EnvPart::of(p.clone()).read().unwrap();
     assert_eq!(back, p);
     let compat: E4Compat = s.compat().read().unwrap();
     assert_eq!(compat.predicted_label, "Phishing");
