@@ -1,6 +1,6 @@
 //! `t-echo`, the test-only environment, registered in this build (feature
 //! `test-env`): with nothing but its folder and its registry line it gets
-//! `envs`, `eval`, `report` (Markdown, HTML, plots), `scoreboard`,
+//! `envs`, `eval`, `report` (Markdown, HTML, plots, run manifest), `scoreboard`,
 //! `compare`, `data gen`, `bench` and `serve`. Run with
 //! `cargo test -p svbench-cli --features test-env,bench --test test_env_registered`.
 #![cfg(feature = "test-env")]
@@ -82,6 +82,13 @@ fn the_test_environment_gets_the_whole_harness_by_registering_itself() {
             serde_json::from_str(results.lines().next().expect("a line")).expect("record");
         assert!(first["parsed"]["text"].is_string(), "{first}");
         assert!(first["echoed"].is_boolean(), "{first}");
+        // The run manifest names it by its own short id and reward source.
+        let manifest: Value = serde_json::from_slice(
+            &std::fs::read(dir.join("run_manifest.json")).expect("run_manifest.json"),
+        )
+        .expect("json");
+        assert_eq!(manifest["reward_config_id"], "t-echo:v1", "{manifest}");
+        assert_eq!(manifest["reward_source"], "executable", "{manifest}");
     }
     // Registered is known: `--strict` takes its runs.
     let strict_out = tmp.path().join("strict");

@@ -28,7 +28,7 @@ pub use crate::kit::generate::GeneratorEntry;
 pub use crate::kit::import::ImporterEntry;
 pub use crate::kit::training::{TeacherInfo, TrainingDefaults};
 use crate::policy::{Policy, PolicyError};
-use svbench_report::plugin::ReportPlugin;
+use svbench_report::plugin::{Registered, ReportPlugin};
 
 /// Sampling defaults of an environment: token limit per model call and
 /// temperature (`None`: not sent).
@@ -255,14 +255,14 @@ pub fn find(name: &str) -> Result<&'static EnvEntry, LookupError> {
     }
 }
 
-/// The report plugin of the environment with canonical name `name`, as
-/// `svbench report` looks it up ([`svbench_report::plugin::PluginLookup`]).
+/// The environment with canonical name `name` and its report plugin, as
+/// `svbench report` looks them up ([`svbench_report::plugin::PluginLookup`]).
 #[must_use]
-pub fn report_plugin(name: &str) -> Option<&'static dyn ReportPlugin> {
+pub fn report_plugin(name: &str) -> Option<Registered> {
     REGISTRY
         .iter()
         .find(|e| e.identity.name == name)
-        .map(|e| e.report)
+        .map(|e| (e.identity, e.report))
 }
 
 /// `e1/network-logs/sv-env-network-logs, …` for messages.

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
+use svbench_core::identity::EnvIdentity;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_core::summary::Summary;
 
@@ -283,7 +284,12 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
             sha256: sha256_hex(p.svg.as_bytes()),
         });
     }
-    let (manifest_path, manifest_gaps) = write_manifest(&run, &out, &written)?;
+    // A registered environment names itself; one this build does not run
+    // (an imported E3 run) is still known to the benchmark's identity table.
+    let identity = (opts.plugins)(&run.info.environment)
+        .map(|(id, _)| id)
+        .or_else(|| svbench_core::identity::lookup(&run.info.environment));
+    let (manifest_path, manifest_gaps) = write_manifest(&run, identity, &out, &written)?;
     Ok(ReportOutcome {
         summary_path,
         report_path,
@@ -299,6 +305,7 @@ pub fn report_run(run_dir: &Path, opts: &ReportOptions) -> Result<ReportOutcome,
 /// value it needs.
 fn write_manifest(
     run: &read::LeanRun,
+    identity: Option<&EnvIdentity>,
     out: &Path,
     written: &[manifest::WrittenFile],
 ) -> Result<(Option<PathBuf>, Option<manifest::ManifestGaps>), ReportError> {
@@ -312,7 +319,7 @@ fn write_manifest(
             path: meta_path.clone(),
             message: format!("not a JSON object: {e}"),
         })?;
-    match manifest::build_manifest(run, &meta, &sha256_hex(&bytes), out, written) {
+    match manifest::build_manifest(run, identity, &meta, &sha256_hex(&bytes), out, written) {
         Ok(m) => {
             let p = out.join(MANIFEST_FILE);
             write::write_atomic(&p, manifest::manifest_json(&m).as_bytes())?;

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Map, Value};
+use svbench_core::identity::EnvIdentity;
 use svbench_core::manifest::{
     ArtifactRef, PlatformMode, RewardSource, RunManifest, Trainer, GIT_SHA_UNKNOWN,
     REVISION_UNREPORTED,
@@ -51,8 +52,11 @@ impl std::fmt::Display for ManifestGaps {
 /// the run's `metadata.json` (`metadata`, its bytes hashed as
 /// `metadata_sha256`), its records and the files the report wrote
 /// (`written`; the one with role `summary` becomes `metrics_summary_path`).
+/// `identity` is the run's environment as the registry names it (its short
+/// id prefixes `reward_config_id`); without one the run gets no manifest.
 pub fn build_manifest(
     run: &LeanRun,
+    identity: Option<&EnvIdentity>,
     metadata: &Map<String, Value>,
     metadata_sha256: &str,
     manifest_dir: &Path,
@@ -102,8 +106,7 @@ pub fn build_manifest(
             Default::default()
         }
     };
-    let alias = env_alias(&run.info.environment);
-    if alias.is_none() {
+    if identity.is_none() {
         missing.push(format!(
             "a known environment (got `{}`)",
             run.info.environment
@@ -161,7 +164,7 @@ pub fn build_manifest(
         model_id,
         model_revision_or_digest,
         sampling_params,
-        reward_config_id: format!("{}:{reward_profile}", alias.unwrap_or_default()),
+        reward_config_id: format!("{}:{reward_profile}", identity.map_or("", |id| id.short)),
         reward_config_hash,
         seed,
         platform_mode: PlatformMode::Local,
@@ -180,7 +183,11 @@ pub fn build_manifest(
         results_jsonl_path: rel(&results_path),
         metadata_json_path: rel(&metadata_path),
         notes: s("notes").unwrap_or_default(),
-        reward_source: reward_source(&run.info.environment),
+        // Executable checks in every profile, or (E5, E6) a safety judge
+        // whose kind depends on its configuration: left out, not guessed.
+        reward_source: identity
+            .filter(|id| id.executable_reward)
+            .map(|_| RewardSource::Executable),
         budget_group: s("budget_group"),
         prime_run_id: None,
         team: None,
@@ -195,20 +202,6 @@ pub fn manifest_json(manifest: &RunManifest) -> String {
     let mut s = serde_json::to_string_pretty(manifest).expect("a manifest serialises");
     s.push('\n');
     s
-}
-
-/// The short id (`e1`…`e6`) of a canonical environment name.
-fn env_alias(environment: &str) -> Option<&'static str> {
-    svbench_core::identity::lookup(environment).map(|id| id.short)
-}
-
-/// How the environment's reward profiles score: executable checks in every
-/// profile, or (E5, E6) a safety judge whose kind depends on its
-/// configuration, in which case the field is left out rather than guessed.
-fn reward_source(environment: &str) -> Option<RewardSource> {
-    svbench_core::identity::lookup(environment)
-        .filter(|id| id.executable_reward)
-        .map(|_| RewardSource::Executable)
 }
 
 /// Distinct `model+fingerprint` values of the responses the run received,

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use svbench_core::identity::EnvIdentity;
 use svbench_core::metrics::BootstrapConfig;
 use svbench_core::summary::{
     GenericMetrics, HeadlineMetric, RewardStats, Summary, SummaryCounts, Validity,
@@ -30,8 +31,12 @@ use crate::read::{EnvFields, LeanRun, LoadedRecords, LoadedRun, RecordView, RunI
 /// (the summary's mean reward is the one after them).
 pub const ENV_STATS: usize = 7;
 
-/// Finds the report plugin of an environment by its canonical name.
-pub type PluginLookup = fn(&str) -> Option<&'static dyn ReportPlugin>;
+/// A registered environment as the report sees it: its names (the short id
+/// and reward source a run manifest records) and its report plugin.
+pub type Registered = (&'static EnvIdentity, &'static dyn ReportPlugin);
+
+/// Finds a registered environment by its canonical name.
+pub type PluginLookup = fn(&str) -> Option<Registered>;
 
 /// What a metric record carries besides its sample.
 #[derive(Debug, Clone, Copy)]
@@ -502,5 +507,5 @@ impl EnvReport for GenericReport {
 /// The plugin `lookup` finds for `environment`, or [`GenericReport`].
 #[must_use]
 pub fn plugin_for(lookup: PluginLookup, environment: &str) -> &'static dyn ReportPlugin {
-    lookup(environment).unwrap_or(&GenericReport)
+    lookup(environment).map_or(&GenericReport, |(_, plugin)| plugin)
 }

@@ -9,7 +9,7 @@ use svbench_core::manifest::RunManifest;
 use svbench_core::record::{ResultRecord, RunMetadata};
 use svbench_core::summary::{GenericMetrics, Summary};
 
-use crate::plugin::{EnvSchemas, ReportPlugin};
+use crate::plugin::{EnvSchemas, Registered};
 
 /// Artifacts with a generated schema.
 pub const SCHEMA_NAMES: [&str; 6] = [
@@ -23,7 +23,7 @@ pub const SCHEMA_NAMES: [&str; 6] = [
 
 /// The environments whose parts the artifacts' schemas are composed of
 /// (each environment's own types, and its scoreboard entry).
-pub type Envs<'a> = &'a [(&'static EnvIdentity, &'static dyn ReportPlugin)];
+pub type Envs<'a> = &'a [Registered];
 
 /// The schema of an artifact by name (see [`SCHEMA_NAMES`]), composed of
 /// the environments' parts.

@@ -97,7 +97,7 @@ fn e4(e: &BoardEntry) -> E4Entry {
 fn e4_board() -> Board {
     Board::of(
         &PHISHING_DETECTION,
-        common::plugins(PHISHING_DETECTION.name).expect("plugin"),
+        common::plugins(PHISHING_DETECTION.name).expect("plugin").1,
     )
     .expect("E4 has a board")
 }
@@ -106,7 +106,7 @@ fn e4_board() -> Board {
 fn e1_board() -> Board {
     Board::of(
         &NETWORK_LOGS,
-        common::plugins(NETWORK_LOGS.name).expect("plugin"),
+        common::plugins(NETWORK_LOGS.name).expect("plugin").1,
     )
     .expect("E1 has a board")
 }

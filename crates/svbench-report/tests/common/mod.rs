@@ -314,19 +314,16 @@ pub fn redact_version(md: &str) -> String {
 }
 
 /// The registered environments' report plugins, by canonical name.
-pub fn plugins(name: &str) -> Option<&'static dyn svbench_report::plugin::ReportPlugin> {
+pub fn plugins(name: &str) -> Option<svbench_report::plugin::Registered> {
     svbench_envs::registry::report_plugin(name)
 }
 
 /// The environments with a scoreboard among [`plugins`], as the registry
 /// lists them.
-pub fn boards() -> Vec<(
-    &'static svbench_core::identity::EnvIdentity,
-    &'static dyn svbench_report::plugin::ReportPlugin,
-)> {
+pub fn boards() -> Vec<svbench_report::plugin::Registered> {
     use svbench_core::identity::{CONFIG_VERIFICATION, NETWORK_LOGS, PHISHING_DETECTION};
     [&NETWORK_LOGS, &CONFIG_VERIFICATION, &PHISHING_DETECTION]
         .into_iter()
-        .filter_map(|id| Some((id, plugins(id.name)?)))
+        .filter_map(|id| plugins(id.name))
         .collect()
 }
