@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{de, Deserialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use svbench_core::ParseStatus;
@@ -186,9 +186,10 @@ pub struct Transcript {
     pub detail: String,
 }
 
-/// Raw view of a record's line: every field the browser shows, unparsed
-/// (read with [`typed`], [`text`] and [`present`]). Each field is the
-/// record's field of the same name.
+/// Raw view of a record's line: every shared field the browser shows,
+/// unparsed (read with [`typed`], [`text`] and [`present`]). Each field is
+/// the record's field of the same name; an environment's own top-level
+/// keys are read from the line when its plugin asks ([`SampleView::other`]).
 #[derive(Debug, Deserialize)]
 #[allow(missing_docs)]
 pub struct SampleView<'a> {
@@ -229,15 +230,90 @@ pub struct SampleView<'a> {
     #[serde(default, borrow)]
     pub completion_error: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    pub predicted_label: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    pub confidence: Option<&'a RawValue>,
-    #[serde(default, borrow)]
     pub truncated: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub latency_ms: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub turns: Option<&'a RawValue>,
+    /// The whole line.
+    #[serde(skip)]
+    line: &'a [u8],
+}
+
+impl<'a> SampleView<'a> {
+    /// The view of one record's line.
+    ///
+    /// # Errors
+    /// The line is not a JSON object.
+    pub fn read(line: &'a [u8]) -> Result<Self, serde_json::Error> {
+        let mut view: Self = serde_json::from_slice(line)?;
+        view.line = line;
+        Ok(view)
+    }
+
+    /// The top-level fields `keys` that the view does not hold (an
+    /// environment's compatibility fields), found by reading the line again
+    /// (so ask only when needed); each `None` when absent, all `None` when
+    /// the line is no object.
+    #[must_use]
+    pub fn others<const N: usize>(&self, keys: [&str; N]) -> [Option<&'a RawValue>; N] {
+        let mut de = serde_json::Deserializer::from_slice(self.line);
+        de::DeserializeSeed::deserialize(FieldsOf(keys), &mut de).unwrap_or([None; N])
+    }
+}
+
+/// Finds some top-level fields of a JSON object, skipping the others.
+struct FieldsOf<'k, const N: usize>([&'k str; N]);
+
+impl<'de, const N: usize> de::DeserializeSeed<'de> for FieldsOf<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de, const N: usize> de::Visitor<'de> for FieldsOf<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = [None; N];
+        while let Some(at) = map.next_key_seed(KeyAmong(&self.0))? {
+            match at {
+                Some(i) => found[i] = Some(map.next_value::<&'de RawValue>()?),
+                None => map.next_value::<de::IgnoredAny>().map(drop)?,
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A key's position among the wanted ones (`None`: not wanted), read
+/// without copying it.
+struct KeyAmong<'a, 'k>(&'a [&'k str]);
+
+impl<'de> de::DeserializeSeed<'de> for KeyAmong<'_, '_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl de::Visitor<'_> for KeyAmong<'_, '_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|k| *k == key))
+    }
 }
 
 /// What the index pass reads from one line.
@@ -291,7 +367,7 @@ pub fn read_samples(path: &Path, plugin: &dyn ReportPlugin) -> Result<SampleInde
 }
 
 fn index_line(line: &[u8], offset: u64, plugin: &dyn ReportPlugin) -> Result<Indexed, String> {
-    let v: SampleView = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+    let v = SampleView::read(line).map_err(|e| e.to_string())?;
     let outcome = outcome(&v, plugin);
     let (prompt, detail, cut) = transcript_parts(&v, plugin);
     let id = text(v.example_id);
@@ -371,7 +447,7 @@ pub(super) fn read_back<R: Send, E: Send>(
 /// # Errors
 /// The line is not a record's JSON (the file changed since it was indexed).
 pub(super) fn row_of(line: &[u8], plugin: &dyn ReportPlugin) -> Result<Row, serde_json::Error> {
-    let v: SampleView = serde_json::from_slice(line)?;
+    let v = SampleView::read(line)?;
     let completion = text(v.completion);
     Ok(Row {
         example_id: text(v.example_id),
@@ -392,7 +468,7 @@ pub(super) fn transcript_of(
     line: &[u8],
     plugin: &dyn ReportPlugin,
 ) -> Result<Transcript, serde_json::Error> {
-    let v: SampleView = serde_json::from_slice(line)?;
+    let v = SampleView::read(line)?;
     let (prompt, detail, _) = transcript_parts(&v, plugin);
     Ok(Transcript {
         prompt: prompt.into_iter().map(Cow::into_owned).collect(),
@@ -560,5 +636,22 @@ fn preview(v: &SampleView, plugin: &dyn ReportPlugin, completion: &str) -> Strin
     match collapsed.char_indices().nth(PREVIEW_CHARS) {
         Some((i, _)) => format!("{}…", &collapsed[..i]),
         None => collapsed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_fields_are_read_from_the_line_on_request() {
+        let line = br#"{"answer": "x", "predicted_label": "Benign", "confid\u0065nce": 0.5, "rest": [1, {"a": 2}]}"#;
+        let v = SampleView::read(line).expect("an object");
+        let [label, conf, missing] = v.others(["predicted_label", "confidence", "missing"]);
+        assert_eq!(label.map(RawValue::get), Some(r#""Benign""#));
+        // An escaped key is the key it spells.
+        assert_eq!(conf.map(RawValue::get), Some("0.5"));
+        assert!(missing.is_none());
+        assert_eq!(text(v.answer), "x");
     }
 }

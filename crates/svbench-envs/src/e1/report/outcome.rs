@@ -96,13 +96,13 @@ pub fn gold_is_malicious(answer: &Value) -> Option<bool> {
     }
 }
 
-enum Label {
+pub(super) enum Label {
     Malicious,
     Benign,
     Abstain,
 }
 
-fn standard_label(v: Option<&str>) -> Option<Label> {
+pub(super) fn standard_label(v: Option<&str>) -> Option<Label> {
     match v?.trim().to_ascii_lowercase().as_str() {
         "malicious" => Some(Label::Malicious),
         "benign" => Some(Label::Benign),

@@ -194,14 +194,25 @@ impl EnvSections for E1Report {
 
     /// The decided label (Malicious/Benign) against the gold answer.
     fn grade(&self, v: &SampleView<'_>) -> Outcome {
+        let parse = typed(v.parse);
+        let parsed = parsed_of(v);
+        // The compatibility fields count only where `parsed` falls short.
+        let complete = parse.is_some()
+            && parsed.as_ref().is_some_and(|p| {
+                p.confidence.is_some() && super::outcome::standard_label(Some(&p.label)).is_some()
+            });
+        let [predicted_label, confidence] = match complete {
+            true => [None, None],
+            false => v.others(["predicted_label", "confidence"]),
+        };
         let view = RecordView {
             answer: typed(v.answer).unwrap_or(Value::Null),
-            parse: typed(v.parse),
+            parse,
             env: E1Fields {
                 info: None,
-                parsed: parsed_of(v),
-                predicted_label: typed(v.predicted_label),
-                confidence: typed(v.confidence),
+                parsed,
+                predicted_label: typed(predicted_label),
+                confidence: typed(confidence),
             },
             ..RecordView::default()
         };
@@ -232,9 +243,9 @@ impl EnvSections for E1Report {
     fn predicted_label(&self, v: &SampleView<'_>) -> Option<(String, Option<f64>)> {
         let (label, conf) = match parsed_of(v) {
             Some(p) => (p.label, p.confidence),
-            None => (text(v.predicted_label), None),
+            None => (text(v.others(["predicted_label"])[0]), None),
         };
-        Some((label, conf.or_else(|| typed(v.confidence))))
+        Some((label, conf.or_else(|| typed(v.others(["confidence"])[0]))))
     }
 
     fn compare_metrics(&self) -> &'static [&'static str] {
@@ -383,5 +394,36 @@ mod tests {
                 assert_eq!(E1Code::pack(Some(Some(s))).unpack(), Some(Some(s)));
             }
         }
+    }
+
+    fn grade_line(line: &str) -> Outcome {
+        E1Report.grade(&SampleView::read(line.as_bytes()).expect("a record"))
+    }
+
+    #[test]
+    fn the_compatibility_fields_grade_what_parsed_does_not_say() {
+        let valid = r#""parse": {"status": "valid", "reason": null, "format_ok": true}"#;
+        // An upstream-style record: only the compatibility fields.
+        let upstream = format!(
+            r#"{{"answer": "Malicious", {valid}, "predicted_label": "Malicious", "confidence": 0.9}}"#
+        );
+        assert_eq!(grade_line(&upstream), Outcome::Correct);
+        let wrong = upstream.replace(
+            r#""predicted_label": "Malicious""#,
+            r#""predicted_label": "Benign""#,
+        );
+        assert_eq!(grade_line(&wrong), Outcome::Wrong);
+        // A complete `parsed` decides; the compatibility label is not read.
+        let parsed = format!(
+            r#"{{"answer": "Malicious", {valid}, "parsed": {{"label": "Malicious", "confidence": 0.8}}, "predicted_label": "Benign"}}"#
+        );
+        assert_eq!(grade_line(&parsed), Outcome::Correct);
+        // A label `parsed` does not know falls back to the compatibility one.
+        let odd = format!(
+            r#"{{"answer": "Benign", {valid}, "parsed": {{"label": "maybe", "confidence": 0.8}}, "predicted_label": "Benign"}}"#
+        );
+        assert_eq!(grade_line(&odd), Outcome::Correct);
+        let none = format!(r#"{{"answer": "Benign", {valid}}}"#);
+        assert_eq!(grade_line(&none), Outcome::Invalid);
     }
 }

@@ -117,14 +117,23 @@ impl EnvSections for E4Report {
     /// The label against the gold one, Abstain being right on ambiguous
     /// emails.
     fn grade(&self, v: &SampleView<'_>) -> Outcome {
+        let parsed = parsed_of(v);
+        // The compatibility fields count only where `parsed` falls short.
+        let complete = parsed
+            .as_ref()
+            .is_some_and(|p| p.label.is_some() && p.confidence.is_some());
+        let [predicted_label, confidence] = match complete {
+            true => [None, None],
+            false => v.others(["predicted_label", "confidence"]),
+        };
         let view = RecordView {
             answer: typed(v.answer).unwrap_or(Value::Null),
             parse: typed(v.parse),
             env: E4Fields {
                 info: None,
-                parsed: parsed_of(v),
-                predicted_label: typed(v.predicted_label),
-                confidence: typed(v.confidence),
+                parsed,
+                predicted_label: typed(predicted_label),
+                confidence: typed(confidence),
             },
             ..RecordView::default()
         };
@@ -147,9 +156,9 @@ impl EnvSections for E4Report {
     fn predicted_label(&self, v: &SampleView<'_>) -> Option<(String, Option<f64>)> {
         let (label, conf) = match parsed_of(v) {
             Some(p) => (p.label.unwrap_or_default(), p.confidence),
-            None => (text(v.predicted_label), None),
+            None => (text(v.others(["predicted_label"])[0]), None),
         };
-        Some((label, conf.or_else(|| typed(v.confidence))))
+        Some((label, conf.or_else(|| typed(v.others(["confidence"])[0]))))
     }
 
     /// The email cut into highlighted segments, when the sample has a
@@ -311,5 +320,23 @@ mod tests {
         }
         // The type itself says a record is not kept: a row of a few fields.
         assert!(std::mem::size_of::<Option<E4Sample>>() < 512);
+    }
+
+    #[test]
+    fn the_compatibility_fields_grade_what_parsed_does_not_say() {
+        let grade =
+            |line: &str| E4Report.grade(&SampleView::read(line.as_bytes()).expect("a record"));
+        let valid = r#""parse": {"status": "valid", "reason": null, "format_ok": true}"#;
+        let upstream = format!(
+            r#"{{"answer": "Phishing", {valid}, "predicted_label": "Phishing", "confidence": 0.9}}"#
+        );
+        assert_eq!(grade(&upstream), Outcome::Correct);
+        let wrong = upstream.replace(
+            r#""predicted_label": "Phishing""#,
+            r#""predicted_label": "Legitimate""#,
+        );
+        assert_eq!(grade(&wrong), Outcome::Wrong);
+        let none = format!(r#"{{"answer": "Phishing", {valid}}}"#);
+        assert_eq!(grade(&none), Outcome::Invalid);
     }
 }
