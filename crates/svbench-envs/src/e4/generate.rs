@@ -31,7 +31,7 @@ pub use self::row::{email_from_json, email_json};
 pub use self::scenario::{ambiguous_pair, AmbiguousSeeds, AmbiguousSide};
 use self::scenario::{brand_name, draw_slots, families_for};
 use crate::e4::Label;
-use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
+use crate::kit::generate::{self as kit, GeneratorEntry};
 pub use crate::kit::generate::{to_jsonl, GenError};
 
 /// Generator name (`meta.generator.name`).
@@ -233,35 +233,7 @@ fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group>
 #[derive(Debug, Clone, Copy)]
 pub struct SvSynthE4;
 
-impl CorpusGenerator for SvSynthE4 {
-    const NAME: &'static str = GENERATOR_NAME;
-    const DEFAULT_SEED: u64 = DEFAULT_SEED;
-    type Split = Split;
-    type Corpus = Corpus;
-    type Manifest = Manifest;
-
-    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
-        let config = DEFAULT_GEN_CONFIG;
-        let n = n.unwrap_or(config.sizes.get(split));
-        Ok(generate_split(&config, seed, split, n))
-    }
-
-    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
-        Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
-    }
-
-    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
-        corpus_from_manifest(manifest).map_err(|e| GenFailure::Manifest(e.to_string()))
-    }
-
-    fn manifest_of(corpus: &Corpus) -> Manifest {
-        Manifest::for_corpus(corpus)
-    }
-
-    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
-        Ok(corpus_files(corpus))
-    }
-}
+kit::fixed_config_generator!(SvSynthE4, files: |corpus| Ok(corpus_files(corpus)));
 
 /// E4's generator for the registry (`generators: &[&e4::generate::GENERATOR]`).
 pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE4>();
