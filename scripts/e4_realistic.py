@@ -2,13 +2,19 @@
 """E4's realistic fixture set: write it, and measure a svbench binary on it.
 
     python3 scripts/e4_realistic.py make [--out fixtures/e4-mail]
+    python3 scripts/e4_realistic.py measure --svbench PATH [--split calibrate|holdout|all] [--out FILE.md]
 
 `make` writes fixtures/e4-mail/messages/*, labels.csv and nothing else
 (CARD.md is written by hand); it is deterministic, so running it again
 reproduces the committed files byte for byte. Every message is fiction:
 invented organisations, people and brands, official domains under
-`.example`, attacker domains invented for this set. Python 3 standard
-library only.
+`.example`, attacker domains invented for this set.
+
+`measure` imports the messages with the given binary, checks each rendering
+for defects by class, runs `builtin:indicators` and `svbench scan`, and
+prints a Markdown report (deterministic for a given binary). It exits 2
+with a message when the binary is missing or any step fails. Python 3
+standard library only.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import argparse
 import base64
 import csv
 import datetime as dt
+import email
 import email.utils
 import hashlib
+import html as _html
 import io
 import json
 import os
@@ -717,36 +725,36 @@ text("zip", "de", "Rechnungen März 2025 - {vendor}", [
 text("cjk", "en", "{brand}: this week's phrases", [
     "Hello {first},",
     "Here are this week's phrases from the Thursday conversation tables.",
-    "日本語：新しい教材を公開しました。詳細は会員ページへ。",
-    "中文：本周新课程已上线。欢迎报名参加。",
+    "日本語：新しい教材を公開しました。詳しくはkestrel-lang.example/jaをご覧ください。",
+    "中文：本周新课程已上线。详情请见：www.kestrel-lang.example/zh",
     "한국어: 이번 주 모임은 목요일입니다.",
     "See you on Thursday at 18:30!"], "Open the member page")
 text("cjk", "pt", "{brand}: frases da semana", [
     "Olá {first},",
     "Aqui estão as frases da semana das mesas de conversa de quinta-feira.",
-    "日本語：新しい教材を公開しました。詳細は会員ページへ。",
-    "中文：本周新课程已上线。欢迎报名参加。",
+    "日本語：新しい教材を公開しました。詳しくはkestrel-lang.example/jaをご覧ください。",
+    "中文：本周新课程已上线。详情请见：www.kestrel-lang.example/zh",
     "한국어: 이번 주 모임은 목요일입니다.",
     "Até quinta às 18h30!"], "Abrir a página de membros")
 text("cjk", "es", "{brand}: frases de la semana", [
     "Hola, {first}:",
     "Aquí tienes las frases de la semana de las mesas de conversación del jueves.",
-    "日本語：新しい教材を公開しました。詳細は会員ページへ。",
-    "中文：本周新课程已上线。欢迎报名参加。",
+    "日本語：新しい教材を公開しました。詳しくはkestrel-lang.example/jaをご覧ください。",
+    "中文：本周新课程已上线。详情请见：www.kestrel-lang.example/zh",
     "한국어: 이번 주 모임은 목요일입니다.",
     "¡Nos vemos el jueves a las 18:30!"], "Abrir la página de socios")
 text("cjk", "fr", "{brand} : les expressions de la semaine", [
     "Bonjour {first},",
     "Voici les expressions de la semaine issues des tables de conversation du jeudi.",
-    "日本語：新しい教材を公開しました。詳細は会員ページへ。",
-    "中文：本周新课程已上线。欢迎报名参加。",
+    "日本語：新しい教材を公開しました。詳しくはkestrel-lang.example/jaをご覧ください。",
+    "中文：本周新课程已上线。详情请见：www.kestrel-lang.example/zh",
     "한국어: 이번 주 모임은 목요일입니다.",
     "À jeudi, 18 h 30 !"], "Ouvrir l'espace membres")
 text("cjk", "de", "{brand}: Ausdrücke der Woche", [
     "Hallo {first},",
     "hier sind die Ausdrücke der Woche aus den Gesprächsrunden am Donnerstag.",
-    "日本語：新しい教材を公開しました。詳細は会員ページへ。",
-    "中文：本周新课程已上线。欢迎报名参加。",
+    "日本語：新しい教材を公開しました。詳しくはkestrel-lang.example/jaをご覧ください。",
+    "中文：本周新课程已上线。详情请见：www.kestrel-lang.example/zh",
     "한국어: 이번 주 모임은 목요일입니다.",
     "Bis Donnerstag um 18:30 Uhr!"], "Mitgliederseite öffnen")
 
@@ -1107,9 +1115,6 @@ RSVP = {
 # ---------------------------------------------------------------------------
 # MIME by hand: a part is (headers, body bytes); nothing here is random.
 # ---------------------------------------------------------------------------
-
-import html as _html  # noqa: E402  (kept next to its only users)
-
 
 class Part:
     def __init__(self, headers: list[tuple[str, str]], body: bytes):
@@ -1953,13 +1958,302 @@ def cmd_make(args) -> int:
     return 0
 
 
+
+# ---------------------------------------------------------------------------
+# measure
+# ---------------------------------------------------------------------------
+
+TRUNCATION_MARKER = "[… truncated]"
+ENCODED_WORD = re.compile(r"=\?[A-Za-z0-9_.:-]+(?:\*[A-Za-z-]+)?\?[BbQq]\?")
+DEFECTS = [
+    ("not_in_folder_import", "not taken by the folder import (imported one by one instead)"),
+    ("not_imported", "not imported at all (the import refused it, or dropped it as a duplicate)"),
+    ("empty_body", "the rendering's body is empty"),
+    ("must_show_missing", "the `must_show` phrase is missing from the rendering"),
+    ("raw_encoded_word", "a raw `=?charset?B|Q?` encoded word is left in the rendered headers"),
+    ("unnamed_only_text_part", "an attachment named `unnamed` where the message has one text part"),
+    ("truncated", "the body is cut at `[… truncated]`"),
+]
+
+
+class MeasureError(Exception):
+    pass
+
+
+def run_step(what: str, cmd: list[str], ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=900)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise MeasureError(f"{what}: could not run `{' '.join(cmd[:6])} …`: {e}") from e
+    if p.returncode not in ok:
+        tail = p.stderr.decode("utf-8", "replace").strip().splitlines()[-15:]
+        raise MeasureError(f"{what} failed (exit {p.returncode}): `{' '.join(cmd[:8])} …`\n  " + "\n  ".join(tail))
+    return p
+
+
+def norm(s: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", s).casefold().split())
+
+
+def text_part_count(raw: bytes) -> int:
+    """Leaf parts a mail client would show as text (not attachments)."""
+    msg = email.message_from_bytes(raw)
+    n = 0
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        ctype = str(part.get("Content-Type", "text/plain")).strip().lower()
+        disp = str(part.get("Content-Disposition", "")).strip().lower()
+        if ctype.startswith("text/") and not disp.startswith("attachment") and not part.get_filename():
+            n += 1
+    return n
+
+
+def split_rendering(question: str) -> tuple[str, str]:
+    head, sep, body = question.partition("\n\n")
+    return (head, body) if sep else (question, "")
+
+
+def rendering_defects(row: dict, raw: bytes, question: str) -> list[str]:
+    head, body = split_rendering(question)
+    out = []
+    if not body.strip():
+        out.append("empty_body")
+    if norm(row["must_show"]) not in norm(question):
+        out.append("must_show_missing")
+    if ENCODED_WORD.search(head):
+        out.append("raw_encoded_word")
+    if re.search(r"^Attachments: (?:.*, )?unnamed \(", head, re.M) and text_part_count(raw) == 1:
+        out.append("unnamed_only_text_part")
+    if TRUNCATION_MARKER in question:
+        out.append("truncated")
+    return out
+
+
+def import_rows(svbench: str, inputs: list[Path], labels: Path, out: Path) -> list[dict]:
+    run_step("import", [svbench, "data", "import", "e4", "--format", "eml", *map(str, inputs),
+                        "--labels", str(labels), "--split", "test", "--evidence-gold", "none",
+                        "--no-progress", "--out", str(out)])
+    rows = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rows.append(json.loads(line))
+    return rows
+
+
+def source_file(row: dict) -> str:
+    src = str(row.get("meta", {}).get("source", ""))
+    return Path(src.rsplit(":", 1)[0]).name
+
+
+def rate(k: int, n: int) -> str:
+    return f"{k / n:.3f}" if n else "–"
+
+
+def cmd_measure(args) -> int:
+    try:
+        print_report(measure(args), args.out)
+        return 0
+    except MeasureError as e:
+        print(f"e4_realistic measure: error: {e}", file=sys.stderr)
+        return 2
+
+
+def print_report(text_: str, out: str | None) -> None:
+    sys.stdout.write(text_)
+    if out:
+        Path(out).write_text(text_, encoding="utf-8")
+
+
+def measure(args) -> str:
+    svbench = args.svbench
+    if not (os.path.isfile(svbench) and os.access(svbench, os.X_OK)):
+        raise MeasureError(f"no executable svbench binary at {svbench}")
+    fixtures = Path(args.fixtures)
+    labels_csv = fixtures / "labels.csv"
+    if not labels_csv.is_file():
+        raise MeasureError(f"{labels_csv} not found (run `make` first?)")
+    with open(labels_csv, encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if args.split == "all" or r["split"] == args.split]
+    if not rows:
+        raise MeasureError(f"no fixtures in split {args.split}")
+    for r in rows:
+        if not (fixtures / "messages" / r["file"]).is_file():
+            raise MeasureError(f"labels.csv names {r['file']}, which is not in {fixtures / 'messages'}")
+    version = run_step("svbench --version", [svbench, "--version"]).stdout.decode().strip()
+    sha = hashlib.sha256(Path(svbench).read_bytes()).hexdigest()[:12]
+    by_file = {r["file"]: r for r in rows}
+
+    tmp = Path(tempfile.mkdtemp(prefix="e4-realistic-"))
+    try:
+        msgdir = tmp / "messages"
+        msgdir.mkdir()
+        for r in rows:
+            shutil.copyfile(fixtures / "messages" / r["file"], msgdir / r["file"])
+        lab = tmp / "labels.csv"
+        lab.write_text("".join(f"{r['file']},{r['label']}\n" for r in rows), encoding="utf-8")
+
+        # The folder, as a user would import it; then whatever it left out, file by file.
+        imported: dict[str, dict] = {}
+        for row in import_rows(svbench, [msgdir], lab, tmp / "rows-folder.jsonl"):
+            imported[source_file(row)] = row
+        defects: dict[str, list[str]] = {f: [] for f in by_file}
+        seen_q = {row["question"] for row in imported.values()}
+        for i, name in enumerate(sorted(set(by_file) - set(imported))):
+            defects[name].append("not_in_folder_import")
+            try:
+                got = import_rows(svbench, [msgdir / name], lab, tmp / f"rows-file-{i}.jsonl")
+            except MeasureError:
+                got = []
+            if len(got) != 1 or got[0]["question"] in seen_q:
+                defects[name].append("not_imported")
+                continue
+            imported[name] = got[0]
+            seen_q.add(got[0]["question"])
+        for name, row in imported.items():
+            raw = (msgdir / name).read_bytes()
+            defects[name].extend(rendering_defects(by_file[name], raw, row["question"]))
+
+        # builtin:indicators on every imported row.
+        dataset = tmp / "rows.jsonl"
+        dataset.write_text("".join(json.dumps(imported[n], ensure_ascii=False) + "\n" for n in sorted(imported)),
+                           encoding="utf-8")
+        evals = tmp / "evals"
+        run_step("eval", [svbench, "eval", "e4", "--dataset", str(dataset), "--model", "builtin:indicators",
+                          "--split", "test", "-n", str(len(imported)), "--output-dir", str(evals),
+                          "--run-id", "e4-realistic", "--no-progress"])
+        results = sorted(evals.glob("**/e4-realistic/results.jsonl"))
+        if len(results) != 1:
+            raise MeasureError(f"eval wrote {len(results)} results.jsonl files under {evals}, expected 1")
+        id_to_file = {row["id"]: n for n, row in imported.items()}
+        predicted: dict[str, str] = {}
+        for line in results[0].read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            name = id_to_file.get(rec.get("example_id"))
+            if name is None:
+                raise MeasureError(f"results.jsonl has example_id {rec.get('example_id')} not in the dataset")
+            predicted[name] = rec.get("predicted_label") or ("error" if rec.get("error") else "invalid")
+        if len(predicted) != len(imported):
+            raise MeasureError(f"eval recorded {len(predicted)} of {len(imported)} rows")
+
+        # svbench scan per file: which indicators fire.
+        scan = run_step("scan", [svbench, "scan", "--type", "email", "--format", "json", "--no-progress",
+                                 *[str(msgdir / n) for n in sorted(by_file)]], ok=(0, 1))
+        try:
+            report = json.loads(scan.stdout)
+        except json.JSONDecodeError as e:
+            raise MeasureError(f"scan printed no JSON report: {e}") from e
+        findings: dict[str, list[dict]] = {}
+        scan_errors: dict[str, str] = {}
+        for entry in report.get("files", []):
+            name = Path(str(entry.get("path", ""))).name
+            findings[name] = list(entry.get("findings", []))
+            if entry.get("errors"):
+                scan_errors[name] = "; ".join(map(str, entry["errors"]))
+        for entry in report.get("skipped", []):
+            path = entry.get("path", entry) if isinstance(entry, dict) else entry
+            scan_errors.setdefault(Path(str(path)).name, "skipped by scan")
+        for name in by_file:
+            if name not in findings:
+                scan_errors.setdefault(name, "not in the scan report")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    return format_report(args.split, version, sha, rows, defects, predicted, findings, scan_errors)
+
+
+def format_report(split, version, sha, rows, defects, predicted, findings, scan_errors) -> str:
+    out: list[str] = []
+    w = out.append
+    n_p = sum(r["label"] == "Phishing" for r in rows)
+    w("# E4 realistic fixtures: measurement\n\n")
+    w(f"- binary: `{version}` (sha256 `{sha}…`)\n")
+    w(f"- split: `{split}`: {len(rows)} messages, {n_p} Phishing, {len(rows) - n_p} Legitimate\n")
+    skipped = sum("not_in_folder_import" in d for d in defects.values())
+    lost = sum("not_imported" in d for d in defects.values())
+    w(f"- import: {len(rows) - skipped} taken by the folder import, {skipped - lost} more one by one, {lost} not imported\n\n")
+
+    langs = [l for l in LANGS if any(r["language"] == l for r in rows)]
+    w("## Rendering defects by class\n\nMessages with the defect (a message can have several).\n\n")
+    w("| class | " + " | ".join(langs) + " | total |\n|---|" + "---:|" * (len(langs) + 1) + "\n")
+    for cls, _ in DEFECTS:
+        counts = [sum(cls in defects[r["file"]] for r in rows if r["language"] == l) for l in langs]
+        w(f"| `{cls}` | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |\n")
+    any_defect = [sum(bool(set(defects[r["file"]]) - {"truncated"}) for r in rows if r["language"] == l) for l in langs]
+    w("| any defect but `truncated` | " + " | ".join(map(str, any_defect)) + f" | {sum(any_defect)} |\n\n")
+
+    w("## `builtin:indicators` by language\n\n")
+    w("Recall: phishing called Phishing (Abstain, Legitimate and rows not evaluated are misses). "
+      "FPR: legitimate called Phishing. No indicator: phishing where `svbench scan` finds no phish-polarity "
+      "indicator. Legit flagged: legitimate where it finds at least one.\n\n")
+    w("| language | phishing | recall | abstain | legitimate | FPR | legit abstain | phishing, no indicator | legit flagged |\n")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+
+    def phish_cats(name: str) -> set[str]:
+        return {f.get("category") for f in findings.get(name, []) if f.get("polarity") == "phish"}
+
+    for lang in langs + ["all"]:
+        sel = [r for r in rows if lang == "all" or r["language"] == lang]
+        ph = [r["file"] for r in sel if r["label"] == "Phishing"]
+        lg = [r["file"] for r in sel if r["label"] == "Legitimate"]
+        caught = sum(predicted.get(f) == "Phishing" for f in ph)
+        ab = sum(predicted.get(f) == "Abstain" for f in ph)
+        fp = sum(predicted.get(f) == "Phishing" for f in lg)
+        lab_ = sum(predicted.get(f) == "Abstain" for f in lg)
+        none_ = sum(not phish_cats(f) for f in ph if f not in scan_errors)
+        flagged = sum(bool(phish_cats(f)) for f in lg if f not in scan_errors)
+        ph_s = len([f for f in ph if f not in scan_errors])
+        lg_s = len([f for f in lg if f not in scan_errors])
+        name = "**all**" if lang == "all" else lang
+        w(f"| {name} | {len(ph)} | {rate(caught, len(ph))} | {ab} | {len(lg)} | {rate(fp, len(lg))} | {lab_} | "
+          f"{rate(none_, ph_s)} | {rate(flagged, lg_s)} |\n")
+    w("\n")
+
+    w("## Indicators found by `svbench scan`\n\nMessages on which each category fires at least once.\n\n")
+    w("| category | polarity | phishing | legitimate |\n|---|---|---:|---:|\n")
+    cats: dict[tuple[str, str], list[int]] = {}
+    for r in rows:
+        seen = {(f.get("category", "?"), f.get("polarity", "?")) for f in findings.get(r["file"], [])}
+        for key in seen:
+            cats.setdefault(key, [0, 0])[0 if r["label"] == "Phishing" else 1] += 1
+    for (cat, pol), (a, b) in sorted(cats.items(), key=lambda kv: (kv[0][1] != "phish", kv[0][0])):
+        w(f"| `{cat}` | {pol} | {a} | {b} |\n")
+    if scan_errors:
+        w("\nScan errors: " + "; ".join(f"`{k}`: {v}" for k, v in sorted(scan_errors.items())) + "\n")
+    w("\n")
+
+    w("## Files per defect class\n\n")
+    for cls, what in DEFECTS:
+        files = sorted(r["file"] for r in rows if cls in defects[r["file"]])
+        w(f"- `{cls}` ({what}): " + (", ".join(f"`{f}`" for f in files) if files else "none") + "\n")
+    w("\n## Missed phishing\n\n| file | predicted | phish indicators | patterns |\n|---|---|---|---|\n")
+    for r in sorted(rows, key=lambda r: r["file"]):
+        if r["label"] == "Phishing" and predicted.get(r["file"]) != "Phishing":
+            cats_ = ", ".join(sorted(phish_cats(r["file"]))) or "none"
+            w(f"| `{r['file']}` | {predicted.get(r['file'], 'not evaluated')} | {cats_} | {r['patterns']} |\n")
+    w("\n## False positives\n\n| file | phish indicators | patterns |\n|---|---|---|\n")
+    for r in sorted(rows, key=lambda r: r["file"]):
+        if r["label"] == "Legitimate" and predicted.get(r["file"]) == "Phishing":
+            cats_ = ", ".join(sorted(phish_cats(r["file"]))) or "none"
+            w(f"| `{r['file']}` | {cats_} | {r['patterns']} |\n")
+    return "".join(out)
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make", help="write the fixture set (deterministic)")
     mk.add_argument("--out", default=str(DEFAULT_DIR), help="fixture folder [fixtures/e4-mail]")
+    ms = sub.add_parser("measure", help="measure a svbench binary on the fixture set")
+    ms.add_argument("--svbench", required=True, help="path to the svbench binary")
+    ms.add_argument("--split", default="all", choices=["calibrate", "holdout", "all"])
+    ms.add_argument("--fixtures", default=str(DEFAULT_DIR), help="fixture folder [fixtures/e4-mail]")
+    ms.add_argument("--out", help="also write the report to this Markdown file")
     args = ap.parse_args(argv)
-    return cmd_make(args)
+    if args.cmd == "make":
+        return cmd_make(args)
+    return cmd_measure(args)
 
 
 if __name__ == "__main__":
