@@ -24,6 +24,7 @@ import base64
 import csv
 import datetime as dt
 import email
+import email.header
 import email.utils
 import hashlib
 import html as _html
@@ -1971,9 +1972,14 @@ DEFECTS = [
     ("empty_body", "the rendering's body is empty"),
     ("must_show_missing", "the `must_show` phrase is missing from the rendering"),
     ("raw_encoded_word", "a raw `=?charset?B|Q?` encoded word is left in the rendered headers"),
+    ("header_misdecoded", "the From display name or the Subject differs from its RFC 2047 decoding"),
     ("unnamed_only_text_part", "an attachment named `unnamed` where the message has one text part"),
     ("truncated", "the body is cut at `[… truncated]`"),
 ]
+
+# What the reader loses; the import classes and `truncated` are counted apart.
+RENDERING_DEFECTS = ["empty_body", "must_show_missing", "raw_encoded_word", "header_misdecoded",
+                     "unnamed_only_text_part"]
 
 
 class MeasureError(Exception):
@@ -2009,6 +2015,41 @@ def text_part_count(raw: bytes) -> int:
     return n
 
 
+def without_invisibles(s: str) -> str:
+    return "".join(c for c in s if unicodedata.category(c) != "Cf")
+
+
+def decode_words(value: str) -> str:
+    """RFC 2047 as mail clients apply it: adjacent encoded words join with
+    no space, also inside a quoted display name."""
+    try:
+        return str(email.header.make_header(email.header.decode_header(value)))
+    except (ValueError, LookupError, UnicodeError):
+        return value
+
+
+def raw_header(raw: bytes, name: str) -> str | None:
+    head = re.split(rb"\r?\n\r?\n", raw, maxsplit=1)[0].decode("ascii", "replace")
+    head = re.sub(r"\r?\n[ \t]+", " ", head)
+    m = re.search(rf"^{name}:[ \t]*(.*)$", head, re.M | re.I)
+    return m.group(1).strip() if m else None
+
+
+def header_misdecoded(raw: bytes, head: str) -> bool:
+    """The rendering's From display name or Subject is not what decoding the
+    raw header gives (invisible characters aside: rendering them is a choice)."""
+    expected = []
+    frm = raw_header(raw, "From")
+    if frm and "<" in frm:
+        expected.append(("From", decode_words(frm.rsplit("<", 1)[0].strip().strip('"'))))
+    subject = raw_header(raw, "Subject")
+    if subject:
+        expected.append(("Subject", decode_words(subject)))
+    lines = dict(l.split(": ", 1) for l in head.splitlines() if ": " in l)
+    return any(norm(without_invisibles(want)) not in norm(without_invisibles(lines.get(name, "")))
+               for name, want in expected)
+
+
 def split_rendering(question: str) -> tuple[str, str]:
     head, sep, body = question.partition("\n\n")
     return (head, body) if sep else (question, "")
@@ -2023,6 +2064,8 @@ def rendering_defects(row: dict, raw: bytes, question: str) -> list[str]:
         out.append("must_show_missing")
     if ENCODED_WORD.search(head):
         out.append("raw_encoded_word")
+    if header_misdecoded(raw, head):
+        out.append("header_misdecoded")
     if re.search(r"^Attachments: (?:.*, )?unnamed \(", head, re.M) and text_part_count(raw) == 1:
         out.append("unnamed_only_text_part")
     if TRUNCATION_MARKER in question:
@@ -2181,8 +2224,10 @@ def format_report(split, version, sha, rows, defects, predicted, findings, scan_
     for cls, _ in DEFECTS:
         counts = [sum(cls in defects[r["file"]] for r in rows if r["language"] == l) for l in langs]
         w(f"| `{cls}` | " + " | ".join(map(str, counts)) + f" | {sum(counts)} |\n")
-    any_defect = [sum(bool(set(defects[r["file"]]) - {"truncated"}) for r in rows if r["language"] == l) for l in langs]
-    w("| any defect but `truncated` | " + " | ".join(map(str, any_defect)) + f" | {sum(any_defect)} |\n\n")
+    rendering = set(RENDERING_DEFECTS)
+    any_defect = [sum(bool(rendering & set(defects[r["file"]])) for r in rows if r["language"] == l) for l in langs]
+    w("| any rendering defect (" + ", ".join(f"`{c}`" for c in RENDERING_DEFECTS) + ") | "
+      + " | ".join(map(str, any_defect)) + f" | {sum(any_defect)} |\n\n")
 
     w("## `builtin:indicators` by language\n\n")
     w("Recall: phishing called Phishing (Abstain, Legitimate and rows not evaluated are misses). "
