@@ -77,7 +77,7 @@ CTX = {
         parcel=("Rápido Postal", "rapidopostal.example"), parcel_fake="rapidopostal-taxas.click",
         cloud=("Tailspin Docs", "tailspindocs.example"), cloud_fake=["tailspindocs-compartilhar.online", "tailspin-arquivos.top"],
         payroll=("FolhaCerta", "folhacerta.example"), payroll_fake="folhacerta-rh.top",
-        vendor=("Metalúrgica Sertã", "metalurgicaserta.example", "Carlos Nogueira"), vendor_fake="metalurgicasserta.com",
+        vendor=("Metalúrgica Sertã", "metalurgicaserta.example", "Carlos Nogueira"), vendor_fake="rnetalurgicaserta.com",
         tax=("Fisco Valmira", "fiscovalmira.example"), tax_fake="restituicao-valmira.xyz",
         telecom=("Orbeline Telecom", "orbeline.example"), telecom_fake="orbeline-conta.xyz",
         shop=("Casa Aurora", "casaaurora.example"),
@@ -111,7 +111,7 @@ CTX = {
         parcel=("Colis Horizon", "colishorizon.example"), parcel_fake="colishorizon-frais.click",
         cloud=("Litware Cloud", "litwarecloud.example"), cloud_fake=["litware-partage.xyz", "litwarec1oud.top"],
         payroll=("PaieNova", "paienova.example"), payroll_fake="paienova-rh.top",
-        vendor=("Fournitures Belcour", "belcour.example", "Sophie Renard"), vendor_fake="belcour-fournitures.com",
+        vendor=("Fournitures Belcour", "belcour.example", "Sophie Renard"), vendor_fake="be1cour-fournitures.com",
         tax=("Trésor de Vaubrun", "tresor-vaubrun.example"), tax_fake="vaubrun-remboursement.icu",
         telecom=("Adatum Mail", "adatummail.example"), telecom_fake="adatum-webmail.xyz",
         shop=("Maison Cerisaie", "cerisaie.example"),
@@ -518,27 +518,27 @@ text("reset", "de", "Setzen Sie Ihr {brand}-Passwort zurück", [
 text("signin", "en", "Security alert: new sign-in to your {brand} account", [
     "Hi {first},",
     "Your {brand} account was just signed in to from a new device.",
-    "Device: Firefox on Windows / Location: Lisbon, Portugal / Time: 09:14 UTC",
+    "Device: web browser on a laptop / Location: Lisbon, Portugal / Time: 09:14 UTC",
     "If this was you, you don't need to do anything. If not, we'll help you secure your account."], "Check activity")
 text("signin", "pt", "Alerta de segurança: novo acesso à sua conta {brand}", [
     "Olá {first},",
     "Sua conta {brand} acabou de ser acessada a partir de um novo dispositivo.",
-    "Dispositivo: Firefox no Windows / Local: Lisboa, Portugal / Horário: 09:14 UTC",
+    "Dispositivo: navegador em um notebook / Local: Lisboa, Portugal / Horário: 09:14 UTC",
     "Se foi você, não é preciso fazer nada. Caso contrário, vamos ajudar você a proteger sua conta."], "Verificar atividade")
 text("signin", "es", "Alerta de seguridad: nuevo inicio de sesión en tu cuenta de {brand}", [
     "Hola, {first}:",
     "Se acaba de iniciar sesión en tu cuenta de {brand} desde un dispositivo nuevo.",
-    "Dispositivo: Firefox en Windows / Ubicación: Lisboa, Portugal / Hora: 09:14 UTC",
+    "Dispositivo: navegador en un portátil / Ubicación: Lisboa, Portugal / Hora: 09:14 UTC",
     "Si fuiste tú, no tienes que hacer nada. Si no, te ayudaremos a proteger tu cuenta."], "Revisar actividad")
 text("signin", "fr", "Alerte de sécurité : nouvelle connexion à votre compte {brand}", [
     "Bonjour {first},",
     "Une connexion à votre compte {brand} vient d'avoir lieu depuis un nouvel appareil.",
-    "Appareil : Firefox sous Windows / Lieu : Lisbonne, Portugal / Heure : 09:14 UTC",
+    "Appareil : navigateur sur un ordinateur portable / Lieu : Lisbonne, Portugal / Heure : 09:14 UTC",
     "Si c'était vous, vous n'avez rien à faire. Sinon, nous vous aiderons à sécuriser votre compte."], "Vérifier l'activité")
 text("signin", "de", "Sicherheitswarnung: Neue Anmeldung bei Ihrem {brand}-Konto", [
     "Hallo {first},",
     "bei Ihrem {brand}-Konto hat sich soeben ein neues Gerät angemeldet.",
-    "Gerät: Firefox unter Windows / Ort: Lissabon, Portugal / Zeit: 09:14 UTC",
+    "Gerät: Browser auf einem Laptop / Ort: Lissabon, Portugal / Zeit: 09:14 UTC",
     "Wenn Sie das waren, müssen Sie nichts tun. Andernfalls helfen wir Ihnen, Ihr Konto zu schützen."], "Aktivität prüfen")
 
 text("ship", "en", "Your order #{n} has shipped", [
@@ -1094,11 +1094,11 @@ PADDING = {
            "Ich schicke die aktualisierte Tagesordnung vor dem Termin am Donnerstag."],
 }
 FOOTERS = {
-    "en": "This message was scanned by MailShield. No threats were found.",
-    "pt": "Esta mensagem foi verificada pelo MailShield. Nenhuma ameaça encontrada.",
-    "es": "Este mensaje ha sido analizado por MailShield. No se han encontrado amenazas.",
-    "fr": "Ce message a été analysé par MailShield. Aucune menace détectée.",
-    "de": "Diese Nachricht wurde von MailShield geprüft. Es wurden keine Bedrohungen gefunden.",
+    "en": "This message was scanned by Gatewarden Mail Filter. No threats were found.",
+    "pt": "Esta mensagem foi verificada pelo Gatewarden Mail Filter. Nenhuma ameaça encontrada.",
+    "es": "Este mensaje ha sido analizado por Gatewarden Mail Filter. No se han encontrado amenazas.",
+    "fr": "Ce message a été analysé par Gatewarden Mail Filter. Aucune menace détectée.",
+    "de": "Diese Nachricht wurde von Gatewarden Mail Filter geprüft. Es wurden keine Bedrohungen gefunden.",
 }
 UNSUB = {
     "en": ("Unsubscribe", "Manage preferences"),
@@ -1377,7 +1377,10 @@ def ip_for(m: Msg, base: str = "203.0.113") -> str:
 
 
 def org_fake(c: dict) -> str:
-    return c["dom"].split(".")[0] + "-group.com"
+    """A typo of the recipient's own domain (a doubled letter), as BEC uses."""
+    label = c["dom"].split(".")[0]
+    cut = len(label) // 2
+    return label[:cut] + label[cut - 1] + label[cut:] + ".com"
 
 
 def person_mail(name: str, domain: str) -> str:
