@@ -34,7 +34,7 @@ enum Command {
     /// Validate run manifests (run_manifest.json).
     #[command(subcommand)]
     Manifest(cmd::manifest::ManifestCommand),
-    /// Run the in-process config analyzers (kube-linter, semgrep, Rego) on files.
+    /// Scan config files (kube-linter, semgrep, Rego) and e-mail (phishing indicators).
     Scan(cmd::scan::ScanArgs),
     /// Benchmarks of scoring and reporting (prints figures, asserts nothing).
     #[cfg(feature = "bench")]

@@ -109,3 +109,47 @@ fn large_inputs_are_the_environment_s_own() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// `--corpus` times the user's own inputs where the environment can; an
+/// environment that cannot refuses it.
+#[test]
+fn a_corpus_is_timed_by_the_environment_that_reads_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("a.eml"),
+        "From: Ana <ana@acme-corp.example>\nSubject: Notes\n\nThe notes are attached.\n",
+    )
+    .expect("write");
+    let corpus = dir.path().to_str().expect("utf-8 path");
+    let o = svbench(&[
+        "bench",
+        "e4",
+        "--completions",
+        "2",
+        "--large",
+        "0",
+        "--corpus",
+        corpus,
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("e4 corpus ")
+                && l.contains("2 emails (1 distinct messages from 1 files")),
+        "{text}"
+    );
+    let o = svbench(&["bench", "e2", "--completions", "1", "--corpus", corpus]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("drop --corpus"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

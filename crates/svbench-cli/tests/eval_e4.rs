@@ -151,3 +151,62 @@ fn a_public_corpus_csv_imports_and_evaluates() {
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[0]["parsed"]["gold_source"], "extractor");
 }
+
+/// A mail folder as exports leave it: messages without `.eml`, notes and an
+/// empty file. Every missing flag is named at once; the empty `.eml` stops
+/// the import naming `--skip-invalid`, which skips it, counted and named.
+#[test]
+fn a_mail_folder_imports_with_what_was_skipped_named() {
+    let sb = Sandbox::new();
+    let msg = "From: Ana <ana@acme-corp.example>\nTo: team@acme-corp.example\nSubject: Notes\n\nThe notes from Monday are in the shared folder.\n";
+    sb.write("mail/a.eml", msg);
+    sb.write(
+        "mail/cur/1700000000.M1.host:2,S",
+        &msg.replace("Monday", "Tuesday"),
+    );
+    sb.write("mail/notes.txt", "Shopping list\nmilk\n");
+    sb.write("mail/empty.eml", "");
+    let bare = sb.run(&["data", "import", "e4", "mail", "--format", "eml"]);
+    assert_eq!(bare.status.code(), Some(2), "{}", stderr(&bare));
+    for flag in [
+        "--label LABEL or --labels FILE",
+        "--evidence-gold",
+        "--split NAME",
+    ] {
+        assert!(stderr(&bare).contains(flag), "{flag}: {}", stderr(&bare));
+    }
+    let args = [
+        "data",
+        "import",
+        "e4",
+        "mail",
+        "--format",
+        "eml",
+        "--label",
+        "Legitimate",
+        "--evidence-gold",
+        "none",
+        "--split",
+        "test",
+        "--out",
+        "rows.jsonl",
+    ];
+    let strict = sb.run(&args);
+    assert_eq!(strict.status.code(), Some(3), "{}", stderr(&strict));
+    assert!(
+        stderr(&strict).contains("mail/empty.eml: empty file; pass --skip-invalid"),
+        "{}",
+        stderr(&strict)
+    );
+    let o = sb.run(&[&args[..], &["--skip-invalid"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "skipped 2 files: 1 empty (mail/empty.eml), 1 not a message (mail/notes.txt)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let rows = std::fs::read_to_string(sb.path().join("rows.jsonl")).unwrap();
+    assert_eq!(rows.lines().count(), 2, "{rows}");
+}

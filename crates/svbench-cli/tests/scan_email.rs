@@ -119,6 +119,8 @@ fn sarif_has_an_email_run_and_unparseable_mail_exits_three() {
     sb.write("empty.eml", "   \n");
     let o = sb.run(&["scan", "empty.eml", "--format", "json"]);
     assert_eq!(o.status.code(), Some(3));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["files"][0]["errors"][0]["message"], "empty file");
     let text = sb.run(&["scan", "alert.eml", "--type", "email"]);
     assert_eq!(text.status.code(), Some(1));
     assert!(
@@ -128,13 +130,16 @@ fn sarif_has_an_email_run_and_unparseable_mail_exits_three() {
     );
 }
 
-/// 10,000,000 bare `From ` lines: every one is a message, each was held
+/// 10,000,000 bare separator lines: every one is a message, each was held
 /// with its report (3.8 GB). The mailbox is read message by message and
 /// stops after `max_mbox_messages` (100,000) with an error.
 #[test]
 fn a_mailbox_of_separators_stops_at_the_message_limit() {
     let sb = Sandbox::new();
-    sb.write("many.mbox", &"From \n".repeat(150_000));
+    sb.write(
+        "many.mbox",
+        &"From - Tue Mar  4 09:12:44 2025\n".repeat(150_000),
+    );
     let (code, v) = json(&sb, &["scan", "many.mbox", "--format", "json"]);
     assert_eq!(code, Some(3));
     let files = v["files"].as_array().unwrap();
@@ -157,7 +162,13 @@ fn a_mailbox_of_separators_stops_at_the_message_limit() {
 fn the_time_budget_covers_e_mail() {
     let sb = Sandbox::new();
     sb.write("alert.eml", PHISH);
-    sb.write("box.mbox", &format!("From a\n{PHISH}From b\n{LEGIT}"));
+    sb.write(
+        "box.mbox",
+        &format!(
+            "From a@b.example Tue Mar  4 09:12:44 2025\n{PHISH}\
+             From b@b.example Tue Mar  4 09:12:45 2025\n{LEGIT}"
+        ),
+    );
     for file in ["alert.eml", "box.mbox"] {
         let (code, v) = json(
             &sb,
@@ -194,4 +205,41 @@ fn the_time_budget_covers_e_mail() {
         ],
     );
     assert_eq!(code, Some(1));
+}
+
+/// A mail folder in text mode: a message saved without an extension is
+/// scanned, a header written `From  :` does not make a file a mailbox, and
+/// the files skipped are named with why.
+#[test]
+fn a_mail_folder_in_text_mode_names_what_it_skipped() {
+    let sb = Sandbox::new();
+    sb.write("mail/alert.eml", PHISH);
+    sb.write("mail/cur/1700000000.M1.host:2,S", LEGIT);
+    sb.write(
+        "mail/obsolete.eml",
+        &PHISH.replacen("From: ", "From  : ", 1),
+    );
+    sb.write("mail/notes.txt", "Shopping list\nmilk\n");
+    sb.write("mail/values.yaml", "replicas: 3\n");
+    let o = sb.run(&["scan", "mail"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "mail/notes.txt: skipped: not a Kubernetes manifest, Terraform file (.tf) or e-mail"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("mail/values.yaml: skipped: YAML or JSON without an apiVersion key"),
+        "{text}"
+    );
+    assert!(text.contains("mail/obsolete.eml:"), "{text}");
+    assert!(!text.contains("obsolete.eml#"), "not a mailbox: {text}");
+    assert!(
+        text.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("3 messages: ") && l.ends_with(", 2 skipped")),
+        "{text}"
+    );
 }

@@ -42,7 +42,7 @@ pub use indicators::{
     GENERIC_GREETING, PHISH_CATEGORIES,
 };
 pub use links::{registrable_domain, Link};
-pub use mbox::{MboxError, MboxItem, MboxReader};
+pub use mbox::{is_mbox_separator, MboxError, MboxItem, MboxReader};
 pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, render_within, Rendered, RENDER_VERSION};
 pub use tags::{scan_attributes, AttributeLimit, AttributeScan};

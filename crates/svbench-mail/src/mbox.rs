@@ -4,19 +4,25 @@
 //! not the file: 60 MB of bare `From ` lines held as messages and reports
 //! took 3.8 GB.
 //!
-//! Messages start at lines beginning `From ` (the line itself is not part
-//! of the message); text before the first is ignored; `>From ` lines (any
-//! number of `>`) lose one `>`, as `mail-parser` reads them. After
-//! `max_mbox_messages` messages the reader ends with
+//! Messages start at separator lines ([`is_mbox_separator`]: `From `, a
+//! sender and a date, as mail tools write them; the line itself is not
+//! part of the message). A body line `From the desk of …` or an obsolete
+//! header `From  : …` does not start a message: splitting at every line
+//! that begins `From ` cut such messages in two. Text before the first
+//! separator is ignored; `>From ` lines (any number of `>`) lose one `>`.
+//! After `max_mbox_messages` messages the reader ends with
 //! [`MboxError::TooManyMessages`].
 //!
 //! ```
 //! use svbench_mail::{EmailLimits, MboxItem, MboxReader};
 //!
-//! let mbox = b"From a\nSubject: one\n\nhi\nFrom b\nSubject: two\n\n>From here\n";
+//! let mbox = b"From a@b.example Mon Jan  1 00:00:00 2024\nSubject: one\n\nhi\n\
+//!              From the desk of Ana\n\n\
+//!              From b@b.example Mon Jan  1 00:00:00 2024\nSubject: two\n\n>From here\n";
 //! let items: Vec<_> = MboxReader::new(&mbox[..], &EmailLimits::default())
 //!     .map(Result::unwrap)
 //!     .collect();
+//! assert_eq!(items.len(), 2);
 //! assert_eq!(items[1], MboxItem::Message(b"Subject: two\n\nFrom here\n".to_vec()));
 //! ```
 
@@ -26,6 +32,55 @@ use super::EmailLimits;
 
 /// Bytes read at a time: a line longer than this is read in pieces.
 const CHUNK: u64 = 64 << 10;
+
+/// Bytes of a line looked at for a separator's sender and date.
+const SEPARATOR_SCAN: usize = 1024;
+
+/// Whether `line` is an mbox separator: `From ` at the start, a sender
+/// token (an address, `-`, `MAILER-DAEMON`) and then a date with a time of
+/// day and a four-digit year, in any of the orders mail tools write
+/// (`From ana@example.com Tue Mar  4 09:12:44 2025`, `From - Mon, 3 Mar
+/// 2025 09:12:44 +0000`). Only the first bytes of a long line are read.
+#[must_use]
+pub fn is_mbox_separator(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    let rest = &rest[..rest.len().min(SEPARATOR_SCAN)];
+    // One line: the words of the next one are not this one's date.
+    let rest = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+    let mut words = rest
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty());
+    // The sender comes right after `From `, never after more spaces.
+    if rest.first().is_none_or(u8::is_ascii_whitespace) || words.next().is_none() {
+        return false;
+    }
+    let (mut time, mut year) = (false, false);
+    for word in words {
+        // An ISO date-time is one word: `2025-03-04T09:12:44Z`.
+        let iso_time = word.splitn(2, |&b| b == b'T').nth(1);
+        time |= is_time(word) || iso_time.is_some_and(is_time);
+        year |= is_year(word);
+    }
+    time && year
+}
+
+/// `9:12`, `09:12`, `09:12:44` (anything may follow the minutes).
+fn is_time(word: &[u8]) -> bool {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    (1..=2).contains(&digits)
+        && word.get(digits) == Some(&b':')
+        && word
+            .get(digits + 1..digits + 3)
+            .is_some_and(|m| m.iter().all(u8::is_ascii_digit))
+}
+
+/// A four-digit year alone (`2025`, `2025,`) or starting an ISO date.
+fn is_year(word: &[u8]) -> bool {
+    let digits = word.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits == 4 && matches!(word.get(4), None | Some(b',' | b'-'))
+}
 
 /// One message of a mailbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +225,7 @@ impl<R: BufRead> Iterator for MboxReader<R> {
             let starts_line = self.at_line_start;
             self.at_line_start = self.line.last() == Some(&b'\n');
             if starts_line {
-                self.in_separator = self.line.starts_with(b"From ");
+                self.in_separator = is_mbox_separator(&self.line);
                 if self.in_separator {
                     let previous = self.close();
                     if self.done {
@@ -201,24 +256,64 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn reads_as_mail_parser_does() {
-        let mbox = b"preamble\nFrom a@b Mon\nSubject: 1\n\nbody\n>From x\n>>From y\n>Fromage\n\
-                     From \nFrom c\nlast";
-        let limits = EmailLimits::default();
-        let ours: Vec<Vec<u8>> = items(mbox, &limits)
+    fn messages(mbox: &[u8]) -> Vec<String> {
+        items(mbox, &EmailLimits::default())
             .into_iter()
             .map(|i| match i {
-                Ok(MboxItem::Message(m)) => m,
+                Ok(MboxItem::Message(m)) => String::from_utf8(m).unwrap(),
                 other => panic!("{other:?}"),
             })
-            .collect();
-        let theirs: Vec<Vec<u8>> = mail_parser::mailbox::mbox::MessageIterator::new(&mbox[..])
-            .map(|m| m.unwrap().contents().to_vec())
-            .collect();
-        assert_eq!(ours, theirs);
-        assert_eq!(ours.len(), 3);
-        assert_eq!(ours[1], b"");
+            .collect()
+    }
+
+    #[test]
+    fn separators_need_a_sender_and_a_date() {
+        let cases: [(&str, bool); 15] = [
+            ("From ana@example.com Tue Mar  4 09:12:44 2025\n", true),
+            ("From ana@example.com  Tue Mar  4 09:12:44 2025\r\n", true),
+            ("From - Mon Jan 01 00:00:00 2024\n", true),
+            ("From MAILER-DAEMON Fri Jul  8 12:08:34 2011\n", true),
+            ("From 1790@xxx Sat Jan 04 10:02:03 +0000 2025\n", true),
+            (
+                "From ana@example.com Mon, 3 Mar 2025 09:12:44 +0000\n",
+                true,
+            ),
+            ("From ana@example.com 2025-03-04T09:12:44Z\n", true),
+            ("From the desk of Ana Ortiz\n", false),
+            ("From  : Northwind Bank <alerts@northwind.example>\n", false),
+            ("From: Ana <ana@example.com>\n", false),
+            ("From \n", false),
+            ("From a\n", false),
+            ("From our team: the 2025 plan\n", false),
+            (">From ana@example.com Tue Mar  4 09:12:44 2025\n", false),
+            ("From the desk\n09:12 2025\n", false),
+        ];
+        for (line, want) in cases {
+            assert_eq!(is_mbox_separator(line.as_bytes()), want, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn only_separator_lines_split() {
+        let mbox = "preamble\n\
+            From a@b.example Tue Mar  4 09:12:44 2025\n\
+            From  : Ana <ana@b.example>\nSubject: 1\n\n\
+            Dear team,\nFrom the desk of the director: thanks.\n\n\
+            From the desk of Ana\n>From x\n>>From y\n>Fromage\n\n\
+            From b@b.example Tue Mar  4 10:00:00 2025\nSubject: 2\n\nlast";
+        let got = messages(mbox.as_bytes());
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got[0].starts_with("From  : Ana"), "{}", got[0]);
+        assert!(
+            got[0].ends_with("From the desk of Ana\nFrom x\n>From y\n>Fromage\n\n"),
+            "{}",
+            got[0]
+        );
+        assert_eq!(got[1], "Subject: 2\n\nlast");
+        // Two separators in a row: an empty message between them.
+        let two = "From a@b.example Tue Mar  4 09:12:44 2025\n\
+                   From a@b.example Tue Mar  4 09:12:45 2025\nSubject: s\n";
+        assert_eq!(messages(two.as_bytes()), ["", "Subject: s\n"]);
     }
 
     #[test]
@@ -227,9 +322,9 @@ mod tests {
             max_message_bytes: 100,
             ..EmailLimits::default()
         };
-        let mut mbox = b"From a\n".to_vec();
+        let mut mbox = b"From a@b.example Tue Mar  4 09:12:44 2025\n".to_vec();
         mbox.extend(std::iter::repeat_n(b'x', 300_000));
-        mbox.extend_from_slice(b"\nFrom b\nSubject: ok\n");
+        mbox.extend_from_slice(b"\nFrom b@b.example Tue Mar  4 09:12:44 2025\nSubject: ok\n");
         let got = items(&mbox, &limits);
         assert_eq!(
             got[0],
@@ -240,7 +335,7 @@ mod tests {
         );
         assert_eq!(got[1], Ok(MboxItem::Message(b"Subject: ok\n".to_vec())));
         // A separator line longer than a read is still one separator.
-        let mut long_from = b"From ".to_vec();
+        let mut long_from = b"From a@b.example Tue Mar  4 09:12:44 2025 ".to_vec();
         long_from.extend(std::iter::repeat_n(b'f', 200_000));
         long_from.extend_from_slice(b"\nSubject: s\n");
         assert_eq!(
@@ -255,7 +350,7 @@ mod tests {
             max_mbox_messages: 1_000,
             ..EmailLimits::default()
         };
-        let mbox = b"From \n".repeat(1_000_000);
+        let mbox = b"From - Tue Mar  4 09:12:44 2025\n".repeat(100_000);
         let mut reader = MboxReader::new(&mbox[..], &limits);
         let mut n = 0;
         let mut last = None;

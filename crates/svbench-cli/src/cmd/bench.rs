@@ -87,6 +87,25 @@ fn no_large_inputs() -> bool {
         .any(|e| e.bench.is_some_and(|b| b.large.is_some()))
 }
 
+/// `--corpus`'s help: what each environment times from it.
+fn corpus_help() -> String {
+    let each: Vec<String> = REGISTRY
+        .iter()
+        .filter_map(|e| Some(format!("{}: {}", e.identity.short, e.bench?.corpus?.what)))
+        .collect();
+    format!(
+        "Your own inputs to time, with the same figures ({})",
+        each.join("; ")
+    )
+}
+
+/// No environment in this build times the user's inputs: `--corpus` is hidden.
+fn no_corpus_inputs() -> bool {
+    !REGISTRY
+        .iter()
+        .any(|e| e.bench.is_some_and(|b| b.corpus.is_some()))
+}
+
 /// Arguments of `svbench bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -109,6 +128,9 @@ pub struct BenchArgs {
     /// Large inputs to time (the environment's own default when not given).
     #[arg(long, value_name = "N", help = large_help(), aliases = large_aliases(), hide = no_large_inputs())]
     pub large: Option<usize>,
+    /// A file or folder of the user's own inputs to time.
+    #[arg(long, value_name = "PATH", help = corpus_help(), hide = no_corpus_inputs())]
+    pub corpus: Option<std::path::PathBuf>,
     /// Result records in the report benchmark.
     #[arg(long, default_value_t = 100_000)]
     pub records: usize,
@@ -176,6 +198,20 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             )))
         }
     };
+    let corpus = match (args.corpus, bench.corpus) {
+        (Some(path), Some(_)) if !path.exists() => {
+            return Err(exit::usage(format!(
+                "--corpus {}: no such file or folder",
+                path.display()
+            )))
+        }
+        (Some(_), None) => {
+            return Err(exit::usage(format!(
+                "`{short}`'s benchmark does not time your own inputs: drop --corpus"
+            )))
+        }
+        (corpus, _) => corpus,
+    };
     if let Some(whole) = bench.whole_stack {
         if args.completions == 0 || args.records == 0 || args.rollouts == 0 || args.concurrency == 0
         {
@@ -208,6 +244,7 @@ pub fn run(args: BenchArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
             .max_items
             .map_or(args.completions, |max| args.completions.min(max)),
         large,
+        corpus,
     };
     (bench.run)(&req, &mut |line| outln!("{line}")).map_err(bench_error)?;
     if let Some(whole) = bench.whole_stack {

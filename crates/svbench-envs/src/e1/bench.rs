@@ -34,6 +34,7 @@ pub static BENCH: BenchEntry = BenchEntry {
     summary: "scoring, report, rollouts",
     max_items: None,
     large: None,
+    corpus: None,
     whole_stack: Some(WholeStack {
         answer: ANSWERS[0],
         write_run,

@@ -25,6 +25,7 @@ pub static BENCH: BenchEntry = BenchEntry {
     summary: "scoring an answer with a patch; `--completions` answers, at most 10,000",
     max_items: Some(10_000),
     large: None,
+    corpus: None,
     whole_stack: None,
     run,
 };

@@ -202,6 +202,7 @@ pub static BENCH: BenchEntry = BenchEntry {
     summary: "scoring",
     max_items: None,
     large: None,
+    corpus: None,
     whole_stack: None,
     run: bench,
 };

@@ -8,13 +8,13 @@
 //! in-process fake endpoint, and report generation over a synthetic run.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use svbench_core::record::RunMetadata;
 
 /// The size of one benchmark run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BenchRequest {
     /// Items to time (`--completions`), already capped at
     /// [`BenchEntry::max_items`] and at least 1.
@@ -23,6 +23,10 @@ pub struct BenchRequest {
     /// [`LargeInputs::default`]; 0 skips); 0 for environments without
     /// [`BenchEntry::large`].
     pub large: usize,
+    /// The user's own inputs to time in place of the built-in typical
+    /// workload (`--corpus`); `None` for environments without
+    /// [`BenchEntry::corpus`].
+    pub corpus: Option<PathBuf>,
 }
 
 /// Receives each figure line as soon as it is measured.
@@ -58,6 +62,9 @@ pub struct BenchEntry {
     pub max_items: Option<usize>,
     /// Its workload of inputs at the size limits (`--large`), if it has one.
     pub large: Option<LargeInputs>,
+    /// What `--corpus PATH` times, if the environment can time the user's
+    /// own inputs.
+    pub corpus: Option<CorpusInputs>,
     /// What the whole-stack benchmarks need from it, if it offers them.
     pub whole_stack: Option<WholeStack>,
     /// Builds the workloads and times them.
@@ -75,6 +82,14 @@ pub struct LargeInputs {
     /// The environment's former name for `--large`, still accepted
     /// (e.g. `large-emails`), if it had one.
     pub alias: Option<&'static str>,
+}
+
+/// The user's own inputs an environment can time: `--corpus PATH` times
+/// them in place of its built-in typical workload, with the same figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CorpusInputs {
+    /// What `PATH` holds, for `bench --help` (e.g. `a folder of emails`).
+    pub what: &'static str,
 }
 
 /// Writes a synthetic run of `n` scored samples into a directory:

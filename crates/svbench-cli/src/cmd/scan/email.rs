@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 use svbench_mail::{
-    extract_within, parse_message, render_within, EmailLimits, Finding, IndicatorSet, MboxItem,
-    MboxReader, Polarity, RENDER_VERSION,
+    extract_within, is_mbox_separator, parse_message, render_within, EmailLimits, Finding,
+    IndicatorSet, MboxItem, MboxReader, Polarity, RENDER_VERSION,
 };
 use svbench_mail::{Deadline, TimeBudgetExceeded};
 use svbench_scan::scan::AnalyzerInfo;
@@ -81,9 +81,10 @@ pub fn is_email_path(path: &Path) -> bool {
 }
 
 /// Whether `name` or the first bytes say mbox (`.mbox`, or a `From `
-/// separator line first).
+/// separator line first: `From `, a sender and a date, not a header
+/// written `From  :`).
 fn is_mbox(name: &str, head: &[u8]) -> bool {
-    name.to_ascii_lowercase().ends_with(".mbox") || head.starts_with(b"From ")
+    name.to_ascii_lowercase().ends_with(".mbox") || is_mbox_separator(head)
 }
 
 /// Scans one e-mail file within `time_budget`: an mbox message by message
@@ -121,6 +122,17 @@ pub fn scan(name: &str, bytes: &[u8], time_budget: Option<Duration>) -> Vec<Emai
 /// One message's report; a passed deadline is the message's error.
 fn scan_message(path: String, raw: &[u8], deadline: &Deadline) -> EmailReport {
     let mut report = EmailReport::new(path);
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        let what = if report.path.contains('#') {
+            "empty message"
+        } else {
+            "empty file"
+        };
+        report.errors.push(EmailScanError {
+            message: what.to_string(),
+        });
+        return report;
+    }
     match findings(raw, deadline) {
         Ok(Ok(findings)) => report.findings = findings,
         Ok(Err(e)) => report.errors.push(EmailScanError {
@@ -229,8 +241,9 @@ pub fn analyzer_info() -> AnalyzerInfo {
     }
 }
 
-/// One line per finding and error, then a summary.
-pub fn render_text(reports: &[EmailReport]) -> String {
+/// One line per finding and error, the files skipped (when no config file
+/// was scanned, whose output lists them otherwise), then a summary.
+pub fn render_text(reports: &[EmailReport], skipped: &[super::inputs::Skipped]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let (mut phish, mut benign, mut errors) = (0usize, 0usize, 0usize);
@@ -257,13 +270,15 @@ pub fn render_text(reports: &[EmailReport]) -> String {
             let _ = writeln!(out, "{}: error: {}", r.path, e.message);
         }
     }
+    super::text::write_skipped(&mut out, skipped);
     let _ = writeln!(
         out,
-        "{} message{}: {phish} phish finding{}, {benign} benign, {errors} error{}",
+        "{} message{}: {phish} phish finding{}, {benign} benign, {errors} error{}{}",
         reports.len(),
         if reports.len() == 1 { "" } else { "s" },
         if phish == 1 { "" } else { "s" },
         if errors == 1 { "" } else { "s" },
+        super::text::skipped_count(skipped),
     );
     out
 }

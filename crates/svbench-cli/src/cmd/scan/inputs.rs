@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use svbench_mail::{is_mbox_separator, EmailLimits};
 use svbench_scan::scan::{detect_type, FileType};
 
 use crate::exit;
@@ -36,9 +37,22 @@ pub struct Skipped {
 /// of a manifest; a directory of large non-manifest YAML is not read whole).
 const SNIFF_BYTES: u64 = 1 << 20;
 
+/// Why a walked file was skipped: YAML or JSON that is not a manifest.
+const NOT_A_MANIFEST: &str =
+    "YAML or JSON without an apiVersion key: not a Kubernetes manifest (--type k8s scans it anyway)";
+/// Why a walked file was skipped: nothing reads it.
+const NO_ANALYZER: &str = "not a Kubernetes manifest, Terraform file (.tf) or e-mail (.eml, .mbox, or a file that starts with a message header block or an mbox `From ` line)";
+
+/// What a file is to the scan.
+enum Kind {
+    Config(FileType),
+    Email,
+    Skip(&'static str),
+}
+
 /// Expands the command-line paths. A file named explicitly must have a
 /// recognisable type (or `--type`); files in walked directories that match
-/// nothing are skipped and listed.
+/// nothing are skipped and listed with why.
 pub fn collect_inputs(
     paths: &[PathBuf],
     forced: Option<FileType>,
@@ -67,13 +81,14 @@ pub fn collect_inputs(
                     continue;
                 }
                 match classify(&file, forced) {
-                    Some(file_type) => inputs.push(Input::File {
+                    Kind::Config(file_type) => inputs.push(Input::File {
                         path: file,
                         file_type,
                     }),
-                    None => skipped.push(Skipped {
+                    Kind::Email => inputs.push(Input::Email { path: file }),
+                    Kind::Skip(reason) => skipped.push(Skipped {
                         path: file.display().to_string(),
-                        reason: "not a Kubernetes manifest, Terraform file or e-mail",
+                        reason,
                     }),
                 }
             }
@@ -83,17 +98,21 @@ pub fn collect_inputs(
                 inputs.push(Input::Email { path: path.clone() });
                 continue;
             }
-            let file_type = classify(path, forced).ok_or_else(|| {
-                exit::usage(format!(
-                    "{}: not recognised as Kubernetes YAML (.yaml/.yml/.json with an apiVersion key) \
-                     Terraform (.tf) or e-mail (.eml/.mbox); pass --type k8s|tf|email to scan it anyway",
-                    path.display()
-                ))
-            })?;
-            inputs.push(Input::File {
-                path: path.clone(),
-                file_type,
-            });
+            match classify(path, forced) {
+                Kind::Config(file_type) => inputs.push(Input::File {
+                    path: path.clone(),
+                    file_type,
+                }),
+                Kind::Email => inputs.push(Input::Email { path: path.clone() }),
+                Kind::Skip(_) => {
+                    return Err(exit::usage(format!(
+                        "{}: not recognised as Kubernetes YAML (.yaml/.yml/.json with an apiVersion key), \
+                         Terraform (.tf) or e-mail (.eml/.mbox, or a message header block); \
+                         pass --type k8s|tf|email to scan it anyway",
+                        path.display()
+                    )))
+                }
+            }
         }
     }
     Ok((inputs, skipped))
@@ -134,21 +153,38 @@ fn file_kind(_meta: &std::fs::Metadata) -> &'static str {
     "not a file"
 }
 
-/// The type of a file: forced, or detected from its name and first bytes.
+/// The type of a file: forced, or detected from its name and first bytes
+/// (a message saved without `.eml`, as mail folders hold them, is e-mail).
 /// Unreadable files are given to the scanner (which reports the error) when
 /// their extension is one the analyzers read.
-fn classify(path: &Path, forced: Option<FileType>) -> Option<FileType> {
-    if forced.is_some() {
-        return forced;
+fn classify(path: &Path, forced: Option<FileType>) -> Kind {
+    if let Some(file_type) = forced {
+        return Kind::Config(file_type);
     }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let yaml = matches!(ext.as_deref(), Some("yaml" | "yml" | "json"));
     match read_capped(path, SNIFF_BYTES) {
-        Ok(head) => detect_type(path, &head),
-        Err(_) => match path.extension().and_then(|e| e.to_str()) {
-            Some("tf") => Some(FileType::Tf),
-            Some("yaml" | "yml") => Some(FileType::K8s),
-            _ => None,
+        Ok(head) => match detect_type(path, &head) {
+            Some(file_type) => Kind::Config(file_type),
+            None if yaml => Kind::Skip(NOT_A_MANIFEST),
+            None if is_message(&head) => Kind::Email,
+            None => Kind::Skip(NO_ANALYZER),
+        },
+        Err(_) => match ext.as_deref() {
+            Some("tf") => Kind::Config(FileType::Tf),
+            Some("yaml" | "yml") => Kind::Config(FileType::K8s),
+            _ => Kind::Skip(NO_ANALYZER),
         },
     }
+}
+
+/// Whether a file's first bytes are a mailbox or a message's header block.
+fn is_message(head: &[u8]) -> bool {
+    is_mbox_separator(head)
+        || svbench_envs::e4::import::sniff(head, &EmailLimits::default()).is_ok()
 }
 
 /// Files under `dir`, recursively. Symbolic links to directories are not followed (no cycles).

@@ -1,6 +1,7 @@
 //! `svbench scan PATH...`: the in-process config analyzers from the command
 //! line (harness §1.2, spec E2 §1.1–1.2), and the e-mail indicator
-//! extractor for `.eml`/`.mbox` files (spec E4 §3.2, module `email`).
+//! extractor for `.eml`/`.mbox` files and messages saved without an
+//! extension (spec E4 §3.2, module `email`).
 //!
 //! Exit codes follow kube-linter rather than the other commands: 0 no
 //! findings, 1 findings, 2 usage error, 3 some file could not be scanned;
@@ -44,8 +45,9 @@ pub struct ScanArgs {
     #[arg(value_name = "PATH", required_unless_present_any = ["stdin", "list_checks"])]
     pub paths: Vec<PathBuf>,
     /// File type: auto (per file: `.tf` → tf, YAML with `apiVersion:` → k8s,
-    /// `.eml`/`.mbox` → email), k8s, tf or email (phishing indicators, one
-    /// entry per message; an mbox's messages are `PATH#N`).
+    /// `.eml`/`.mbox` or a message header block → email), k8s, tf or email
+    /// (phishing indicators, one entry per message; an mbox's messages are
+    /// `PATH#N`).
     #[arg(long = "type", value_name = "TYPE", default_value = "auto", value_parser = file_types())]
     pub file_type: String,
     /// Read one file from standard input (needs --type k8s|tf|email).
@@ -401,7 +403,13 @@ pub fn run(args: ScanArgs, _global: &GlobalArgs) -> anyhow::Result<u8> {
                 out.write_all(rendered.as_bytes())?;
             }
             if !emails.is_empty() {
-                out.write_all(email::render_text(&emails).as_bytes())?;
+                // The config output above lists the skipped files, if it ran.
+                let skipped_here = if reports.is_empty() {
+                    &skipped[..]
+                } else {
+                    &[]
+                };
+                out.write_all(email::render_text(&emails, skipped_here).as_bytes())?;
             }
             for post in post_patches.iter().flatten() {
                 out.write_all(text::render_post_patch(post).as_bytes())?;

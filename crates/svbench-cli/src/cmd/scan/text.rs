@@ -90,21 +90,31 @@ fn write_errors(out: &mut String, report: &FileReport) -> usize {
     report.errors.len()
 }
 
-/// The skipped inputs and the summary line.
-fn write_summary(out: &mut String, files: usize, skipped: &[Skipped], counts: &str, errors: usize) {
+/// One `path: skipped: why` line per file a directory walk skipped.
+pub fn write_skipped(out: &mut String, skipped: &[Skipped]) {
     for s in skipped {
         let _ = writeln!(out, "{}: skipped: {}", s.path, s.reason);
     }
+}
+
+/// `, N skipped` for a summary line, or nothing.
+pub fn skipped_count(skipped: &[Skipped]) -> String {
+    if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(", {} skipped", skipped.len())
+    }
+}
+
+/// The skipped inputs and the summary line.
+fn write_summary(out: &mut String, files: usize, skipped: &[Skipped], counts: &str, errors: usize) {
+    write_skipped(out, skipped);
     let _ = writeln!(
         out,
         "{files} file{} scanned: {counts}, {errors} error{}{}",
         plural(files),
         plural(errors),
-        if skipped.is_empty() {
-            String::new()
-        } else {
-            format!(", {} skipped", skipped.len())
-        }
+        skipped_count(skipped)
     );
 }
 

@@ -1,12 +1,14 @@
-//! Whole messages: `.eml` files, mailboxes and upstream E4 rows.
+//! Whole messages: message files, mailboxes and upstream E4 rows.
 
 use std::collections::HashMap;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
-use svbench_mail::{parse_mbox, parse_message, parse_upstream_text, Email};
+use svbench_mail::{parse_message, parse_upstream_text, Email, MboxError, MboxItem, MboxReader};
 
-use super::{single_label, ImportError, ImportOptions, Message};
+use super::files::{self, SkipReason, Skipped};
+use super::{single_label, ImportError, ImportOptions, ImportOutcome, Message};
 use crate::e4::row::normalize_gold;
 use crate::e4::Label;
 
@@ -100,10 +102,29 @@ pub(super) fn upstream(
     Ok(out)
 }
 
-/// `file_or_message_id,label` lines.
-fn label_file(path: &Path) -> Result<HashMap<String, Label>, ImportError> {
+/// Key column names that mark a first line of a labels file as a header.
+const KEY_HEADERS: [&str; 9] = [
+    "file",
+    "filename",
+    "file_name",
+    "path",
+    "id",
+    "message_id",
+    "message-id",
+    "key",
+    "name",
+];
+/// Label column names that mark a first line of a labels file as a header.
+const LABEL_HEADERS: [&str; 6] = ["label", "labels", "class", "answer", "gold", "category"];
+
+/// `file_or_message_id,label` lines. A first line whose label is not a
+/// label is a header and is skipped; a note says so unless it names its
+/// columns as headers do (`file,label`, `id,label`, …).
+fn label_file(path: &Path, notes: &mut Vec<String>) -> Result<HashMap<String, Label>, ImportError> {
     let text = String::from_utf8(read(path)?).map_err(|_| row_error(path, 0, "invalid UTF-8"))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut map = HashMap::new();
+    let mut first = true;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -111,9 +132,23 @@ fn label_file(path: &Path) -> Result<HashMap<String, Label>, ImportError> {
         let (key, label) = line
             .rsplit_once(',')
             .ok_or_else(|| row_error(path, i + 1, "expected `file_or_message_id,label`"))?;
-        let label = normalize_gold(&Value::String(label.to_string()))
-            .map_err(|e| row_error(path, i + 1, e.to_string()))?;
-        map.insert(key.trim().to_string(), label);
+        let unquote = |s: &str| s.trim().trim_matches('"').trim().to_string();
+        let (key, label) = (unquote(key), unquote(label));
+        let parsed = normalize_gold(&Value::String(label.clone()));
+        if std::mem::take(&mut first) && parsed.is_err() {
+            let named = |names: &[&str], s: &str| names.iter().any(|n| n.eq_ignore_ascii_case(s));
+            if !(named(&KEY_HEADERS, &key) && named(&LABEL_HEADERS, &label)) {
+                notes.push(format!(
+                    "{}: line {} `{}` has no label (Phishing, Legitimate or Abstain): read as a header and skipped",
+                    path.display(),
+                    i + 1,
+                    line.trim()
+                ));
+            }
+            continue;
+        }
+        let label = parsed.map_err(|e| row_error(path, i + 1, e.to_string()))?;
+        map.insert(key, label);
     }
     Ok(map)
 }
@@ -125,10 +160,11 @@ enum Labels {
 }
 
 impl Labels {
-    fn from_opts(opts: &ImportOptions) -> Result<Self, ImportError> {
+    /// From `--label` or `--labels` (the caller has checked one is given).
+    fn from_opts(opts: &ImportOptions, notes: &mut Vec<String>) -> Result<Self, ImportError> {
         match (&opts.label, &opts.labels) {
             (Some(l), None) => Ok(Labels::All(single_label(l)?)),
-            (None, Some(p)) => Ok(Labels::ByKey(label_file(p)?)),
+            (None, Some(p)) => Ok(Labels::ByKey(label_file(p, notes)?)),
             (Some(_), Some(_)) => Err(ImportError::Usage("give --label or --labels, not both".into())),
             (None, None) => Err(ImportError::Usage(
                 "eml and mbox inputs need --label LABEL or --labels FILE (file_or_message_id,label)".into(),
@@ -165,18 +201,79 @@ fn message_id_key(email: &Email) -> Option<String> {
         .map(|id| id.trim_matches(|c| c == '<' || c == '>').to_string())
 }
 
-/// `.eml` files, directories walked recursively in path order.
-pub(super) fn eml(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Vec<Message>, ImportError> {
-    let labels = Labels::from_opts(opts)?;
-    let mut files = Vec::new();
-    for input in inputs {
-        collect_eml(input, &mut files)?;
+/// An input that is not a message: skipped when it was never meant to be
+/// one (a README in a mail folder) or under `--skip-invalid`, else the
+/// import's error.
+fn refuse(
+    outcome: &mut ImportOutcome,
+    opts: &ImportOptions,
+    meant: bool,
+    skipped: Skipped,
+) -> Result<(), ImportError> {
+    if meant && !opts.skip_invalid {
+        return Err(ImportError::Invalid {
+            input: skipped.source,
+            reason: skipped.reason,
+            detail: skipped.detail,
+        });
     }
+    outcome.skipped.push(skipped);
+    Ok(())
+}
+
+fn skipped(source: String, reason: SkipReason, detail: Option<String>) -> Skipped {
+    Skipped {
+        source,
+        reason,
+        detail,
+    }
+}
+
+/// Sniffs and parses one message's bytes; why not, if it is not one.
+fn parse_sniffed(
+    bytes: &[u8],
+    opts: &ImportOptions,
+) -> Result<Email, (SkipReason, Option<String>)> {
+    files::sniff(bytes, &opts.limits).map_err(|r| (r, None))?;
+    parse_message(files::strip_separator(bytes), &opts.limits).map_err(|e| {
+        let reason = match e {
+            svbench_mail::EmailError::TooLarge { .. } => SkipReason::TooLarge,
+            _ => SkipReason::NotAMessage,
+        };
+        (reason, Some(e.to_string()))
+    })
+}
+
+/// Message files, folders walked recursively in path order. Every file of
+/// a folder is read: those that are messages are taken whatever their
+/// name; the others are skipped and counted (an `.eml` file or a file
+/// named on the command line that is not a message is invalid).
+pub(super) fn eml(
+    inputs: &[PathBuf],
+    opts: &ImportOptions,
+    outcome: &mut ImportOutcome,
+) -> Result<Vec<Message>, ImportError> {
+    let labels = Labels::from_opts(opts, &mut outcome.notes)?;
     let mut out = Vec::new();
-    for path in files {
-        let email = parse_message(&read(&path)?, &opts.limits)
-            .map_err(|e| row_error(&path, 1, e.to_string()))?;
-        let mut keys = vec![path.display().to_string()];
+    for files::Candidate { path, meant } in files::walk(inputs)? {
+        let source = path.display().to_string();
+        let bytes = match files::read_message_file(&path, &opts.limits) {
+            Ok(bytes) => bytes,
+            Err(e) if opts.skip_invalid => {
+                let s = skipped(source, SkipReason::Unreadable, Some(e.to_string()));
+                refuse(outcome, opts, meant, s)?;
+                continue;
+            }
+            Err(source) => return Err(ImportError::Io { path, source }),
+        };
+        let email = match parse_sniffed(&bytes, opts) {
+            Ok(email) => email,
+            Err((reason, detail)) => {
+                refuse(outcome, opts, meant, skipped(source, reason, detail))?;
+                continue;
+            }
+        };
+        let mut keys = vec![source];
         if let Some(name) = path.file_name() {
             keys.push(name.to_string_lossy().into_owned());
         }
@@ -195,39 +292,53 @@ pub(super) fn eml(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Vec<Messag
     Ok(out)
 }
 
-fn collect_eml(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), ImportError> {
-    let io = |source| ImportError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    if path.is_dir() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(io)?
-            .map(|e| e.map(|e| e.path()).map_err(io))
-            .collect::<Result<_, _>>()?;
-        entries.sort();
-        for e in entries {
-            if e.is_dir() || e.extension().is_some_and(|x| x.eq_ignore_ascii_case("eml")) {
-                collect_eml(&e, out)?;
-            }
-        }
-        Ok(())
-    } else {
-        out.push(path.to_path_buf());
-        Ok(())
-    }
-}
-
-/// Mailboxes; a message's "line" is its 1-based number in the file.
-pub(super) fn mbox(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Vec<Message>, ImportError> {
-    let labels = Labels::from_opts(opts)?;
+/// Mailboxes, read one message at a time; a message's "line" is its
+/// 1-based number in the file.
+pub(super) fn mbox(
+    inputs: &[PathBuf],
+    opts: &ImportOptions,
+    outcome: &mut ImportOutcome,
+) -> Result<Vec<Message>, ImportError> {
+    let labels = Labels::from_opts(opts, &mut outcome.notes)?;
     let mut out = Vec::new();
     for path in inputs {
-        let raw = read(path)?;
-        for (i, email) in parse_mbox(&raw, &opts.limits).enumerate() {
+        let io = |source| ImportError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut reader = MboxReader::new(BufReader::new(file), &opts.limits);
+        for (i, item) in (&mut reader).enumerate() {
             let n = i + 1;
-            let email = email.map_err(|e| row_error(path, n, format!("message {n}: {e}")))?;
-            let mut keys = vec![format!("{}#{n}", path.display())];
+            let source = format!("{}#{n}", path.display());
+            let bytes = match item {
+                Ok(MboxItem::Message(bytes)) => bytes,
+                Ok(MboxItem::TooLarge { size, limit }) => {
+                    let detail = format!("{size} bytes, more than the limit of {limit}");
+                    let s = skipped(source, SkipReason::TooLarge, Some(detail));
+                    refuse(outcome, opts, true, s)?;
+                    continue;
+                }
+                Err(MboxError::Io(e)) => return Err(io(e)),
+                Err(e) => return Err(row_error(path, n, e.to_string())),
+            };
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                refuse(
+                    outcome,
+                    opts,
+                    true,
+                    skipped(source, SkipReason::EmptyMessage, None),
+                )?;
+                continue;
+            }
+            let email = match parse_sniffed(&bytes, opts) {
+                Ok(email) => email,
+                Err((reason, detail)) => {
+                    refuse(outcome, opts, true, skipped(source, reason, detail))?;
+                    continue;
+                }
+            };
+            let mut keys = vec![source];
             keys.extend(message_id_key(&email));
             let label = labels.find(&keys, path, n)?;
             out.push(Message {
@@ -239,6 +350,10 @@ pub(super) fn mbox(inputs: &[PathBuf], opts: &ImportOptions) -> Result<Vec<Messa
                 label,
                 extra_meta: Map::new(),
             });
+        }
+        if reader.messages() == 0 {
+            let s = skipped(path.display().to_string(), SkipReason::NoMessages, None);
+            refuse(outcome, opts, true, s)?;
         }
     }
     Ok(out)

@@ -5,12 +5,17 @@
 //! mapping, the text kind and the gold-evidence source are explicit, and a
 //! missing or unmapped piece is an error that says what the file holds.
 
+mod files;
 mod messages;
 mod table;
 
 pub mod inspect;
 
-use std::collections::{BTreeMap, HashSet};
+pub(crate) use files::{has_extension, read_message_file, strip_separator, walk};
+pub use files::{sniff, SkipReason, Skipped};
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
@@ -113,6 +118,10 @@ pub struct ImportOptions {
     pub drop_unmapped: bool,
     /// Drop rows with an empty text cell (counted) instead of failing.
     pub drop_empty: bool,
+    /// eml/mbox: skip files and messages that are not messages (empty,
+    /// binary, no header block, too large), counted and listed, instead of
+    /// failing at the first.
+    pub skip_invalid: bool,
     /// eml/mbox: one label for every message.
     pub label: Option<String>,
     /// eml/mbox: CSV of `file_or_message_id,label`.
@@ -141,6 +150,7 @@ impl ImportOptions {
             id_col: None,
             drop_unmapped: false,
             drop_empty: false,
+            skip_invalid: false,
             label: None,
             labels: None,
             evidence_gold: None,
@@ -179,6 +189,19 @@ pub enum ImportError {
     /// unmapped label values).
     #[error("{0}")]
     Input(String),
+    /// A file or mailbox message that is not a message.
+    #[error(
+        "{input}: {reason}{}; pass --skip-invalid to skip such inputs (counted and listed)",
+        .detail.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
+    Invalid {
+        /// The file, or `PATH#N` for a mailbox message.
+        input: String,
+        /// Why it is not a message.
+        reason: SkipReason,
+        /// More detail, if any.
+        detail: Option<String>,
+    },
 }
 
 /// One message read from the input, before rendering.
@@ -200,6 +223,29 @@ pub(crate) struct Message {
     pub extra_meta: Map<String, Value>,
 }
 
+impl Message {
+    /// Where it came from, as notes name it: the file, `PATH#N` for a
+    /// mailbox message, `PATH:LINE` for a table row.
+    fn source(&self, format: ImportFormat) -> String {
+        match format {
+            ImportFormat::Eml => self.path.display().to_string(),
+            ImportFormat::Mbox => format!("{}#{}", self.path.display(), self.line),
+            _ => format!("{}:{}", self.path.display(), self.line),
+        }
+    }
+}
+
+/// A row dropped because its rendering repeats an earlier row's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    /// The id of the row kept.
+    pub kept_id: String,
+    /// Where the kept row came from.
+    pub kept: String,
+    /// Where the dropped one came from.
+    pub dropped: String,
+}
+
 /// What an import produced.
 #[derive(Debug, Clone, Default)]
 pub struct ImportOutcome {
@@ -210,7 +256,12 @@ pub struct ImportOutcome {
     /// Rows dropped by `--drop-empty`.
     pub dropped_empty: usize,
     /// Rows dropped because their rendering repeats an earlier row's.
-    pub duplicates: usize,
+    pub duplicates: Vec<Duplicate>,
+    /// Files and mailbox messages not imported, with why: files of a
+    /// folder that are not messages, and invalid ones under `--skip-invalid`.
+    pub skipped: Vec<Skipped>,
+    /// Other things the user should know (a labels file's header line).
+    pub notes: Vec<String>,
 }
 
 /// Imports `inputs` to E4 rows.
@@ -218,39 +269,99 @@ pub fn import(inputs: &[PathBuf], opts: &ImportOptions) -> Result<ImportOutcome,
     if inputs.is_empty() {
         return Err(ImportError::Usage("no input files".into()));
     }
-    // Reading first: a table without its mapping flags is reported with
-    // the columns it has, which is what one needs to choose them.
+    // Every missing flag in one error, before a folder of messages is read.
+    let missing = missing_flags(opts);
+    let (Some(evidence_gold), Some(split)) = (opts.evidence_gold, opts.split.clone()) else {
+        return Err(missing_error(inputs, opts, &missing));
+    };
+    if !missing.is_empty() {
+        return Err(missing_error(inputs, opts, &missing));
+    }
     let mut outcome = ImportOutcome::default();
     let messages = match opts.format {
         ImportFormat::Csv | ImportFormat::Jsonl => table::read(inputs, opts, &mut outcome)?,
         ImportFormat::UpstreamE4 => messages::upstream(inputs, opts)?,
-        ImportFormat::Eml => messages::eml(inputs, opts)?,
-        ImportFormat::Mbox => messages::mbox(inputs, opts)?,
+        ImportFormat::Eml => messages::eml(inputs, opts, &mut outcome)?,
+        ImportFormat::Mbox => messages::mbox(inputs, opts, &mut outcome)?,
     };
-    let evidence_gold = opts
-        .evidence_gold
-        .ok_or_else(|| ImportError::Usage("--evidence-gold extractor|none is required".into()))?;
-    let split = opts.split.clone().ok_or_else(|| {
-        ImportError::Usage(
-            "choose the split: --split NAME, or --split-ratios TRAIN,DEV,TEST with --seed".into(),
-        )
-    })?;
     let importer = Importer {
         opts,
         evidence_gold,
         split,
     };
-    let mut seen = HashSet::new();
+    // The first row of each rendering: its id and where it came from.
+    let mut seen: HashMap<String, (String, String)> = HashMap::new();
     for m in messages {
+        let source = m.source(opts.format);
         let row = importer.row(m);
         let question = row["question"].as_str().unwrap_or_default();
-        if !seen.insert(sha256_hex(question.as_bytes())) {
-            outcome.duplicates += 1;
-            continue;
+        let id = row["id"].as_str().unwrap_or_default().to_string();
+        match seen.entry(sha256_hex(question.as_bytes())) {
+            Entry::Occupied(first) => {
+                let (kept_id, kept) = first.get().clone();
+                outcome.duplicates.push(Duplicate {
+                    kept_id,
+                    kept,
+                    dropped: source,
+                });
+            }
+            Entry::Vacant(slot) => {
+                slot.insert((id, source));
+                outcome.rows.push(row);
+            }
         }
-        outcome.rows.push(row);
     }
     Ok(outcome)
+}
+
+/// The required flags `opts` lacks, as help spells them.
+fn missing_flags(opts: &ImportOptions) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    let mut need = |absent: bool, flag: &'static str| {
+        if absent {
+            missing.push(flag);
+        }
+    };
+    match opts.format {
+        ImportFormat::Csv | ImportFormat::Jsonl => {
+            need(opts.text_col.is_none(), "--text-col COLUMN");
+            need(opts.label_col.is_none(), "--label-col COLUMN");
+            need(opts.label_map.is_none(), "--label-map VALUE=LABEL,…");
+            need(opts.text_kind.is_none(), "--text-kind raw|body");
+        }
+        ImportFormat::Eml | ImportFormat::Mbox => need(
+            opts.label.is_none() && opts.labels.is_none(),
+            "--label LABEL or --labels FILE (file_or_message_id,label lines)",
+        ),
+        ImportFormat::UpstreamE4 => {}
+    }
+    need(
+        opts.evidence_gold.is_none(),
+        "--evidence-gold extractor|none",
+    );
+    need(
+        opts.split.is_none(),
+        "--split NAME or --split-ratios TRAIN,DEV,TEST (with --seed)",
+    );
+    missing
+}
+
+/// One error naming every missing flag; for a table, with its columns,
+/// which is what one needs to choose them.
+fn missing_error(inputs: &[PathBuf], opts: &ImportOptions, missing: &[&str]) -> ImportError {
+    let mut message = format!(
+        "--format {} needs {} (nothing is guessed)",
+        format_name(opts.format),
+        missing.join("; ")
+    );
+    if matches!(opts.format, ImportFormat::Csv | ImportFormat::Jsonl) {
+        if let Some(columns) = table::columns(inputs, opts.format) {
+            message.push_str(&format!(
+                ". The file's columns: {columns}. `svbench data inspect FILE` suggests a mapping."
+            ));
+        }
+    }
+    ImportError::Usage(message)
 }
 
 struct Importer<'a> {
@@ -427,7 +538,7 @@ pub static IMPORTER: ImporterEntry = ImporterEntry {
         ),
         (
             "eml",
-            "`.eml` files or directories of them, with --label or --labels",
+            "message files, or folders of them (any file that is a message), with --label or --labels",
         ),
         ("mbox", "mailboxes, with --label or --labels"),
     ],
@@ -494,6 +605,12 @@ pub static IMPORTER: ImporterEntry = ImporterEntry {
             MESSAGES,
         ),
         flag(
+            "skip-invalid",
+            FlagKind::Switch,
+            "skip files and mailbox messages that are not messages (empty, binary, no header block, too large), counted and listed, instead of failing at the first",
+            MESSAGES,
+        ),
+        flag(
             "evidence-gold",
             FlagKind::Text,
             "gold evidence of the rows: extractor (the indicator extractor's spans) or none",
@@ -529,7 +646,15 @@ fn run_flags(inputs: &[PathBuf], flags: &ImportFlags) -> Result<ImportReport, Im
         ImportError::Usage(m) => ImportFailure::Usage(m),
         other => ImportFailure::Data(other.to_string()),
     })?;
-    let mut notes = Vec::new();
+    Ok(ImportReport {
+        notes: notes(&outcome, opts.format),
+        rows: outcome.rows,
+    })
+}
+
+/// The lines printed to stderr: what was dropped or skipped, and why.
+pub fn notes(outcome: &ImportOutcome, format: ImportFormat) -> Vec<String> {
+    let mut notes = outcome.notes.clone();
     for (value, n) in &outcome.dropped_unmapped {
         notes.push(format!(
             "dropped {n} rows with unmapped label {value:?} (--drop-unmapped)"
@@ -541,17 +666,26 @@ fn run_flags(inputs: &[PathBuf], flags: &ImportFlags) -> Result<ImportReport, Im
             outcome.dropped_empty
         ));
     }
-    if outcome.duplicates > 0 {
+    let what = if format == ImportFormat::Mbox {
+        ("mailbox message", "mailbox messages")
+    } else {
+        ("file", "files")
+    };
+    notes.extend(files::summary(what, &outcome.skipped));
+    if !outcome.duplicates.is_empty() {
+        let named: Vec<String> = outcome
+            .duplicates
+            .iter()
+            .map(|d| format!("{} (same as {}, {})", d.dropped, d.kept_id, d.kept))
+            .collect();
         notes.push(format!(
-            "dropped {} rows whose rendered email repeats an earlier row",
-            outcome.duplicates
+            "dropped {} rows whose rendered email repeats an earlier row: {}",
+            outcome.duplicates.len(),
+            files::bounded(&named)
         ));
     }
     notes.push(format!("imported {} rows", outcome.rows.len()));
-    Ok(ImportReport {
-        rows: outcome.rows,
-        notes,
-    })
+    notes
 }
 
 fn inspect_report(path: &std::path::Path) -> Result<String, ImportFailure> {
@@ -619,6 +753,7 @@ pub fn options_from_flags(flags: &ImportFlags) -> Result<ImportOptions, ImportEr
         id_col: text("id-col"),
         drop_unmapped: flags.switch("drop-unmapped"),
         drop_empty: flags.switch("drop-empty"),
+        skip_invalid: flags.switch("skip-invalid"),
         label: text("label"),
         labels: flags.path("labels").map(std::path::Path::to_path_buf),
         evidence_gold,

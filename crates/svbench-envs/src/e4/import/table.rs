@@ -24,36 +24,40 @@ pub(super) struct Table {
     pub records: Vec<Record>,
 }
 
-const REQUIRED: &str = "--text-col, --label-col, --label-map and --text-kind raw|body";
+fn read_table(path: &Path, format: ImportFormat) -> Result<Table, ImportError> {
+    match format {
+        ImportFormat::Csv => read_csv(path),
+        _ => read_jsonl(path),
+    }
+}
+
+/// The first table's columns, quoted, for an error about missing flags
+/// (`None` when it cannot be read: the import reports that then).
+pub(super) fn columns(inputs: &[PathBuf], format: ImportFormat) -> Option<String> {
+    let table = read_table(inputs.first()?, format).ok()?;
+    Some(quoted(&table.columns))
+}
 
 pub(super) fn read(
     inputs: &[PathBuf],
     opts: &ImportOptions,
     outcome: &mut ImportOutcome,
 ) -> Result<Vec<Message>, ImportError> {
-    let tables = inputs
-        .iter()
-        .map(|p| match opts.format {
-            ImportFormat::Csv => read_csv(p),
-            _ => read_jsonl(p),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // `import` has checked that every mapping flag is given.
     let (Some(text_col), Some(label_col), Some(label_map), Some(kind)) = (
         &opts.text_col,
         &opts.label_col,
         &opts.label_map,
         opts.text_kind,
     ) else {
-        let columns = tables
-            .first()
-            .map(|t| quoted(&t.columns))
-            .unwrap_or_default();
-        return Err(ImportError::Usage(format!(
-            "{REQUIRED} are required for --format {}: nothing is guessed. The file's columns: {columns}. \
-             `svbench data inspect FILE` suggests a mapping.",
-            if opts.format == ImportFormat::Csv { "csv" } else { "jsonl" }
-        )));
+        return Err(ImportError::Usage(
+            "--text-col, --label-col, --label-map and --text-kind are required".into(),
+        ));
     };
+    let tables = inputs
+        .iter()
+        .map(|p| read_table(p, opts.format))
+        .collect::<Result<Vec<_>, _>>()?;
     let map = parse_label_map(label_map)?;
     let optional = [&opts.subject_col, &opts.from_col, &opts.id_col];
     for table in &tables {
