@@ -30,6 +30,7 @@ mod compile;
 mod config;
 mod doc;
 mod domains;
+mod fold;
 mod lookalike;
 mod phrases;
 mod sender;

@@ -532,3 +532,124 @@ mod props {
         }
     }
 }
+
+/// Each phrase category in English, Portuguese, Spanish, French and
+/// German, with and without accents and in any case; the phrase found is
+/// the one written (accents kept in the span).
+#[test]
+fn multilingual_phrases() {
+    let cases: &[(&str, &str)] = &[
+        // en
+        (
+            "credential_request",
+            "Please confirm your identity to continue.",
+        ),
+        ("credential_request", "Click here to verify your mailbox."),
+        ("credential_request", "Your password is about to expire."),
+        ("urgency_threat", "Your account has been limited."),
+        ("urgency_threat", "Your mailbox storage is full."),
+        ("urgency_threat", "You have 3 pending delivery notices."),
+        ("urgency_threat", "ACTION REQUIRED: review the notice."),
+        ("urgency_threat", "We noticed unusual sign-in activity."),
+        (
+            "payment_request",
+            "Update your billing to keep the service.",
+        ),
+        (
+            "pii_request",
+            "Confirm your personal information on the form.",
+        ),
+        ("generic_greeting", "Dear PayPal customer,"),
+        ("generic_greeting", "Hello dana@acme-corp.example,"),
+        // pt
+        ("credential_request", "Confirme sua senha para continuar."),
+        (
+            "credential_request",
+            "Faça a atualização cadastral do seu acesso.",
+        ),
+        ("credential_request", "VERIFIQUE SUA IDENTIDADE agora."),
+        ("pii_request", "Informe seu CPF e a data de nascimento."),
+        ("payment_request", "Efetue o pagamento do boleto em aberto."),
+        ("urgency_threat", "Sua conta será bloqueada hoje."),
+        ("urgency_threat", "Detectamos um acesso não autorizado."),
+        ("urgency_threat", "Sua caixa de correio está cheia."),
+        ("generic_greeting", "Prezado cliente,"),
+        // es
+        ("credential_request", "Verifique su contraseña hoy."),
+        (
+            "credential_request",
+            "Inicie sesión para verificar su cuenta.",
+        ),
+        ("pii_request", "Indique su fecha de nacimiento."),
+        (
+            "payment_request",
+            "Realice el pago de la factura pendiente.",
+        ),
+        ("urgency_threat", "Su cuenta será suspendida."),
+        ("urgency_threat", "Detectamos actividad inusual."),
+        ("generic_greeting", "Estimado cliente,"),
+        // fr
+        ("credential_request", "Confirmez votre mot de passe ici."),
+        (
+            "credential_request",
+            "Vérifiez votre identité sans attendre.",
+        ),
+        ("pii_request", "Indiquez votre date de naissance."),
+        ("payment_request", "Réglez la facture impayée."),
+        ("urgency_threat", "Votre compte sera suspendu."),
+        (
+            "urgency_threat",
+            "Une connexion inhabituelle a été détectée.",
+        ),
+        ("generic_greeting", "Cher client,"),
+        // de
+        ("credential_request", "Bitte bestätigen Sie Ihr Passwort."),
+        (
+            "credential_request",
+            "Um Ihre Identität zu bestätigen, klicken Sie hier.",
+        ),
+        ("pii_request", "Bitte senden Sie Ihr Geburtsdatum."),
+        ("payment_request", "Wir haben eine neue Bankverbindung."),
+        ("urgency_threat", "Ihr Konto wurde vorübergehend gesperrt."),
+        (
+            "urgency_threat",
+            "Wir haben ungewöhnliche Aktivitäten festgestellt.",
+        ),
+        ("generic_greeting", "Sehr geehrter Kunde,"),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    // Accents dropped by the sender still match; the span keeps the text.
+    let f = run(&plain("a@b.example", "Sua conta sera bloqueada hoje."));
+    assert!(has(&f, "urgency_threat", "Sua conta sera bloqueada hoje."));
+    // An invisible character inside a phrase does not hide it.
+    let f = run(&plain("a@b.example", "Verify your pass\u{200B}word now."));
+    assert!(!none(&f, "credential_request"), "{f:#?}");
+}
+
+/// Ordinary mail in each language raises no phrase indicator.
+#[test]
+fn multilingual_ordinary_mail_is_quiet() {
+    let bodies = [
+        "Hi Sam,\nThe meeting notes are attached. Please confirm your attendance by Friday.\nThanks",
+        "Your order has shipped and will arrive in 2 days. Track it in your account.",
+        "Olá Ana,\nSegue em anexo a cópia do documento da reunião. Seus dados pessoais são tratados conforme a LGPD.\nAbraços",
+        "Hola Luis,\nTe envío el resumen de la reunión. Tratamos sus datos personales según nuestra política.\nSaludos",
+        "Bonjour Claire,\nVoici le compte rendu. La livraison se fait sous 48 heures.\nCordialement",
+        "Hallo Jonas,\nab sofort ist das Büro am Freitag geschlossen. Die Rechnung zahlen Sie per Überweisung.\nViele Grüße",
+    ];
+    for body in bodies {
+        let f = run(&plain("Dana <dana@acme-corp.example>", body));
+        for c in [
+            "credential_request",
+            "pii_request",
+            "payment_request",
+            "urgency_threat",
+            "generic_greeting",
+        ] {
+            assert!(none(&f, c), "{c}: {body}: {f:#?}");
+        }
+    }
+}
