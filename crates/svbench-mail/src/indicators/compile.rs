@@ -265,7 +265,10 @@ impl IndicatorSet {
     }
 
     /// The first brand named in `text` (case-insensitive, word-bounded).
+    /// Invisible characters are ignored (`Pay\u{200B}Pal` names PayPal).
     pub(super) fn brand_named_in(&self, text: &str) -> Option<usize> {
+        let text = super::fold::strip_invisible(text);
+        let text = text.as_ref();
         self.brand_names
             .find_iter(text)
             .find(|m| super::spans::bounded(text, m.start(), m.end()))

@@ -30,7 +30,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
 
 /// The invisible character a `[U+XXXX]` marker at the start of `s` stands
 /// for, and the marker's length in bytes.
-fn marker(s: &str) -> Option<(char, usize)> {
+pub(super) fn marker(s: &str) -> Option<(char, usize)> {
     let hex_start = "[U+".len();
     let rest = s.strip_prefix("[U+")?;
     let digits = rest
@@ -54,25 +54,36 @@ pub(crate) fn has_invisible(s: &str) -> bool {
             .any(|(i, _)| marker(&s[i..]).is_some())
 }
 
+/// `s` with each `[U+XXXX]` marker of an invisible character turned back
+/// into the character, so one check reads both spellings.
+pub(crate) fn unmark(s: &str) -> Cow<'_, str> {
+    if !s.contains("[U+") {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        match (c == '[').then(|| marker(rest)).flatten() {
+            Some((hidden, len)) => {
+                out.push(hidden);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `s` without invisible characters (raw or as markers): what every brand
 /// and domain comparison reads, so `Pay\u{200B}Pal` is PayPal.
 pub(crate) fn strip_invisible(s: &str) -> Cow<'_, str> {
     if !has_invisible(s) {
         return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(c) = rest.chars().next() {
-        if let Some((_, len)) = (c == '[').then(|| marker(rest)).flatten() {
-            rest = &rest[len..];
-            continue;
-        }
-        if !is_invisible(c) {
-            out.push(c);
-        }
-        rest = &rest[c.len_utf8()..];
-    }
-    Cow::Owned(out)
+    Cow::Owned(unmark(s).chars().filter(|c| !is_invisible(*c)).collect())
 }
 
 /// The ASCII letters a Latin letter with a diacritic folds to (`None`:
@@ -122,7 +133,7 @@ impl<'a> Folded<'a> {
     /// Fold `s`: accents per [`fold_char`], invisible characters removed.
     /// ASCII text is borrowed as is.
     pub(super) fn new(s: &'a str) -> Self {
-        if s.is_ascii() {
+        if s.is_ascii() && !s.contains("[U+") {
             return Self {
                 text: Cow::Borrowed(s),
                 origin: Vec::new(),
@@ -131,8 +142,13 @@ impl<'a> Folded<'a> {
         }
         let mut text = String::with_capacity(s.len());
         let mut origin = Vec::with_capacity(s.len() + 1);
+        let mut skip_to = 0;
         for (i, c) in s.char_indices() {
-            if is_invisible(c) {
+            if i < skip_to || is_invisible(c) {
+                continue;
+            }
+            if let Some((_, len)) = (c == '[').then(|| marker(&s[i..])).flatten() {
+                skip_to = i + len;
                 continue;
             }
             let before = text.len();
@@ -194,6 +210,9 @@ mod tests {
     #[test]
     fn folding_maps_matches_back_to_the_original() {
         let s = "Verificação da conta: Straße\u{200B}n";
+        let marked = Folded::new("pass[U+200B]word");
+        assert_eq!(marked.text, "password");
+        assert_eq!(marked.original("pass[U+200B]word", 0, 8), (0, 16));
         let f = Folded::new(s);
         assert_eq!(f.text, "Verificacao da conta: Strassen");
         let at = f.text.find("cacao").unwrap();

@@ -653,3 +653,127 @@ fn multilingual_ordinary_mail_is_quiet() {
         }
     }
 }
+
+/// A message with the given extra header lines and a plain body.
+fn with_headers(headers: &str, body: &str) -> String {
+    format!("{headers}Subject: Notice\r\n\r\n{body}")
+}
+
+#[test]
+fn auth_aligned_pass_needs_an_official_or_recipient_domain() {
+    let auth = |d: &str| {
+        format!("Authentication-Results: mx.acme-corp.example; dkim=pass header.d={d}; spf=pass smtp.mailfrom=bounce@{d}\r\n")
+    };
+    // The brand's own domain (benign_sender_and_links) and the recipient
+    // organisation's own domain pass.
+    let raw = with_headers(
+        &format!(
+            "From: Priya <priya@acme-corp.example>\r\nTo: dana@acme-corp.example\r\n{}",
+            auth("acme-corp.example")
+        ),
+        "Lunch at noon?",
+    );
+    assert!(!none(&run(&raw), "auth_aligned_pass"));
+    // An attacker's own domain passing its own checks is no benign sign,
+    // whether or not the display name claims a brand.
+    for from in [
+        "Northwind Bank <alerts@northwind-secure.example>",
+        "Billing <billing@invoice-center.example>",
+    ] {
+        let d = from.rsplit('@').next().unwrap().trim_end_matches('>');
+        let raw = with_headers(
+            &format!("From: {from}\r\nTo: dana@acme-corp.example\r\n{}", auth(d)),
+            "Your invoice is attached.",
+        );
+        let f = run(&raw);
+        assert!(none(&f, "auth_aligned_pass"), "{from}: {f:#?}");
+    }
+    let set = IndicatorSet::builtin();
+    assert!(set.weight("auth_aligned_pass").unwrap() > -1.0);
+}
+
+#[test]
+fn internal_sender_needs_a_real_recipient() {
+    // Bulk mail Bcc'd to its victims: To is the sender, or undisclosed.
+    for to in [
+        "To: priya@acme-corp.example\r\n",
+        "To: undisclosed-recipients:;\r\n",
+        "To: Undisclosed recipients <undisclosed-recipients@acme-corp.example>\r\n",
+        "",
+    ] {
+        let raw = with_headers(
+            &format!("From: Priya <priya@acme-corp.example>\r\n{to}"),
+            "Notes are on https://wiki.acme-corp.example/notes today.",
+        );
+        let f = run(&raw);
+        assert!(none(&f, "internal_sender"), "{to}: {f:#?}");
+    }
+    // Another colleague, first or second in the list.
+    let raw = with_headers(
+        "From: Priya <priya@acme-corp.example>\r\nTo: priya@acme-corp.example, Sam <sam@acme-corp.example>\r\n",
+        "Notes are on https://wiki.acme-corp.example/notes today.",
+    );
+    assert!(!none(&run(&raw), "internal_sender"));
+}
+
+#[test]
+fn reply_to_on_mailing_lists() {
+    let base =
+        "To: dev@lists.acme-corp.example\r\nList-Id: Developers <dev.lists.acme-corp.example>\r\n";
+    // Replies to the list, or mail from the list with replies to the author.
+    for headers in [
+        "From: Sam <sam@freemail.example>\r\nReply-To: dev@lists.acme-corp.example\r\n",
+        "From: Sam via dev <dev@lists.acme-corp.example>\r\nReply-To: sam@freemail.example\r\n",
+    ] {
+        let raw = with_headers(&format!("{headers}{base}"), "Patch attached.");
+        let f = run(&raw);
+        assert!(none(&f, "reply_to_mismatch"), "{headers}: {f:#?}");
+    }
+    // A List-Id naming another domain does not excuse a diverted Reply-To.
+    let raw = with_headers(
+        &format!(
+            "From: Fabrikam <billing@fabrikam.example>\r\nReply-To: desk@freemail.example\r\n{base}"
+        ),
+        "Hi.",
+    );
+    assert!(!none(&run(&raw), "reply_to_mismatch"));
+}
+
+#[test]
+fn invisible_characters_in_names_and_subjects() {
+    // Hidden inside the brand: the mismatch is still seen, and flagged.
+    for name in ["Pay\u{200B}Pal", "Pay\u{E0020}Pal", "Pay\u{FEFF}Pal"] {
+        let raw = plain(
+            &format!("{name} <service@account-notice.example>"),
+            "Hello.",
+        );
+        let f = run(&raw);
+        assert!(!none(&f, "display_name_mismatch"), "{name:?}: {f:#?}");
+        assert!(!none(&f, "invisible_characters"), "{name:?}: {f:#?}");
+    }
+    let raw = "From: a@b.example\r\nSubject: Your acc\u{200C}ount is on hold\r\n\r\nHi.";
+    let f = run(raw);
+    assert!(
+        has(
+            &f,
+            "invisible_characters",
+            "Your acc\u{200C}ount is on hold"
+        ),
+        "{f:#?}"
+    );
+    // The rendering's `[U+XXXX]` marker reads the same as the character.
+    let set = IndicatorSet::builtin();
+    assert_eq!(
+        set.brand_named_in("Pay[U+200B]Pal"),
+        set.brand_named_in("PayPal")
+    );
+    assert!(set.brand_named_in("PayPal").is_some());
+    // An emoji sequence joined by U+200D, or plain text: nothing.
+    for subject in [
+        "Family day \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+        "Lunch",
+    ] {
+        let raw = format!("From: Dana <dana@b.example>\r\nSubject: {subject}\r\n\r\nHi.");
+        assert!(none(&run(&raw), "invisible_characters"), "{subject}");
+    }
+}
