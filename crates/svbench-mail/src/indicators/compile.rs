@@ -92,6 +92,8 @@ pub struct IndicatorSet {
     pub(super) shorteners: HashSet<String>,
     pub(super) suspicious_tlds: HashSet<String>,
     pub(super) freemail: HashSet<String>,
+    /// Endings that make a bare dotted word a file name, not a domain.
+    pub(super) file_extensions: HashSet<String>,
     pub(super) risky_extensions: HashSet<String>,
     pub(super) decoy_extensions: HashSet<String>,
     pub(super) archive_extensions: HashSet<String>,
@@ -209,6 +211,7 @@ impl IndicatorSet {
             shorteners: set(&file.domains.shorteners),
             suspicious_tlds: set(&file.domains.suspicious_tlds),
             freemail: set(&file.domains.freemail),
+            file_extensions: set(&file.domains.file_extensions),
             risky_extensions: set(&file.attachments.risky_extensions),
             decoy_extensions: set(&file.attachments.decoy_extensions),
             archive_extensions: set(&file.attachments.archive_extensions),

@@ -50,6 +50,7 @@ pub(super) struct Domains {
     pub shorteners: Vec<String>,
     pub suspicious_tlds: Vec<String>,
     pub freemail: Vec<String>,
+    pub file_extensions: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -33,6 +33,7 @@ mod domains;
 mod fold;
 mod lookalike;
 mod phrases;
+mod rewrite;
 mod sender;
 mod spans;
 

@@ -777,3 +777,93 @@ fn invisible_characters_in_names_and_subjects() {
         assert!(none(&run(&raw), "invisible_characters"), "{subject}");
     }
 }
+
+#[test]
+fn ip_url_needs_a_url() {
+    // Dotted numbers in running text are versions, relays, SPF text.
+    for body in [
+        "Upgrade to v2.10.3.1 tonight.",
+        "Received: from mx (203.0.113.7) by relay.example",
+        "spf=pass (sender IP is 198.51.100.4) smtp.mailfrom=a.example",
+        "The build 1.2.3.4 is out.",
+    ] {
+        assert!(none(&run(&plain("a@b.example", body)), "ip_url"), "{body}");
+    }
+    let f = run(&plain("a@b.example", "Open http://198.51.100.4/login now."));
+    assert!(has(&f, "ip_url", "http://198.51.100.4/login"), "{f:#?}");
+}
+
+#[test]
+fn suspicious_tld_and_punycode_need_a_host_position() {
+    // File names and CJK sentences are not domains.
+    for body in [
+        "Please open invoice.zip and the notes in readme.md today.",
+        "The clip is in holiday.mov as agreed.",
+        "请访问example.com了解详情",
+        "您好，请查看附件。关于.com的问题",
+        "欢迎访问我们的网站www.example.com。谢谢",
+        "文件名为报告.pdf，请查收",
+        "会议纪要.docx 已上传",
+    ] {
+        let f = run(&plain("a@b.example", body));
+        assert!(
+            none(&f, "suspicious_tld") && none(&f, "punycode_domain"),
+            "{body}: {f:#?}"
+        );
+    }
+    // URLs, addresses and link texts count whatever they end in.
+    let f = run(&plain(
+        "a@b.example",
+        "Open https://files-portal.zip/inv now.",
+    ));
+    assert!(has(&f, "suspicious_tld", "files-portal.zip"), "{f:#?}");
+    let f = run(&plain(
+        "a@b.example",
+        "Log in at secure-portal.top/login now.",
+    ));
+    assert!(has(&f, "suspicious_tld", "secure-portal.top"), "{f:#?}");
+    let body = "<p><a href=\"https://x.example/a\">secure-portal.top</a></p>";
+    let f = run(&html("a@b.example", body));
+    assert!(has(&f, "suspicious_tld", "secure-portal.top"), "{f:#?}");
+    let f = run(&plain(
+        "a@b.example",
+        "请访问 http://xn--80ak6aa92e.com/login 谢谢",
+    ));
+    assert!(has(&f, "punycode_domain", "xn--80ak6aa92e.com"), "{f:#?}");
+    // A CJK full stop ends the host.
+    let f = run(&plain("a@b.example", "请访问https://bank.example。谢谢"));
+    assert!(none(&f, "punycode_domain"), "{f:#?}");
+    // An `@` in a display name is not an address.
+    let f = run(&plain("客服@公司 <help@bank.example>", "Hi."));
+    assert!(none(&f, "punycode_domain"), "{f:#?}");
+}
+
+#[test]
+fn link_text_mismatch_through_security_gateways() {
+    let wrapped = [
+        "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.northwindbank.example%2Flogin&amp;data=05",
+        "https://urldefense.proofpoint.com/v2/url?u=https-3A__www.northwindbank.example_login&amp;d=DwMF",
+        "https://urldefense.com/v3/__https://www.northwindbank.example/login__;!!AbC$",
+        "https://protect-us.mimecast.com/s/AbCd?domain=northwindbank.example",
+        "https://linkprotect.cudasvc.com/url?a=https%3a%2f%2fwww.northwindbank.example%2flogin&amp;c=E,1",
+        "https://secure-web.cisco.com/1AbC/https%3A%2F%2Fwww.northwindbank.example%2Flogin",
+    ];
+    for href in wrapped {
+        let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+        let f = run(&html("Northwind <a@northwindbank.example>", &body));
+        assert!(none(&f, "link_text_mismatch"), "{href}: {f:#?}");
+    }
+    // The wrapped URL goes elsewhere: still a mismatch.
+    let href = "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fevil.example%2Flogin&amp;data=05";
+    let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+    let f = run(&html("Northwind <a@northwindbank.example>", &body));
+    assert!(!none(&f, "link_text_mismatch"), "{f:#?}");
+    // A gateway link that cannot be read: no claim either way.
+    let href = "https://nam02.safelinks.protection.outlook.com/?data=05";
+    let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+    let f = run(&html("Northwind <a@northwindbank.example>", &body));
+    assert!(
+        none(&f, "link_text_mismatch") && none(&f, "aligned_links"),
+        "{f:#?}"
+    );
+}
