@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::config::{BrandsFile, IndicatorsFile};
 use super::lookalike::{fold_skeleton, CharCounts, Folds};
+use super::rewrite::Gateways;
 use super::{Polarity, BENIGN_CATEGORIES, GENERIC_GREETING, PHISH_CATEGORIES};
 
 const INDICATORS_TOML: &str = include_str!("../../../../datasets/e4/indicators.toml");
@@ -104,6 +105,7 @@ pub struct IndicatorSet {
     brand_names: AhoCorasick,
     brand_name_of: Vec<usize>,
     pub(super) lookalike: LookalikeIndex,
+    pub(super) gateways: Gateways,
 }
 
 impl IndicatorSet {
@@ -168,6 +170,7 @@ impl IndicatorSet {
         let protected_archive = phrase_regex("protected_archive", &p.protected_archive)?;
 
         let folds = Folds::new(&file.lookalike.folds).map_err(|e| invalid(e.to_string()))?;
+        let gateways = Gateways::new(&file.link_gateways).map_err(|e| invalid(e.to_string()))?;
         let (compiled, names, name_of) = compile_brands(brands_file)?;
         let mut brand_domains = HashMap::new();
         let mut labels = Vec::new();
@@ -229,6 +232,7 @@ impl IndicatorSet {
                 skeletons,
                 exact,
             },
+            gateways,
         })
     }
 

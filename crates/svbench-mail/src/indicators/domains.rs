@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use super::doc::Doc;
 use super::fold::strip_invisible;
-use super::rewrite::{self, Unwrapped};
+use super::rewrite::Unwrapped;
 use super::sender::{Mailbox, Sender};
 use super::spans::Collector;
 use super::{lookalike, IndicatorSet};
@@ -70,6 +70,7 @@ pub(super) fn check(
     out: &mut Collector<'_>,
 ) -> bool {
     let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let known = known_domains(doc, sender);
     for occ in occurrences(doc, rendered) {
         let written = doc.slice(&occ.host);
         let host = normalise_host(written);
@@ -78,7 +79,7 @@ pub(super) fn check(
         }
         let verdict = verdicts
             .entry(host.clone())
-            .or_insert_with(|| Verdict::of(&host, sender, set));
+            .or_insert_with(|| Verdict::of(&host, sender, &known, set));
         // Only a URL is an IP URL: dotted numbers in text are versions,
         // relays in `Received` lines, SPF text, figures.
         if matches!(occ.form, Form::Scheme | Form::Www) {
@@ -114,7 +115,60 @@ pub(super) fn check(
             });
         }
     }
-    links(doc, rendered, sender, set, out)
+    // Links that stay on the sender's domain are no comfort when that
+    // domain is itself suspect.
+    let from_suspect = sender
+        .from
+        .address
+        .as_deref()
+        .and_then(|a| a.rsplit_once('@'))
+        .and_then(|(_, d)| verdicts.get(&normalise_host(d)))
+        .is_some_and(|v| v.lookalike.is_some() || v.tld.is_some() || v.punycode);
+    links(doc, rendered, sender, set, !from_suspect, out)
+}
+
+/// Domains the reader already deals with, which a lookalike imitates: the
+/// recipient organisation's, and the one the sender's own display name
+/// wrote from earlier in a quoted thread (`Sophie Renard <s@belcour.example>`
+/// quoted, under a reply from `be1cour-fournitures.com`).
+fn known_domains(doc: &Doc<'_>, sender: &Sender) -> Vec<(String, &'static str)> {
+    const MAX_KNOWN: usize = 8;
+    let mut known: Vec<(String, &'static str)> = Vec::new();
+    if let Some(org) = &sender.recipient_org {
+        known.push((org.clone(), "the recipient's"));
+    }
+    let Some(name) = sender
+        .from
+        .name
+        .as_deref()
+        .filter(|n| n.chars().count() >= 5)
+    else {
+        return known;
+    };
+    let needle = format!("{name} <");
+    let body = doc.slice(&doc.body);
+    for (i, _) in body.match_indices(&needle).take(MAX_KNOWN) {
+        let rest = &body[i + needle.len()..];
+        let Some(address) = rest
+            .split_once('>')
+            .map(|(a, _)| a)
+            .filter(|a| a.len() < 256)
+        else {
+            continue;
+        };
+        let Some(registrable) = address
+            .rsplit_once('@')
+            .and_then(|(_, d)| registrable_domain(&d.to_lowercase()))
+        else {
+            continue;
+        };
+        if sender.from.registrable.as_deref() != Some(registrable.as_str())
+            && !known.iter().any(|(k, _)| *k == registrable)
+        {
+            known.push((registrable, "the thread's earlier sender's"));
+        }
+    }
+    known
 }
 
 /// A bare word ending like a file name (`invoice.zip`, `notes.md`), or
@@ -139,7 +193,7 @@ struct Verdict {
 }
 
 impl Verdict {
-    fn of(host: &str, sender: &Sender, set: &IndicatorSet) -> Self {
+    fn of(host: &str, sender: &Sender, known: &[(String, &str)], set: &IndicatorSet) -> Self {
         let ip = ip_host(host);
         let registrable = if ip.is_some() {
             None
@@ -158,7 +212,11 @@ impl Verdict {
             (listed && !brands_own).then(|| format!("{host} is a link shortener"))
         });
         let lookalike = match (&registrable, own) {
-            (Some(r), false) => lookalike::check(host, r, set),
+            (Some(r), false) => lookalike::check(host, r, set).or_else(|| {
+                known
+                    .iter()
+                    .find_map(|(k, whose)| lookalike::near_known(r, k, whose, &set.lookalike))
+            }),
             _ => None,
         };
         let punycode = ip.is_none()
@@ -281,11 +339,18 @@ fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
                 continue;
             }
             if let Some(host) = host_range(doc.text, &whole) {
-                found.push(Occurrence {
-                    whole,
-                    host,
-                    form: Form::Scheme,
-                });
+                // An anchor's target is a link however written; a plain-text
+                // "link" is one only if it reads like a URL.
+                let anchored = doc
+                    .text
+                    .get(..whole.start)
+                    .is_some_and(|t| t.ends_with("[link: "));
+                let form = if anchored {
+                    Form::Scheme
+                } else {
+                    form_of(doc, &whole, &host)
+                };
+                found.push(Occurrence { whole, host, form });
             }
         }
     }
@@ -406,13 +471,15 @@ fn target_spans(doc: &Doc<'_>, href: &str) -> Vec<Range<usize>> {
     spans
 }
 
-/// `link_text_mismatch` and `aligned_links`; returns whether any link
+/// `link_text_mismatch` and `aligned_links` (not when the sender's own
+/// domain is suspect: `sender_trusted` false); returns whether any link
 /// leaves the sender's organisation.
 fn links(
     doc: &Doc<'_>,
     rendered: &Rendered,
     sender: &Sender,
     set: &IndicatorSet,
+    sender_trusted: bool,
     out: &mut Collector<'_>,
 ) -> bool {
     let mut external = false;
@@ -421,7 +488,7 @@ fn links(
         // Through a security gateway, the link's real target is the URL it
         // wraps; when that cannot be read, nothing is said about the link.
         let unwrapped = match link.href_host.as_deref() {
-            Some(host) => rewrite::unwrap(host, &link.href),
+            Some(host) => set.gateways.unwrap(host, &link.href),
             None => Unwrapped::Direct,
         };
         let original = match &unwrapped {
@@ -439,7 +506,7 @@ fn links(
         if let (true, Some(t)) = (owned, target) {
             aligned.push((link, t.to_string()));
         }
-        if let Some(claim) = mismatch(effective, set) {
+        if let Some(claim) = mismatch(effective, sender, set) {
             let marked = format!(" [link: {}]", link.href);
             let body = doc.slice(&doc.body);
             let visible = link.visible_text.as_str();
@@ -459,7 +526,7 @@ fn links(
         }
     }
     // Benign only when every link is aligned.
-    if !external && !aligned.is_empty() {
+    if sender_trusted && !external && !aligned.is_empty() {
         for (link, target) in aligned {
             for span in target_spans(doc, &link.href) {
                 out.push("aligned_links", span, || {
@@ -471,8 +538,13 @@ fn links(
     external
 }
 
-/// Why a link's visible text disagrees with its target, if it does.
-fn mismatch(link: &crate::Link, set: &IndicatorSet) -> Option<String> {
+/// Why a link's visible text disagrees with its target, if it does. A
+/// sender that authenticates as the domain the text names (or as the named
+/// brand's) chose where its links go: a mail service's click tracking is no
+/// mismatch.
+fn mismatch(link: &crate::Link, sender: &Sender, set: &IndicatorSet) -> Option<String> {
+    let vouched =
+        |domain: &str| sender.authenticated && sender.from.registrable.as_deref() == Some(domain);
     let target = link
         .href_registrable
         .clone()
@@ -480,14 +552,15 @@ fn mismatch(link: &crate::Link, set: &IndicatorSet) -> Option<String> {
     if let Some(text_host) = &link.text_host {
         let text_host = strip_invisible(text_host);
         let shown = registrable_domain(&text_host).unwrap_or_else(|| text_host.to_string());
-        if shown != target {
+        if shown != target && !vouched(&shown) {
             return Some(format!("the link shows {shown} but goes to {target}"));
         }
         return None;
     }
     let b = set.brand_named_in(&link.visible_text)?;
     let brand = &set.brands[b];
-    (!brand.domains.contains(&target)).then(|| {
+    let vouched_brand = brand.domains.iter().any(|d| vouched(d));
+    (!brand.domains.contains(&target) && !vouched_brand).then(|| {
         format!(
             "the link names {} but goes to {target}, not one of its domains",
             brand.name

@@ -1,9 +1,69 @@
 //! Links rewritten by a security gateway (Microsoft Safe Links, Proofpoint
 //! URL Defense, Mimecast, Barracuda, Cisco): the visible text names the
 //! original site and the href goes through the gateway, which is no
-//! mismatch. The original URL is read back from the rewritten one.
+//! mismatch. The original URL is read back from the rewritten one. Which
+//! hosts are gateways, and how each writes the original, is data
+//! (`[[link_gateways]]` of `indicators.toml`).
 
 use url::Url;
+
+use super::config::GatewayEntry;
+
+/// The gateways, compiled.
+#[derive(Debug)]
+pub(super) struct Gateways(Vec<Gateway>);
+
+#[derive(Debug)]
+struct Gateway {
+    /// The host, or the domain the host is under.
+    suffix: String,
+    /// The host must also start with this (`protect` for Mimecast).
+    prefix: String,
+    kind: Kind,
+}
+
+/// A `read` value no gateway reader knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("link_gateways: `{0}` is not query:NAME, proofpoint, domain-query or last-segment")]
+pub(super) struct UnknownReader(String);
+
+impl Gateways {
+    pub(super) fn new(entries: &[GatewayEntry]) -> Result<Self, UnknownReader> {
+        let mut out = Vec::with_capacity(entries.len());
+        for e in entries {
+            let kind = match e.read.as_str() {
+                "proofpoint" => Kind::Proofpoint,
+                "domain-query" => Kind::MimecastDomain,
+                "last-segment" => Kind::LastSegment,
+                other => match other.strip_prefix("query:") {
+                    Some(key) if !key.is_empty() => Kind::Query(key.to_string()),
+                    _ => return Err(UnknownReader(other.to_string())),
+                },
+            };
+            out.push(Gateway {
+                suffix: e.suffix.trim().trim_start_matches('.').to_lowercase(),
+                prefix: e.host_prefix.trim().to_lowercase(),
+                kind,
+            });
+        }
+        Ok(Self(out))
+    }
+
+    /// Unwrap `href`, whose host (lower case) is `host`.
+    pub(super) fn unwrap(&self, host: &str, href: &str) -> Unwrapped {
+        let gateway = self.0.iter().find(|g| {
+            let under = host == g.suffix
+                || host
+                    .strip_suffix(g.suffix.as_str())
+                    .is_some_and(|rest| rest.ends_with('.'));
+            under && host.starts_with(g.prefix.as_str())
+        });
+        match gateway {
+            Some(g) => read(&g.kind, href),
+            None => Unwrapped::Direct,
+        }
+    }
+}
 
 /// What a link's target is once a gateway's wrapping is taken off.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,22 +77,8 @@ pub(super) enum Unwrapped {
     Opaque,
 }
 
-/// Unwrap `href`, whose host (lower case) is `host`.
-pub(super) fn unwrap(host: &str, href: &str) -> Unwrapped {
-    let under = |suffix: &str| host == suffix || host.ends_with(&format!(".{suffix}"));
-    let kind = if under("safelinks.protection.outlook.com") {
-        Kind::Query("url")
-    } else if under("urldefense.proofpoint.com") || under("urldefense.com") {
-        Kind::Proofpoint
-    } else if under("mimecast.com") && host.starts_with("protect") {
-        Kind::MimecastDomain
-    } else if host == "linkprotect.cudasvc.com" {
-        Kind::Query("a")
-    } else if host == "secure-web.cisco.com" {
-        Kind::LastSegment
-    } else {
-        return Unwrapped::Direct;
-    };
+/// The original URL of a gateway's `href`.
+fn read(kind: &Kind, href: &str) -> Unwrapped {
     let Ok(url) = Url::parse(href.trim()) else {
         return Unwrapped::Opaque;
     };
@@ -56,8 +102,9 @@ pub(super) fn unwrap(host: &str, href: &str) -> Unwrapped {
     }
 }
 
+#[derive(Debug)]
 enum Kind {
-    Query(&'static str),
+    Query(String),
     Proofpoint,
     MimecastDomain,
     LastSegment,
@@ -140,26 +187,45 @@ mod tests {
                 "https://bank.example/x",
             ),
         ];
+        let g = &crate::IndicatorSet::builtin().gateways;
         for (host, href, want) in cases {
             assert_eq!(
-                unwrap(host, href),
+                g.unwrap(host, href),
                 Unwrapped::Original(want.into()),
                 "{href}"
             );
         }
         assert_eq!(
-            unwrap(
+            g.unwrap(
                 "nam02.safelinks.protection.outlook.com",
                 "https://nam02.safelinks.protection.outlook.com/?data=05"
             ),
             Unwrapped::Opaque
         );
         assert_eq!(
-            unwrap(
+            g.unwrap(
                 "bank.example",
                 "https://bank.example/?url=https://x.example"
             ),
             Unwrapped::Direct
         );
+        // Only under the gateway's domain, not a look-alike of it.
+        assert_eq!(
+            g.unwrap(
+                "safelinks.protection.outlook.com.evil.example",
+                "https://safelinks.protection.outlook.com.evil.example/?url=https%3A%2F%2Fx.example"
+            ),
+            Unwrapped::Direct
+        );
+        assert_eq!(
+            g.unwrap("mimecast.com", "https://mimecast.com/s/x?domain=x.example"),
+            Unwrapped::Direct
+        );
+        let bad = [GatewayEntry {
+            suffix: "x.example".into(),
+            host_prefix: String::new(),
+            read: "query:".into(),
+        }];
+        assert!(Gateways::new(&bad).is_err());
     }
 }

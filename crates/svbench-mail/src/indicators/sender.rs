@@ -64,6 +64,9 @@ pub(super) struct Sender {
     /// address that is a real recipient (not the sender's own address, not
     /// `undisclosed-recipients`); none for bulk mail sent to itself.
     pub recipient_org: Option<String>,
+    /// DKIM and SPF pass aligned with the From domain: whoever sent it
+    /// controls that domain (which says nothing of who that is).
+    pub authenticated: bool,
 }
 
 impl Sender {
@@ -76,7 +79,12 @@ impl Sender {
                 .and_then(|r| set.brand_of_domain(r))
         });
         let recipient_org = real_recipient(email.headers.to.as_deref(), &from);
+        let authenticated = aligned_pass(
+            email.headers.authentication_results.as_deref(),
+            from.registrable.as_deref(),
+        );
         Self {
+            authenticated,
             from,
             claimed_brand,
             named_brand,
@@ -86,7 +94,7 @@ impl Sender {
 
     /// Whether the From domain is an official domain of the brand the email
     /// claims, or the recipient organisation's own.
-    fn from_is_official(&self, set: &IndicatorSet) -> bool {
+    fn sends_officially(&self, set: &IndicatorSet) -> bool {
         let Some(from) = self.from.registrable.as_deref() else {
             return false;
         };
@@ -207,8 +215,8 @@ pub(super) fn check(
         }
     }
 
-    if sender.from_is_official(set) {
-        auth_aligned(doc, email, sender, out);
+    if sender.sends_officially(set) {
+        auth_aligned(doc, sender, out);
     }
     invisible_characters(doc, email, out);
 }
@@ -240,17 +248,12 @@ pub(super) fn check_internal(
     });
 }
 
-/// `auth_aligned_pass`: DKIM and SPF pass for the From domain. Called only
-/// when that domain is the claimed brand's or the recipient's own: anyone
-/// can make their own domain pass, so alignment alone says nothing about
-/// who sent the mail. The span is the `dkim=pass …` segment of the
-/// rendered header.
-fn auth_aligned(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collector<'_>) {
-    let (Some(value), Some(from)) = (
-        email.headers.authentication_results.as_deref(),
-        sender.from.registrable.as_deref(),
-    ) else {
-        return;
+/// Whether `Authentication-Results` says DKIM and SPF pass, aligned with
+/// the From domain `from` (DKIM's `header.d`, and SPF's `smtp.mailfrom` or
+/// `header.from`).
+fn aligned_pass(results: Option<&str>, from: Option<&str>) -> bool {
+    let (Some(value), Some(from)) = (results, from) else {
+        return false;
     };
     let lower = value.to_ascii_lowercase();
     let aligned_with = |key: &str| {
@@ -267,14 +270,25 @@ fn auth_aligned(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collect
                 })
             })
     };
-    let passes = lower.contains("dkim=pass") && lower.contains("spf=pass");
-    if !(passes
+    lower.contains("dkim=pass")
+        && lower.contains("spf=pass")
         && aligned_with("header.d=")
-        && (aligned_with("smtp.mailfrom=") || aligned_with("header.from=")))
-    {
+        && (aligned_with("smtp.mailfrom=") || aligned_with("header.from="))
+}
+
+/// `auth_aligned_pass`: DKIM and SPF pass for the From domain. Called only
+/// when that domain is the claimed brand's or the recipient's own: anyone
+/// can make their own domain pass, so alignment alone says nothing about
+/// who sent the mail. The span is the `dkim=pass …` segment of the
+/// rendered header.
+fn auth_aligned(doc: &Doc<'_>, sender: &Sender, out: &mut Collector<'_>) {
+    let Some(from) = sender.from.registrable.as_deref() else {
         return;
-    }
-    let Some(line) = doc.header("Authentication-Results") else {
+    };
+    let Some(line) = doc
+        .header("Authentication-Results")
+        .filter(|_| sender.authenticated)
+    else {
         return;
     };
     let rendered = doc.slice(&line);

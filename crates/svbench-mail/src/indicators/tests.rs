@@ -867,3 +867,147 @@ fn link_text_mismatch_through_security_gateways() {
         "{f:#?}"
     );
 }
+
+/// Bank-change and payroll wording, in each language.
+#[test]
+fn bank_change_and_payroll_phrases() {
+    let cases: &[(&str, &str)] = &[
+        ("payment_request", "We have changed banks; please use our new bank account."),
+        ("payment_request", "Mudamos de banco. Use a nossa nova conta."),
+        ("payment_request", "Hemos cambiado de banco: esta es nuestra nueva cuenta."),
+        ("payment_request", "Mise à jour de nos coordonnées bancaires."),
+        ("payment_request", "Wegen Bankwechsel gilt unser neues Konto."),
+        ("pii_request", "Please update your direct deposit details before Friday."),
+        ("pii_request", "Les salariés qui n'auront pas confirmé leurs coordonnées bancaires seront payés en retard."),
+        ("pii_request", "Bitte bestätigen Sie Ihre Bankverbindung."),
+        ("pii_request", "Actualice sus datos de nómina."),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    let f = run(&plain(
+        "a@b.example",
+        "Our bank holiday schedule has changed. The new account manager is Sam.",
+    ));
+    assert!(
+        none(&f, "payment_request") && none(&f, "pii_request"),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn lookalikes_of_the_recipients_own_domain() {
+    for from in [
+        "ceo@acme-c0rp.example",
+        "ceo@acmecorp.example",
+        "payroll@acme-corp-payroll.top",
+    ] {
+        let f = run(&plain(&format!("Jordan <{from}>"), "Are you at your desk?"));
+        assert!(!none(&f, "lookalike_domain"), "{from}: {f:#?}");
+    }
+    // The recipient's own domain, or an unrelated one: no lookalike.
+    for from in ["ceo@acme-corp.example", "sam@globex.example"] {
+        let f = run(&plain(&format!("Jordan <{from}>"), "Are you at your desk?"));
+        assert!(none(&f, "lookalike_domain"), "{from}: {f:#?}");
+    }
+}
+
+#[test]
+fn lookalikes_of_a_correspondent_earlier_in_the_thread() {
+    let body = |from: &str| {
+        format!(
+            "Here is the updated invoice.\n\nOn Mon, Sophie Renard <sophie@{from}> wrote:\n> Delivery is on Thursday."
+        )
+    };
+    let f = run(&plain(
+        "Sophie Renard <sophie@be1cour-supplies.example>",
+        &body("belcour.example"),
+    ));
+    assert!(
+        has(&f, "lookalike_domain", "be1cour-supplies.example"),
+        "{f:#?}"
+    );
+    // Same domain, or another person quoted: nothing.
+    let f = run(&plain(
+        "Sophie Renard <sophie@belcour.example>",
+        &body("belcour.example"),
+    ));
+    assert!(none(&f, "lookalike_domain"), "{f:#?}");
+    let f = run(&plain(
+        "Sam Ortiz <sam@be1cour-supplies.example>",
+        &body("belcour.example"),
+    ));
+    assert!(none(&f, "lookalike_domain"), "{f:#?}");
+}
+
+#[test]
+fn aligned_links_need_a_sender_that_is_not_suspect() {
+    let body = "<p><a href=\"https://paie-portal.top/login\">Sign in</a></p>";
+    let f = run(&html("HR <hr@paie-portal.top>", body));
+    assert!(none(&f, "aligned_links"), "{f:#?}");
+    let body = "<p><a href=\"https://globex.example/login\">Sign in</a></p>";
+    let f = run(&html("HR <hr@globex.example>", body));
+    assert!(!none(&f, "aligned_links"), "{f:#?}");
+}
+
+#[test]
+fn click_tracking_of_an_authenticated_sender_is_no_mismatch() {
+    let raw = |auth: &str| {
+        format!(
+            "From: Cerisaie <news@cerisaie.example>\r\nTo: dana@acme-corp.example\r\n{auth}\
+             Subject: News\r\nContent-Type: text/html\r\n\r\n\
+             <p><a href=\"https://links.esp-mailer.example/ls/click?upn=abc\">www.cerisaie.example</a></p>"
+        )
+    };
+    let pass = "Authentication-Results: mx.acme-corp.example; dkim=pass header.d=cerisaie.example; spf=pass smtp.mailfrom=cerisaie.example\r\n";
+    assert!(none(&run(&raw(pass)), "link_text_mismatch"));
+    // Unauthenticated (a spoofed From): the same link is a mismatch.
+    let f = run(&raw(""));
+    assert!(!none(&f, "link_text_mismatch"), "{f:#?}");
+}
+
+#[test]
+fn mailbox_full_and_address_greetings_in_each_language() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "urgency_threat",
+            "Ihr Postfach hat 99 % des verfügbaren Speicherplatzes erreicht.",
+        ),
+        (
+            "urgency_threat",
+            "Eingehende Nachrichten werden an den Absender zurückgeschickt.",
+        ),
+        (
+            "urgency_threat",
+            "Su buzón ha alcanzado el 99 % de su capacidad.",
+        ),
+        (
+            "urgency_threat",
+            "Los mensajes entrantes se devolverán al remitente.",
+        ),
+        (
+            "urgency_threat",
+            "Votre boîte de réception a atteint sa limite.",
+        ),
+        ("urgency_threat", "A sua caixa de correio atingiu o limite."),
+        (
+            "urgency_threat",
+            "Your mailbox has reached 99% of its quota.",
+        ),
+        ("generic_greeting", "Hallo jana.vogel@falkner.example,"),
+        ("generic_greeting", "Estimado/a lucia@ribera.example:"),
+        ("generic_greeting", "Cher contribuable,"),
+        (
+            "pii_request",
+            "Colaboradores que não confirmarem os dados bancários até o dia 25.",
+        ),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    // A greeting by name is not generic.
+    let f = run(&plain("a@b.example", "Hallo Jana,\nbis morgen."));
+    assert!(none(&f, "generic_greeting"), "{f:#?}");
+}
