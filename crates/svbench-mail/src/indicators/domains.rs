@@ -70,7 +70,7 @@ pub(super) fn check(
     out: &mut Collector<'_>,
 ) -> bool {
     let mut verdicts: HashMap<String, Verdict> = HashMap::new();
-    let known = known_domains(doc, sender);
+    let known = known_domains(doc, sender, set);
     for occ in occurrences(doc, rendered) {
         let written = doc.slice(&occ.host);
         let host = normalise_host(written);
@@ -128,13 +128,22 @@ pub(super) fn check(
 }
 
 /// Domains the reader already deals with, which a lookalike imitates: the
-/// recipient organisation's, and the one the sender's own display name
+/// recipient organisation's (not a free-mail provider's: that is no
+/// organisation), and the one the sender's own display name
 /// wrote from earlier in a quoted thread (`Sophie Renard <s@belcour.example>`
 /// quoted, under a reply from `be1cour-fournitures.com`).
-fn known_domains(doc: &Doc<'_>, sender: &Sender) -> Vec<(String, &'static str)> {
+fn known_domains(
+    doc: &Doc<'_>,
+    sender: &Sender,
+    set: &IndicatorSet,
+) -> Vec<(String, &'static str)> {
     const MAX_KNOWN: usize = 8;
     let mut known: Vec<(String, &'static str)> = Vec::new();
-    if let Some(org) = &sender.recipient_org {
+    if let Some(org) = sender
+        .recipient_org
+        .as_ref()
+        .filter(|o| !set.freemail.contains(*o))
+    {
         known.push((org.clone(), "the recipient's"));
     }
     let Some(name) = sender

@@ -2,7 +2,7 @@
 //! really comes from, where replies go, and what authentication says.
 
 use super::doc::Doc;
-use super::fold::{is_invisible, marker, strip_invisible, unmark};
+use super::fold::{has_invisible, is_invisible, marker, strip_invisible, unmark};
 use super::spans::Collector;
 use super::IndicatorSet;
 use crate::links::registrable_domain;
@@ -218,7 +218,7 @@ pub(super) fn check(
     if sender.sends_officially(set) {
         auth_aligned(doc, sender, out);
     }
-    invisible_characters(doc, email, out);
+    invisible_characters(doc, email, sender, out);
 }
 
 /// `internal_sender`: same organisation as the recipient, nothing external.
@@ -364,13 +364,17 @@ fn list_domain(list_id: Option<&str>) -> Option<String> {
 }
 
 /// An invisible character hidden inside a word (`Pay\u{200B}Pal`, raw or
-/// as a `[U+200B]` marker), or any bidi override, in `s`. Emoji sequences
-/// joined by U+200D, or a flag's tag characters, sit between symbols, not
-/// letters, and do not count.
+/// as a `[U+200B]` marker), or a bidi override (U+202D, U+202E) anywhere,
+/// in `s`. Emoji sequences joined by U+200D, or a flag's tag characters,
+/// sit between symbols, not letters, and do not count; nor do direction
+/// marks around a right-to-left name.
 fn hidden_in_word(s: &str) -> bool {
+    if !has_invisible(s) {
+        return false;
+    }
     let chars: Vec<char> = unmark(s).chars().collect();
     chars.iter().enumerate().any(|(i, &c)| {
-        if matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+        if matches!(c, '\u{202D}' | '\u{202E}') {
             return true;
         }
         if !is_invisible(c) {
@@ -387,10 +391,9 @@ fn hidden_in_word(s: &str) -> bool {
 /// characters inside a word, which defeats a reader's (and a filter's)
 /// reading of the brand. The span is the rendered header value, else the
 /// word holding the character.
-fn invisible_characters(doc: &Doc<'_>, email: &Email, out: &mut Collector<'_>) {
-    let from_name = Mailbox::parse(email.headers.from.as_deref()).name;
+fn invisible_characters(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collector<'_>) {
     let fields = [
-        ("From", from_name.as_deref(), "the display name"),
+        ("From", sender.from.name.as_deref(), "the display name"),
         ("Subject", email.headers.subject.as_deref(), "the subject"),
     ];
     for (header, value, what) in fields {

@@ -768,8 +768,13 @@ fn invisible_characters_in_names_and_subjects() {
         set.brand_named_in("PayPal")
     );
     assert!(set.brand_named_in("PayPal").is_some());
-    // An emoji sequence joined by U+200D, or plain text: nothing.
+    // A right-to-left override anywhere in the subject.
+    let raw = "From: a@b.example\r\nSubject: Invoice \u{202E}fdp.exe\r\n\r\nHi.";
+    assert!(!none(&run(raw), "invisible_characters"));
+    // An emoji sequence joined by U+200D, a direction mark after a
+    // right-to-left name, or plain text: nothing.
     for subject in [
+        "\u{5E9}\u{5DC}\u{5D5}\u{5DD}\u{200F} team",
         "Family day \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
         "Lunch",
     ] {
@@ -911,6 +916,9 @@ fn lookalikes_of_the_recipients_own_domain() {
         let f = run(&plain(&format!("Jordan <{from}>"), "Are you at your desk?"));
         assert!(none(&f, "lookalike_domain"), "{from}: {f:#?}");
     }
+    // A free-mail recipient is no organisation to imitate.
+    let raw = "From: News <news@webmail-tips.example>\r\nTo: sam@webmail.example\r\n\r\nHi.";
+    assert!(none(&run(raw), "lookalike_domain"));
 }
 
 #[test]
@@ -998,6 +1006,10 @@ fn mailbox_full_and_address_greetings_in_each_language() {
         ("generic_greeting", "Hallo jana.vogel@falkner.example,"),
         ("generic_greeting", "Estimado/a lucia@ribera.example:"),
         ("generic_greeting", "Cher contribuable,"),
+        ("urgency_threat", "Seus pontos vão expirar amanhã."),
+        ("urgency_threat", "Regularize sua situação cadastral."),
+        ("urgency_threat", "Sus puntos caducan este mes."),
+        ("credential_request", "We were unable to verify your account information."),
         (
             "pii_request",
             "Colaboradores que não confirmarem os dados bancários até o dia 25.",
