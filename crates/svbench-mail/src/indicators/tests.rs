@@ -1009,7 +1009,10 @@ fn mailbox_full_and_address_greetings_in_each_language() {
         ("urgency_threat", "Seus pontos vão expirar amanhã."),
         ("urgency_threat", "Regularize sua situação cadastral."),
         ("urgency_threat", "Sus puntos caducan este mes."),
-        ("credential_request", "We were unable to verify your account information."),
+        (
+            "credential_request",
+            "We were unable to verify your account information.",
+        ),
         (
             "pii_request",
             "Colaboradores que não confirmarem os dados bancários até o dia 25.",
