@@ -41,6 +41,8 @@ pub struct Headers {
     pub message_id: Option<String>,
     /// The first `Authentication-Results` header as written.
     pub authentication_results: Option<String>,
+    /// `List-Id` as written (mailing-list mail), not rendered.
+    pub list_id: Option<String>,
 }
 
 impl Headers {
@@ -137,6 +139,7 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
         subject: message.subject().map(collapse),
         message_id: message.message_id().map(collapse),
         authentication_results: message.header_raw("Authentication-Results").map(collapse),
+        list_id: message.header_raw("List-Id").map(collapse),
     };
     let mut email = Email {
         headers,

@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::config::{BrandsFile, IndicatorsFile};
 use super::lookalike::{fold_skeleton, CharCounts, Folds};
+use super::rewrite::Gateways;
 use super::{Polarity, BENIGN_CATEGORIES, GENERIC_GREETING, PHISH_CATEGORIES};
 
 const INDICATORS_TOML: &str = include_str!("../../../../datasets/e4/indicators.toml");
@@ -92,6 +93,8 @@ pub struct IndicatorSet {
     pub(super) shorteners: HashSet<String>,
     pub(super) suspicious_tlds: HashSet<String>,
     pub(super) freemail: HashSet<String>,
+    /// Endings that make a bare dotted word a file name, not a domain.
+    pub(super) file_extensions: HashSet<String>,
     pub(super) risky_extensions: HashSet<String>,
     pub(super) decoy_extensions: HashSet<String>,
     pub(super) archive_extensions: HashSet<String>,
@@ -102,6 +105,7 @@ pub struct IndicatorSet {
     brand_names: AhoCorasick,
     brand_name_of: Vec<usize>,
     pub(super) lookalike: LookalikeIndex,
+    pub(super) gateways: Gateways,
 }
 
 impl IndicatorSet {
@@ -166,6 +170,7 @@ impl IndicatorSet {
         let protected_archive = phrase_regex("protected_archive", &p.protected_archive)?;
 
         let folds = Folds::new(&file.lookalike.folds).map_err(|e| invalid(e.to_string()))?;
+        let gateways = Gateways::new(&file.link_gateways).map_err(|e| invalid(e.to_string()))?;
         let (compiled, names, name_of) = compile_brands(brands_file)?;
         let mut brand_domains = HashMap::new();
         let mut labels = Vec::new();
@@ -209,6 +214,7 @@ impl IndicatorSet {
             shorteners: set(&file.domains.shorteners),
             suspicious_tlds: set(&file.domains.suspicious_tlds),
             freemail: set(&file.domains.freemail),
+            file_extensions: set(&file.domains.file_extensions),
             risky_extensions: set(&file.attachments.risky_extensions),
             decoy_extensions: set(&file.attachments.decoy_extensions),
             archive_extensions: set(&file.attachments.archive_extensions),
@@ -226,6 +232,7 @@ impl IndicatorSet {
                 skeletons,
                 exact,
             },
+            gateways,
         })
     }
 
@@ -265,7 +272,10 @@ impl IndicatorSet {
     }
 
     /// The first brand named in `text` (case-insensitive, word-bounded).
+    /// Invisible characters are ignored (`Pay\u{200B}Pal` names PayPal).
     pub(super) fn brand_named_in(&self, text: &str) -> Option<usize> {
+        let text = super::fold::strip_invisible(text);
+        let text = text.as_ref();
         self.brand_names
             .find_iter(text)
             .find(|m| super::spans::bounded(text, m.start(), m.end()))

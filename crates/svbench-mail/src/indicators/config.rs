@@ -16,6 +16,17 @@ pub(super) struct IndicatorsFile {
     pub domains: Domains,
     pub lookalike: Lookalike,
     pub attachments: Attachments,
+    pub link_gateways: Vec<GatewayEntry>,
+}
+
+/// One `[[link_gateways]]` table: a security gateway that rewrites links.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct GatewayEntry {
+    pub suffix: String,
+    #[serde(default)]
+    pub host_prefix: String,
+    pub read: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -50,6 +61,7 @@ pub(super) struct Domains {
     pub shorteners: Vec<String>,
     pub suspicious_tlds: Vec<String>,
     pub freemail: Vec<String>,
+    pub file_extensions: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,7 +8,9 @@ use std::net::Ipv4Addr;
 use std::ops::Range;
 
 use super::doc::Doc;
-use super::sender::Sender;
+use super::fold::strip_invisible;
+use super::rewrite::Unwrapped;
+use super::sender::{Mailbox, Sender};
 use super::spans::Collector;
 use super::{lookalike, IndicatorSet};
 use crate::links::registrable_domain;
@@ -23,7 +25,39 @@ struct Occurrence {
     whole: Range<usize>,
     /// Its host as written.
     host: Range<usize>,
-    is_url: bool,
+    form: Form,
+}
+
+/// How a host is written, which says how sure it is to be a host at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The domain of a From or Reply-To address.
+    Address,
+    /// A URL with a scheme (`https://…`), or a link target.
+    Scheme,
+    /// `www.…` without a scheme.
+    Www,
+    /// A host followed by a path (`bank.test/login`).
+    Path,
+    /// A link's visible text (`bank.test [link: …]`).
+    LinkText,
+    /// A bare dotted word in running text: `invoice.zip`, `v2.10.3.1`, a
+    /// domain named in passing. Never an IP URL, a suspicious TLD or a
+    /// punycode host; a lookalike or shortener only when it does not end
+    /// like a file name.
+    Bare,
+}
+
+impl Form {
+    /// Written so a reader's client would open it.
+    fn is_url(self) -> bool {
+        !matches!(self, Form::Address | Form::Bare)
+    }
+
+    /// In a host position: everything but a bare dotted word.
+    fn is_host(self) -> bool {
+        self != Form::Bare
+    }
 }
 
 /// Runs the domain and URL checks; returns whether any link leaves the
@@ -36,17 +70,25 @@ pub(super) fn check(
     out: &mut Collector<'_>,
 ) -> bool {
     let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let known = known_domains(doc, sender, set);
     for occ in occurrences(doc, rendered) {
         let written = doc.slice(&occ.host);
         let host = normalise_host(written);
+        if occ.form == Form::Bare && looks_like_a_file(&host, set) {
+            continue;
+        }
         let verdict = verdicts
             .entry(host.clone())
-            .or_insert_with(|| Verdict::of(&host, sender, set));
-        if occ.is_url {
+            .or_insert_with(|| Verdict::of(&host, sender, &known, set));
+        // Only a URL is an IP URL: dotted numbers in text are versions,
+        // relays in `Received` lines, SPF text, figures.
+        if matches!(occ.form, Form::Scheme | Form::Www) {
             if let Some(ip) = &verdict.ip {
                 let detail = || format!("the URL's host is an IP address ({ip})");
                 out.push_first("ip_url", [occ.whole.clone(), occ.host.clone()], detail);
             }
+        }
+        if occ.form.is_url() {
             if let Some(reason) = &verdict.shortener {
                 out.push_first(
                     "url_shortener",
@@ -59,6 +101,9 @@ pub(super) fn check(
         if let Some(reason) = &verdict.lookalike {
             out.push("lookalike_domain", domain_span.clone(), || reason.clone());
         }
+        if !occ.form.is_host() {
+            continue;
+        }
         if verdict.punycode {
             out.push("punycode_domain", domain_span.clone(), || {
                 format!("{host} uses an internationalised (punycode) label")
@@ -70,7 +115,81 @@ pub(super) fn check(
             });
         }
     }
-    links(doc, rendered, sender, set, out)
+    // Links that stay on the sender's domain are no comfort when that
+    // domain is itself suspect.
+    let from_suspect = sender
+        .from
+        .address
+        .as_deref()
+        .and_then(|a| a.rsplit_once('@'))
+        .and_then(|(_, d)| verdicts.get(&normalise_host(d)))
+        .is_some_and(|v| v.lookalike.is_some() || v.tld.is_some() || v.punycode);
+    links(doc, rendered, sender, set, !from_suspect, out)
+}
+
+/// Domains the reader already deals with, which a lookalike imitates: the
+/// recipient organisation's (not a free-mail provider's: that is no
+/// organisation), and the one the sender's own display name
+/// wrote from earlier in a quoted thread (`Sophie Renard <s@belcour.example>`
+/// quoted, under a reply from `be1cour-fournitures.com`).
+fn known_domains(
+    doc: &Doc<'_>,
+    sender: &Sender,
+    set: &IndicatorSet,
+) -> Vec<(String, &'static str)> {
+    const MAX_KNOWN: usize = 8;
+    let mut known: Vec<(String, &'static str)> = Vec::new();
+    if let Some(org) = sender
+        .recipient_org
+        .as_ref()
+        .filter(|o| !set.freemail.contains(*o))
+    {
+        known.push((org.clone(), "the recipient's"));
+    }
+    let Some(name) = sender
+        .from
+        .name
+        .as_deref()
+        .filter(|n| n.chars().count() >= 5)
+    else {
+        return known;
+    };
+    let needle = format!("{name} <");
+    let body = doc.slice(&doc.body);
+    for (i, _) in body.match_indices(&needle).take(MAX_KNOWN) {
+        let rest = &body[i + needle.len()..];
+        let Some(address) = rest
+            .split_once('>')
+            .map(|(a, _)| a)
+            .filter(|a| a.len() < 256)
+        else {
+            continue;
+        };
+        let Some(registrable) = address
+            .rsplit_once('@')
+            .and_then(|(_, d)| registrable_domain(&d.to_lowercase()))
+        else {
+            continue;
+        };
+        if sender.from.registrable.as_deref() != Some(registrable.as_str())
+            && !known.iter().any(|(k, _)| *k == registrable)
+        {
+            known.push((registrable, "the thread's earlier sender's"));
+        }
+    }
+    known
+}
+
+/// A bare word ending like a file name (`invoice.zip`, `notes.md`), or
+/// holding no letter at all (`1.2.3.4`, a version): not a domain.
+fn looks_like_a_file(host: &str, set: &IndicatorSet) -> bool {
+    let last = host.rsplit('.').next().unwrap_or(host);
+    !host.chars().any(char::is_alphabetic)
+        || !host.is_ascii()
+        || set.file_extensions.contains(last)
+        || set.risky_extensions.contains(last)
+        || set.archive_extensions.contains(last)
+        || set.decoy_extensions.contains(last)
 }
 
 /// What one host is.
@@ -83,7 +202,7 @@ struct Verdict {
 }
 
 impl Verdict {
-    fn of(host: &str, sender: &Sender, set: &IndicatorSet) -> Self {
+    fn of(host: &str, sender: &Sender, known: &[(String, &str)], set: &IndicatorSet) -> Self {
         let ip = ip_host(host);
         let registrable = if ip.is_some() {
             None
@@ -102,7 +221,11 @@ impl Verdict {
             (listed && !brands_own).then(|| format!("{host} is a link shortener"))
         });
         let lookalike = match (&registrable, own) {
-            (Some(r), false) => lookalike::check(host, r, set),
+            (Some(r), false) => lookalike::check(host, r, set).or_else(|| {
+                known
+                    .iter()
+                    .find_map(|(k, whose)| lookalike::near_known(r, k, whose, &set.lookalike))
+            }),
             _ => None,
         };
         let punycode = ip.is_none()
@@ -166,21 +289,25 @@ fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
         let Some(line) = doc.header(name) else {
             continue;
         };
-        let value = doc.slice(&line);
-        for (i, _) in value.match_indices('@') {
-            let rest = &value[i + 1..];
-            let len = rest
-                .find(|c: char| c.is_whitespace() || matches!(c, '>' | ',' | ';' | ')' | '"'))
-                .unwrap_or(rest.len());
-            let start = line.start + i + 1;
-            let host = trim_dots(doc.text, start..start + len);
-            if !host.is_empty() {
-                found.push(Occurrence {
-                    whole: host.clone(),
-                    host,
-                    is_url: false,
-                });
-            }
+        // The address's domain only: an `@` in a display name is no host.
+        let mailbox = Mailbox::parse(Some(doc.slice(&line)));
+        let Some(address) = mailbox
+            .address
+            .as_deref()
+            .and_then(|a| doc.find_in(&line, a))
+        else {
+            continue;
+        };
+        let Some(at) = doc.slice(&address).rfind('@') else {
+            continue;
+        };
+        let host = trim_dots(doc.text, address.start + at + 1..address.end);
+        if !host.is_empty() {
+            found.push(Occurrence {
+                whole: host.clone(),
+                host,
+                form: Form::Address,
+            });
         }
     }
     let body = doc.slice(&doc.body);
@@ -191,17 +318,17 @@ fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
     for link in finder.links(body).take(MAX_OCCURRENCES) {
         let whole = doc.body.start + link.start()..doc.body.start + link.end();
         if let Some(host) = host_range(doc.text, &whole) {
-            found.push(Occurrence {
-                whole,
-                host,
-                is_url: true,
-            });
+            let form = form_of(doc, &whole, &host);
+            found.push(Occurrence { whole, host, form });
         }
     }
     // `scheme://` URLs linkify does not take (numeric hosts, IPv6 literals).
     for (i, _) in body.match_indices("://").take(MAX_OCCURRENCES) {
         let at = doc.body.start + i;
-        if found.iter().any(|o| o.is_url && o.whole.contains(&at)) {
+        if found
+            .iter()
+            .any(|o| o.form == Form::Scheme && o.whole.contains(&at))
+        {
             continue;
         }
         if let Some(whole) = scheme_url(doc.text, &doc.body, at) {
@@ -209,7 +336,7 @@ fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
                 found.push(Occurrence {
                     whole,
                     host,
-                    is_url: true,
+                    form: Form::Scheme,
                 });
             }
         }
@@ -221,16 +348,51 @@ fn occurrences(doc: &Doc<'_>, rendered: &Rendered) -> Vec<Occurrence> {
                 continue;
             }
             if let Some(host) = host_range(doc.text, &whole) {
-                found.push(Occurrence {
-                    whole,
-                    host,
-                    is_url: true,
-                });
+                // An anchor's target is a link however written; a plain-text
+                // "link" is one only if it reads like a URL.
+                let anchored = doc
+                    .text
+                    .get(..whole.start)
+                    .is_some_and(|t| t.ends_with("[link: "));
+                let form = if anchored {
+                    Form::Scheme
+                } else {
+                    form_of(doc, &whole, &host)
+                };
+                found.push(Occurrence { whole, host, form });
             }
         }
     }
     found.truncate(MAX_OCCURRENCES);
     found
+}
+
+/// How the URL at `whole` (host at `host`) is written.
+fn form_of(doc: &Doc<'_>, whole: &Range<usize>, host: &Range<usize>) -> Form {
+    let url = doc.slice(whole);
+    if url.contains("://") {
+        Form::Scheme
+    } else if doc
+        .slice(host)
+        .get(..4)
+        .is_some_and(|w| w.eq_ignore_ascii_case("www."))
+    {
+        Form::Www
+    } else if doc
+        .text
+        .get(host.end..whole.end)
+        .is_some_and(|rest| rest.starts_with('/'))
+    {
+        Form::Path
+    } else if doc
+        .text
+        .get(whole.end..doc.body.end)
+        .is_some_and(|rest| rest.starts_with(" [link: "))
+    {
+        Form::LinkText
+    } else {
+        Form::Bare
+    }
 }
 
 /// The URL around the `://` at byte `at`: an ASCII scheme before it, then
@@ -275,8 +437,14 @@ fn host_range(text: &str, whole: &Range<usize>) -> Option<Range<usize>> {
         Some(i) => i + 3,
         None => 0,
     };
+    // A host ends at a path, query or fragment, or at a character no host
+    // holds (`。` or `，` closing a CJK sentence).
     let authority_len = url[after_scheme..]
-        .find(['/', '?', '#', '\\'])
+        .find(|c: char| {
+            matches!(c, '/' | '?' | '#' | '\\')
+                || !(c.is_alphanumeric()
+                    || matches!(c, '-' | '.' | '_' | '[' | ']' | ':' | '@' | '%' | '~'))
+        })
         .unwrap_or(url.len() - after_scheme);
     let authority = &url[after_scheme..after_scheme + authority_len];
     let host_start = authority.rfind('@').map_or(0, |i| i + 1);
@@ -312,25 +480,42 @@ fn target_spans(doc: &Doc<'_>, href: &str) -> Vec<Range<usize>> {
     spans
 }
 
-/// `link_text_mismatch` and `aligned_links`; returns whether any link
+/// `link_text_mismatch` and `aligned_links` (not when the sender's own
+/// domain is suspect: `sender_trusted` false); returns whether any link
 /// leaves the sender's organisation.
 fn links(
     doc: &Doc<'_>,
     rendered: &Rendered,
     sender: &Sender,
     set: &IndicatorSet,
+    sender_trusted: bool,
     out: &mut Collector<'_>,
 ) -> bool {
     let mut external = false;
     let mut aligned = Vec::new();
     for link in rendered.links.iter().take(MAX_OCCURRENCES) {
-        let target = link.href_registrable.as_deref();
+        // Through a security gateway, the link's real target is the URL it
+        // wraps; when that cannot be read, nothing is said about the link.
+        let unwrapped = match link.href_host.as_deref() {
+            Some(host) => set.gateways.unwrap(host, &link.href),
+            None => Unwrapped::Direct,
+        };
+        let original = match &unwrapped {
+            Unwrapped::Direct => None,
+            Unwrapped::Original(url) => Some(crate::Link::new(&link.visible_text, url)),
+            Unwrapped::Opaque => {
+                external = true;
+                continue;
+            }
+        };
+        let effective = original.as_ref().unwrap_or(link);
+        let target = effective.href_registrable.as_deref();
         let owned = target.is_some_and(|t| sender.owns(t, set));
         external |= !owned;
-        if owned {
-            aligned.push(link);
+        if let (true, Some(t)) = (owned, target) {
+            aligned.push((link, t.to_string()));
         }
-        if let Some(claim) = mismatch(link, set) {
+        if let Some(claim) = mismatch(effective, sender, set) {
             let marked = format!(" [link: {}]", link.href);
             let body = doc.slice(&doc.body);
             let visible = link.visible_text.as_str();
@@ -350,14 +535,11 @@ fn links(
         }
     }
     // Benign only when every link is aligned.
-    if !external && !aligned.is_empty() {
-        for link in aligned {
+    if sender_trusted && !external && !aligned.is_empty() {
+        for (link, target) in aligned {
             for span in target_spans(doc, &link.href) {
                 out.push("aligned_links", span, || {
-                    format!(
-                        "links to {}, the sender's own domain",
-                        link.href_registrable.as_deref().unwrap_or("")
-                    )
+                    format!("links to {target}, the sender's own domain")
                 });
             }
         }
@@ -365,22 +547,29 @@ fn links(
     external
 }
 
-/// Why a link's visible text disagrees with its target, if it does.
-fn mismatch(link: &crate::Link, set: &IndicatorSet) -> Option<String> {
+/// Why a link's visible text disagrees with its target, if it does. A
+/// sender that authenticates as the domain the text names (or as the named
+/// brand's) chose where its links go: a mail service's click tracking is no
+/// mismatch.
+fn mismatch(link: &crate::Link, sender: &Sender, set: &IndicatorSet) -> Option<String> {
+    let vouched =
+        |domain: &str| sender.authenticated && sender.from.registrable.as_deref() == Some(domain);
     let target = link
         .href_registrable
         .clone()
         .or_else(|| link.href_host.clone())?;
     if let Some(text_host) = &link.text_host {
-        let shown = registrable_domain(text_host).unwrap_or_else(|| text_host.clone());
-        if shown != target {
+        let text_host = strip_invisible(text_host);
+        let shown = registrable_domain(&text_host).unwrap_or_else(|| text_host.to_string());
+        if shown != target && !vouched(&shown) {
             return Some(format!("the link shows {shown} but goes to {target}"));
         }
         return None;
     }
     let b = set.brand_named_in(&link.visible_text)?;
     let brand = &set.brands[b];
-    (!brand.domains.contains(&target)).then(|| {
+    let vouched_brand = brand.domains.iter().any(|d| vouched(d));
+    (!brand.domains.contains(&target) && !vouched_brand).then(|| {
         format!(
             "the link names {} but goes to {target}, not one of its domains",
             brand.name

@@ -138,6 +138,62 @@ pub(super) fn check(host: &str, registrable: &str, set: &IndicatorSet) -> Option
     None
 }
 
+/// Why `registrable` looks like `known` (the recipient organisation's own
+/// domain, or a correspondent's earlier in the thread) and is not it: its
+/// label, or a hyphenated part of it, a few edits away or confusable, or
+/// `known`'s label as a hyphenated part (`acme-corp-payroll.top`).
+pub(super) fn near_known(
+    registrable: &str,
+    known: &str,
+    whose: &str,
+    index: &LookalikeIndex,
+) -> Option<String> {
+    let label = registrable.split('.').next().unwrap_or(registrable);
+    let known_label = known.split('.').next().unwrap_or(known);
+    let known_chars = known_label.chars().count();
+    if registrable == known || label == known_label || known_chars < index.min_label_chars {
+        return None;
+    }
+    let hyphenated = label
+        .strip_prefix(known_label)
+        .is_some_and(|rest| rest.starts_with('-'))
+        || label
+            .strip_suffix(known_label)
+            .is_some_and(|rest| rest.ends_with('-'));
+    if hyphenated {
+        return Some(format!("uses {whose} name `{known_label}` ({registrable})"));
+    }
+    let known_skeleton = fold_skeleton(known_label, &index.folds);
+    let parts = std::iter::once(label).chain(label.split('-').filter(|_| label.contains('-')));
+    for part in parts {
+        let chars = part.chars().count();
+        if chars < index.min_label_chars || part == known_label {
+            continue;
+        }
+        if fold_skeleton(part, &index.folds) == known_skeleton {
+            return Some(format!(
+                "`{part}` is confusable with {whose} `{known_label}` ({registrable})"
+            ));
+        }
+        let limit = if chars.min(known_chars) <= index.short_label_max_chars {
+            index.short_max_distance
+        } else {
+            index.max_distance
+        };
+        if chars.abs_diff(known_chars) > limit {
+            continue;
+        }
+        let d = strsim::damerau_levenshtein(part, known_label);
+        if d <= limit {
+            return Some(format!(
+                "`{part}` is {d} edit{} from {whose} `{known_label}` ({registrable})",
+                if d == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    None
+}
+
 /// `candidate` within the edit distance of a brand label, or with its
 /// skeleton.
 fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<String> {

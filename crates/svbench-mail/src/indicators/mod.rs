@@ -30,8 +30,10 @@ mod compile;
 mod config;
 mod doc;
 mod domains;
+mod fold;
 mod lookalike;
 mod phrases;
+mod rewrite;
 mod sender;
 mod spans;
 
@@ -43,8 +45,10 @@ use super::parse::Email;
 use super::render::Rendered;
 use crate::{Deadline, TimeBudgetExceeded};
 
-/// The phish-polarity categories (spec §3.2), in the table's order.
-pub const PHISH_CATEGORIES: [&str; 14] = [
+/// The phish-polarity categories: the spec's table (§3.2), in its order,
+/// then `invisible_characters` (a display name or subject that hides
+/// zero-width, tag or bidi characters inside a word).
+pub const PHISH_CATEGORIES: [&str; 15] = [
     "display_name_mismatch",
     "reply_to_mismatch",
     "lookalike_domain",
@@ -59,6 +63,7 @@ pub const PHISH_CATEGORIES: [&str; 14] = [
     "urgency_threat",
     "risky_attachment",
     "freemail_corporate",
+    "invisible_characters",
 ];
 
 /// `generic_greeting` is phish (weak); listed apart from the fourteen above

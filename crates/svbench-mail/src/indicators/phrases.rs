@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use super::doc::Doc;
+use super::fold::Folded;
 use super::spans::{trim, Collector};
 use super::{IndicatorSet, GENERIC_GREETING};
 
@@ -15,13 +16,17 @@ const MAX_MATCHES: usize = 64;
 pub(super) fn check(doc: &Doc<'_>, set: &IndicatorSet, out: &mut Collector<'_>) {
     let regions = doc.header("Subject").into_iter().chain([doc.body.clone()]);
     for region in regions {
-        let hay = doc.slice(&region);
-        if hay.is_empty() {
+        let original = doc.slice(&region);
+        if original.is_empty() {
             continue;
         }
+        // Accents folded and invisible characters dropped, once per region.
+        let folded = Folded::new(original);
+        let hay: &str = &folded.text;
         for (category, regex) in &set.phrases {
             for m in regex.find_iter(hay).take(MAX_MATCHES) {
-                let phrase = region.start + m.start()..region.start + m.end();
+                let (start, end) = folded.original(original, m.start(), m.end());
+                let phrase = region.start + start..region.start + end;
                 let detail = || format!("“{}”", m.as_str());
                 if *category == GENERIC_GREETING {
                     out.push(category, phrase, detail);

@@ -2,6 +2,7 @@
 //! really comes from, where replies go, and what authentication says.
 
 use super::doc::Doc;
+use super::fold::{has_invisible, is_invisible, marker, strip_invisible, unmark};
 use super::spans::Collector;
 use super::IndicatorSet;
 use crate::links::registrable_domain;
@@ -59,8 +60,13 @@ pub(super) struct Sender {
     pub claimed_brand: Option<usize>,
     /// The brand the display name names.
     pub named_brand: Option<usize>,
-    /// The recipient organisation: the To address's registrable domain.
+    /// The recipient organisation: the registrable domain of the first To
+    /// address that is a real recipient (not the sender's own address, not
+    /// `undisclosed-recipients`); none for bulk mail sent to itself.
     pub recipient_org: Option<String>,
+    /// DKIM and SPF pass aligned with the From domain: whoever sent it
+    /// controls that domain (which says nothing of who that is).
+    pub authenticated: bool,
 }
 
 impl Sender {
@@ -72,13 +78,30 @@ impl Sender {
                 .as_deref()
                 .and_then(|r| set.brand_of_domain(r))
         });
-        let recipient_org = Mailbox::parse(email.headers.to.as_deref()).registrable;
+        let recipient_org = real_recipient(email.headers.to.as_deref(), &from);
+        let authenticated = aligned_pass(
+            email.headers.authentication_results.as_deref(),
+            from.registrable.as_deref(),
+        );
         Self {
+            authenticated,
             from,
             claimed_brand,
             named_brand,
             recipient_org,
         }
+    }
+
+    /// Whether the From domain is an official domain of the brand the email
+    /// claims, or the recipient organisation's own.
+    fn sends_officially(&self, set: &IndicatorSet) -> bool {
+        let Some(from) = self.from.registrable.as_deref() else {
+            return false;
+        };
+        self.recipient_org.as_deref() == Some(from)
+            || self
+                .claimed_brand
+                .is_some_and(|b| set.brands[b].domains.iter().any(|d| d == from))
     }
 
     /// Whether `registrable` is the sender's own or an official domain of
@@ -118,7 +141,7 @@ pub(super) fn check(
             let brand = &set.brands[b];
             (!brand.domains.iter().any(|d| d == registrable)).then(|| brand.name.clone())
         });
-        let domain_mismatch = named_domain(name).filter(|d| d != registrable);
+        let domain_mismatch = named_domain(&strip_invisible(name)).filter(|d| d != registrable);
         if let Some(claim) = brand_mismatch.or(domain_mismatch) {
             let candidates = from_line.iter().cloned().chain(address_span.clone());
             out.push_first("display_name_mismatch", candidates, || {
@@ -127,10 +150,17 @@ pub(super) fn check(
         }
     }
 
-    // Replies (or bounces) go elsewhere.
+    // Replies (or bounces) go elsewhere. On a mailing list, replies and
+    // bounces going to the list, or mail From the list with replies to the
+    // author, are how lists work.
+    let list = list_domain(email.headers.list_id.as_deref());
+    let listed = |other: &str| {
+        list.as_deref()
+            .is_some_and(|l| l == other || from.registrable.as_deref() == Some(l))
+    };
     let reply = Mailbox::parse(email.headers.reply_to.as_deref());
     if let (Some(r), Some(f)) = (reply.registrable.as_deref(), from.registrable.as_deref()) {
-        if r != f {
+        if r != f && !listed(r) {
             let span = doc
                 .header("Reply-To")
                 .zip(reply.address.as_deref())
@@ -142,7 +172,7 @@ pub(super) fn check(
     }
     let bounce = Mailbox::parse(email.headers.return_path.as_deref());
     if let (Some(r), Some(f)) = (bounce.registrable.as_deref(), from.registrable.as_deref()) {
-        if r != f {
+        if r != f && !listed(r) {
             // Return-Path is not rendered: cite it only where it appears.
             let span = bounce
                 .address
@@ -161,9 +191,10 @@ pub(super) fn check(
                 .name
                 .as_deref()
                 .and_then(|n| {
-                    set.brand_named_in(n)
+                    let n = strip_invisible(n);
+                    set.brand_named_in(&n)
                         .map(|b| set.brands[b].name.clone())
-                        .or_else(|| set.corporate_claim.find(n).map(|m| m.as_str().to_string()))
+                        .or_else(|| set.corporate_claim.find(&n).map(|m| m.as_str().to_string()))
                 })
                 .or_else(|| signature_claim(doc, set));
             if let Some(claim) = claim {
@@ -184,7 +215,10 @@ pub(super) fn check(
         }
     }
 
-    auth_aligned(doc, email, sender, out);
+    if sender.sends_officially(set) {
+        auth_aligned(doc, sender, out);
+    }
+    invisible_characters(doc, email, sender, out);
 }
 
 /// `internal_sender`: same organisation as the recipient, nothing external.
@@ -214,14 +248,12 @@ pub(super) fn check_internal(
     });
 }
 
-/// `auth_aligned_pass`: DKIM and SPF pass for the From domain. The span is
-/// the `dkim=pass …` segment of the rendered header.
-fn auth_aligned(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collector<'_>) {
-    let (Some(value), Some(from)) = (
-        email.headers.authentication_results.as_deref(),
-        sender.from.registrable.as_deref(),
-    ) else {
-        return;
+/// Whether `Authentication-Results` says DKIM and SPF pass, aligned with
+/// the From domain `from` (DKIM's `header.d`, and SPF's `smtp.mailfrom` or
+/// `header.from`).
+fn aligned_pass(results: Option<&str>, from: Option<&str>) -> bool {
+    let (Some(value), Some(from)) = (results, from) else {
+        return false;
     };
     let lower = value.to_ascii_lowercase();
     let aligned_with = |key: &str| {
@@ -238,14 +270,25 @@ fn auth_aligned(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collect
                 })
             })
     };
-    let passes = lower.contains("dkim=pass") && lower.contains("spf=pass");
-    if !(passes
+    lower.contains("dkim=pass")
+        && lower.contains("spf=pass")
         && aligned_with("header.d=")
-        && (aligned_with("smtp.mailfrom=") || aligned_with("header.from=")))
-    {
+        && (aligned_with("smtp.mailfrom=") || aligned_with("header.from="))
+}
+
+/// `auth_aligned_pass`: DKIM and SPF pass for the From domain. Called only
+/// when that domain is the claimed brand's or the recipient's own: anyone
+/// can make their own domain pass, so alignment alone says nothing about
+/// who sent the mail. The span is the `dkim=pass …` segment of the
+/// rendered header.
+fn auth_aligned(doc: &Doc<'_>, sender: &Sender, out: &mut Collector<'_>) {
+    let Some(from) = sender.from.registrable.as_deref() else {
         return;
-    }
-    let Some(line) = doc.header("Authentication-Results") else {
+    };
+    let Some(line) = doc
+        .header("Authentication-Results")
+        .filter(|_| sender.authenticated)
+    else {
         return;
     };
     let rendered = doc.slice(&line);
@@ -289,4 +332,94 @@ fn signature_claim(doc: &Doc<'_>, set: &IndicatorSet) -> Option<String> {
     set.corporate_claim
         .find(&body[tail_start..])
         .map(|m| m.as_str().to_string())
+}
+
+/// The registrable domain of the first To address that is a real
+/// recipient: not the From address itself (bulk mail Bcc'd to its
+/// recipients) and not an `undisclosed-recipients` placeholder.
+fn real_recipient(to: Option<&str>, from: &Mailbox) -> Option<String> {
+    let from_address = from.address.as_deref().map(str::to_ascii_lowercase);
+    to?.split(", ")
+        .map(|one| Mailbox::parse(Some(one)))
+        .filter(|m| {
+            let Some(address) = m.address.as_deref() else {
+                return false;
+            };
+            let address = address.to_ascii_lowercase();
+            !address.starts_with("undisclosed-recipients")
+                && !address.starts_with("undisclosed.recipients")
+                && from_address.as_deref() != Some(address.as_str())
+        })
+        .find_map(|m| m.registrable)
+}
+
+/// The registrable domain of a `List-Id` (`Name <list.lists.example.org>`).
+fn list_domain(list_id: Option<&str>) -> Option<String> {
+    let value = list_id?;
+    let id = match (value.rfind('<'), value.rfind('>')) {
+        (Some(open), Some(close)) if open < close => &value[open + 1..close],
+        _ => value,
+    };
+    registrable_domain(&id.trim().trim_end_matches('.').to_lowercase())
+}
+
+/// An invisible character hidden inside a word (`Pay\u{200B}Pal`, raw or
+/// as a `[U+200B]` marker), or a bidi override (U+202D, U+202E) anywhere,
+/// in `s`. Emoji sequences joined by U+200D, or a flag's tag characters,
+/// sit between symbols, not letters, and do not count; nor do direction
+/// marks around a right-to-left name.
+fn hidden_in_word(s: &str) -> bool {
+    if !has_invisible(s) {
+        return false;
+    }
+    let chars: Vec<char> = unmark(s).chars().collect();
+    chars.iter().enumerate().any(|(i, &c)| {
+        if matches!(c, '\u{202D}' | '\u{202E}') {
+            return true;
+        }
+        if !is_invisible(c) {
+            return false;
+        }
+        let visible = |c: &&char| !is_invisible(**c);
+        let before = chars[..i].iter().rev().find(visible);
+        let after = chars[i + 1..].iter().find(visible);
+        before.is_some_and(|c| c.is_alphanumeric()) && after.is_some_and(|c| c.is_alphanumeric())
+    })
+}
+
+/// `invisible_characters`: the From display name or the Subject hides
+/// characters inside a word, which defeats a reader's (and a filter's)
+/// reading of the brand. The span is the rendered header value, else the
+/// word holding the character.
+fn invisible_characters(doc: &Doc<'_>, email: &Email, sender: &Sender, out: &mut Collector<'_>) {
+    let fields = [
+        ("From", sender.from.name.as_deref(), "the display name"),
+        ("Subject", email.headers.subject.as_deref(), "the subject"),
+    ];
+    for (header, value, what) in fields {
+        if !value.is_some_and(hidden_in_word) {
+            continue;
+        }
+        let Some(line) = doc.header(header) else {
+            continue;
+        };
+        let rendered = doc.slice(&line);
+        let word = rendered
+            .char_indices()
+            .find(|(i, c)| is_invisible(*c) || marker(&rendered[*i..]).is_some())
+            .map(|(i, _)| {
+                let start = rendered[..i]
+                    .rfind(char::is_whitespace)
+                    .map_or(0, |j| j + 1);
+                let end = rendered[i..]
+                    .find(char::is_whitespace)
+                    .map_or(rendered.len(), |j| i + j);
+                line.start + start..line.start + end
+            });
+        out.push_first(
+            "invisible_characters",
+            std::iter::once(line.clone()).chain(word),
+            || format!("{what} hides invisible characters inside a word"),
+        );
+    }
 }

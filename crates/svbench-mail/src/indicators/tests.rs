@@ -532,3 +532,497 @@ mod props {
         }
     }
 }
+
+/// Each phrase category in English, Portuguese, Spanish, French and
+/// German, with and without accents and in any case; the phrase found is
+/// the one written (accents kept in the span).
+#[test]
+fn multilingual_phrases() {
+    let cases: &[(&str, &str)] = &[
+        // en
+        (
+            "credential_request",
+            "Please confirm your identity to continue.",
+        ),
+        ("credential_request", "Click here to verify your mailbox."),
+        ("credential_request", "Your password is about to expire."),
+        ("urgency_threat", "Your account has been limited."),
+        ("urgency_threat", "Your mailbox storage is full."),
+        ("urgency_threat", "You have 3 pending delivery notices."),
+        ("urgency_threat", "ACTION REQUIRED: review the notice."),
+        ("urgency_threat", "We noticed unusual sign-in activity."),
+        (
+            "payment_request",
+            "Update your billing to keep the service.",
+        ),
+        (
+            "pii_request",
+            "Confirm your personal information on the form.",
+        ),
+        ("generic_greeting", "Dear PayPal customer,"),
+        ("generic_greeting", "Hello dana@acme-corp.example,"),
+        // pt
+        ("credential_request", "Confirme sua senha para continuar."),
+        (
+            "credential_request",
+            "Faça a atualização cadastral do seu acesso.",
+        ),
+        ("credential_request", "VERIFIQUE SUA IDENTIDADE agora."),
+        ("pii_request", "Informe seu CPF e a data de nascimento."),
+        ("payment_request", "Efetue o pagamento do boleto em aberto."),
+        ("urgency_threat", "Sua conta será bloqueada hoje."),
+        ("urgency_threat", "Detectamos um acesso não autorizado."),
+        ("urgency_threat", "Sua caixa de correio está cheia."),
+        ("generic_greeting", "Prezado cliente,"),
+        // es
+        ("credential_request", "Verifique su contraseña hoy."),
+        (
+            "credential_request",
+            "Inicie sesión para verificar su cuenta.",
+        ),
+        ("pii_request", "Indique su fecha de nacimiento."),
+        (
+            "payment_request",
+            "Realice el pago de la factura pendiente.",
+        ),
+        ("urgency_threat", "Su cuenta será suspendida."),
+        ("urgency_threat", "Detectamos actividad inusual."),
+        ("generic_greeting", "Estimado cliente,"),
+        // fr
+        ("credential_request", "Confirmez votre mot de passe ici."),
+        (
+            "credential_request",
+            "Vérifiez votre identité sans attendre.",
+        ),
+        ("pii_request", "Indiquez votre date de naissance."),
+        ("payment_request", "Réglez la facture impayée."),
+        ("urgency_threat", "Votre compte sera suspendu."),
+        (
+            "urgency_threat",
+            "Une connexion inhabituelle a été détectée.",
+        ),
+        ("generic_greeting", "Cher client,"),
+        // de
+        ("credential_request", "Bitte bestätigen Sie Ihr Passwort."),
+        (
+            "credential_request",
+            "Um Ihre Identität zu bestätigen, klicken Sie hier.",
+        ),
+        ("pii_request", "Bitte senden Sie Ihr Geburtsdatum."),
+        ("payment_request", "Wir haben eine neue Bankverbindung."),
+        ("urgency_threat", "Ihr Konto wurde vorübergehend gesperrt."),
+        (
+            "urgency_threat",
+            "Wir haben ungewöhnliche Aktivitäten festgestellt.",
+        ),
+        ("generic_greeting", "Sehr geehrter Kunde,"),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    // Accents dropped by the sender still match; the span keeps the text.
+    let f = run(&plain("a@b.example", "Sua conta sera bloqueada hoje."));
+    assert!(has(&f, "urgency_threat", "Sua conta sera bloqueada hoje."));
+    // An invisible character inside a phrase does not hide it.
+    let f = run(&plain("a@b.example", "Verify your pass\u{200B}word now."));
+    assert!(!none(&f, "credential_request"), "{f:#?}");
+}
+
+/// Ordinary mail in each language raises no phrase indicator.
+#[test]
+fn multilingual_ordinary_mail_is_quiet() {
+    let bodies = [
+        "Hi Sam,\nThe meeting notes are attached. Please confirm your attendance by Friday.\nThanks",
+        "Your order has shipped and will arrive in 2 days. Track it in your account.",
+        "Olá Ana,\nSegue em anexo a cópia do documento da reunião. Seus dados pessoais são tratados conforme a LGPD.\nAbraços",
+        "Hola Luis,\nTe envío el resumen de la reunión. Tratamos sus datos personales según nuestra política.\nSaludos",
+        "Bonjour Claire,\nVoici le compte rendu. La livraison se fait sous 48 heures.\nCordialement",
+        "Hallo Jonas,\nab sofort ist das Büro am Freitag geschlossen. Die Rechnung zahlen Sie per Überweisung.\nViele Grüße",
+    ];
+    for body in bodies {
+        let f = run(&plain("Dana <dana@acme-corp.example>", body));
+        for c in [
+            "credential_request",
+            "pii_request",
+            "payment_request",
+            "urgency_threat",
+            "generic_greeting",
+        ] {
+            assert!(none(&f, c), "{c}: {body}: {f:#?}");
+        }
+    }
+}
+
+/// A message with the given extra header lines and a plain body.
+fn with_headers(headers: &str, body: &str) -> String {
+    format!("{headers}Subject: Notice\r\n\r\n{body}")
+}
+
+#[test]
+fn auth_aligned_pass_needs_an_official_or_recipient_domain() {
+    let auth = |d: &str| {
+        format!("Authentication-Results: mx.acme-corp.example; dkim=pass header.d={d}; spf=pass smtp.mailfrom=bounce@{d}\r\n")
+    };
+    // The brand's own domain (benign_sender_and_links) and the recipient
+    // organisation's own domain pass.
+    let raw = with_headers(
+        &format!(
+            "From: Priya <priya@acme-corp.example>\r\nTo: dana@acme-corp.example\r\n{}",
+            auth("acme-corp.example")
+        ),
+        "Lunch at noon?",
+    );
+    assert!(!none(&run(&raw), "auth_aligned_pass"));
+    // An attacker's own domain passing its own checks is no benign sign,
+    // whether or not the display name claims a brand.
+    for from in [
+        "Northwind Bank <alerts@northwind-secure.example>",
+        "Billing <billing@invoice-center.example>",
+    ] {
+        let d = from.rsplit('@').next().unwrap().trim_end_matches('>');
+        let raw = with_headers(
+            &format!("From: {from}\r\nTo: dana@acme-corp.example\r\n{}", auth(d)),
+            "Your invoice is attached.",
+        );
+        let f = run(&raw);
+        assert!(none(&f, "auth_aligned_pass"), "{from}: {f:#?}");
+    }
+    let set = IndicatorSet::builtin();
+    assert!(set.weight("auth_aligned_pass").unwrap() > -1.0);
+}
+
+#[test]
+fn internal_sender_needs_a_real_recipient() {
+    // Bulk mail Bcc'd to its victims: To is the sender, or undisclosed.
+    for to in [
+        "To: priya@acme-corp.example\r\n",
+        "To: undisclosed-recipients:;\r\n",
+        "To: Undisclosed recipients <undisclosed-recipients@acme-corp.example>\r\n",
+        "",
+    ] {
+        let raw = with_headers(
+            &format!("From: Priya <priya@acme-corp.example>\r\n{to}"),
+            "Notes are on https://wiki.acme-corp.example/notes today.",
+        );
+        let f = run(&raw);
+        assert!(none(&f, "internal_sender"), "{to}: {f:#?}");
+    }
+    // Another colleague, first or second in the list.
+    let raw = with_headers(
+        "From: Priya <priya@acme-corp.example>\r\nTo: priya@acme-corp.example, Sam <sam@acme-corp.example>\r\n",
+        "Notes are on https://wiki.acme-corp.example/notes today.",
+    );
+    assert!(!none(&run(&raw), "internal_sender"));
+}
+
+#[test]
+fn reply_to_on_mailing_lists() {
+    let base =
+        "To: dev@lists.acme-corp.example\r\nList-Id: Developers <dev.lists.acme-corp.example>\r\n";
+    // Replies to the list, or mail from the list with replies to the author.
+    for headers in [
+        "From: Sam <sam@freemail.example>\r\nReply-To: dev@lists.acme-corp.example\r\n",
+        "From: Sam via dev <dev@lists.acme-corp.example>\r\nReply-To: sam@freemail.example\r\n",
+    ] {
+        let raw = with_headers(&format!("{headers}{base}"), "Patch attached.");
+        let f = run(&raw);
+        assert!(none(&f, "reply_to_mismatch"), "{headers}: {f:#?}");
+    }
+    // A List-Id naming another domain does not excuse a diverted Reply-To.
+    let raw = with_headers(
+        &format!(
+            "From: Fabrikam <billing@fabrikam.example>\r\nReply-To: desk@freemail.example\r\n{base}"
+        ),
+        "Hi.",
+    );
+    assert!(!none(&run(&raw), "reply_to_mismatch"));
+}
+
+#[test]
+fn invisible_characters_in_names_and_subjects() {
+    // Hidden inside the brand: the mismatch is still seen, and flagged.
+    for name in ["Pay\u{200B}Pal", "Pay\u{E0020}Pal", "Pay\u{FEFF}Pal"] {
+        let raw = plain(
+            &format!("{name} <service@account-notice.example>"),
+            "Hello.",
+        );
+        let f = run(&raw);
+        assert!(!none(&f, "display_name_mismatch"), "{name:?}: {f:#?}");
+        assert!(!none(&f, "invisible_characters"), "{name:?}: {f:#?}");
+    }
+    let raw = "From: a@b.example\r\nSubject: Your acc\u{200C}ount is on hold\r\n\r\nHi.";
+    let f = run(raw);
+    assert!(
+        has(
+            &f,
+            "invisible_characters",
+            "Your acc\u{200C}ount is on hold"
+        ),
+        "{f:#?}"
+    );
+    // The rendering's `[U+XXXX]` marker reads the same as the character.
+    let set = IndicatorSet::builtin();
+    assert_eq!(
+        set.brand_named_in("Pay[U+200B]Pal"),
+        set.brand_named_in("PayPal")
+    );
+    assert!(set.brand_named_in("PayPal").is_some());
+    // A right-to-left override anywhere in the subject.
+    let raw = "From: a@b.example\r\nSubject: Invoice \u{202E}fdp.exe\r\n\r\nHi.";
+    assert!(!none(&run(raw), "invisible_characters"));
+    // An emoji sequence joined by U+200D, a direction mark after a
+    // right-to-left name, or plain text: nothing.
+    for subject in [
+        "\u{5E9}\u{5DC}\u{5D5}\u{5DD}\u{200F} team",
+        "Family day \u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+        "Lunch",
+    ] {
+        let raw = format!("From: Dana <dana@b.example>\r\nSubject: {subject}\r\n\r\nHi.");
+        assert!(none(&run(&raw), "invisible_characters"), "{subject}");
+    }
+}
+
+#[test]
+fn ip_url_needs_a_url() {
+    // Dotted numbers in running text are versions, relays, SPF text.
+    for body in [
+        "Upgrade to v2.10.3.1 tonight.",
+        "Received: from mx (203.0.113.7) by relay.example",
+        "spf=pass (sender IP is 198.51.100.4) smtp.mailfrom=a.example",
+        "The build 1.2.3.4 is out.",
+    ] {
+        assert!(none(&run(&plain("a@b.example", body)), "ip_url"), "{body}");
+    }
+    let f = run(&plain("a@b.example", "Open http://198.51.100.4/login now."));
+    assert!(has(&f, "ip_url", "http://198.51.100.4/login"), "{f:#?}");
+}
+
+#[test]
+fn suspicious_tld_and_punycode_need_a_host_position() {
+    // File names and CJK sentences are not domains.
+    for body in [
+        "Please open invoice.zip and the notes in readme.md today.",
+        "The clip is in holiday.mov as agreed.",
+        "请访问example.com了解详情",
+        "您好，请查看附件。关于.com的问题",
+        "欢迎访问我们的网站www.example.com。谢谢",
+        "文件名为报告.pdf，请查收",
+        "会议纪要.docx 已上传",
+    ] {
+        let f = run(&plain("a@b.example", body));
+        assert!(
+            none(&f, "suspicious_tld") && none(&f, "punycode_domain"),
+            "{body}: {f:#?}"
+        );
+    }
+    // URLs, addresses and link texts count whatever they end in.
+    let f = run(&plain(
+        "a@b.example",
+        "Open https://files-portal.zip/inv now.",
+    ));
+    assert!(has(&f, "suspicious_tld", "files-portal.zip"), "{f:#?}");
+    let f = run(&plain(
+        "a@b.example",
+        "Log in at secure-portal.top/login now.",
+    ));
+    assert!(has(&f, "suspicious_tld", "secure-portal.top"), "{f:#?}");
+    let body = "<p><a href=\"https://x.example/a\">secure-portal.top</a></p>";
+    let f = run(&html("a@b.example", body));
+    assert!(has(&f, "suspicious_tld", "secure-portal.top"), "{f:#?}");
+    let f = run(&plain(
+        "a@b.example",
+        "请访问 http://xn--80ak6aa92e.com/login 谢谢",
+    ));
+    assert!(has(&f, "punycode_domain", "xn--80ak6aa92e.com"), "{f:#?}");
+    // A CJK full stop ends the host.
+    let f = run(&plain("a@b.example", "请访问https://bank.example。谢谢"));
+    assert!(none(&f, "punycode_domain"), "{f:#?}");
+    // An `@` in a display name is not an address.
+    let f = run(&plain("客服@公司 <help@bank.example>", "Hi."));
+    assert!(none(&f, "punycode_domain"), "{f:#?}");
+}
+
+#[test]
+fn link_text_mismatch_through_security_gateways() {
+    let wrapped = [
+        "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fwww.northwindbank.example%2Flogin&amp;data=05",
+        "https://urldefense.proofpoint.com/v2/url?u=https-3A__www.northwindbank.example_login&amp;d=DwMF",
+        "https://urldefense.com/v3/__https://www.northwindbank.example/login__;!!AbC$",
+        "https://protect-us.mimecast.com/s/AbCd?domain=northwindbank.example",
+        "https://linkprotect.cudasvc.com/url?a=https%3a%2f%2fwww.northwindbank.example%2flogin&amp;c=E,1",
+        "https://secure-web.cisco.com/1AbC/https%3A%2F%2Fwww.northwindbank.example%2Flogin",
+    ];
+    for href in wrapped {
+        let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+        let f = run(&html("Northwind <a@northwindbank.example>", &body));
+        assert!(none(&f, "link_text_mismatch"), "{href}: {f:#?}");
+    }
+    // The wrapped URL goes elsewhere: still a mismatch.
+    let href = "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fevil.example%2Flogin&amp;data=05";
+    let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+    let f = run(&html("Northwind <a@northwindbank.example>", &body));
+    assert!(!none(&f, "link_text_mismatch"), "{f:#?}");
+    // A gateway link that cannot be read: no claim either way.
+    let href = "https://nam02.safelinks.protection.outlook.com/?data=05";
+    let body = format!("<p><a href=\"{href}\">https://www.northwindbank.example/login</a></p>");
+    let f = run(&html("Northwind <a@northwindbank.example>", &body));
+    assert!(
+        none(&f, "link_text_mismatch") && none(&f, "aligned_links"),
+        "{f:#?}"
+    );
+}
+
+/// Bank-change and payroll wording, in each language.
+#[test]
+fn bank_change_and_payroll_phrases() {
+    let cases: &[(&str, &str)] = &[
+        ("payment_request", "We have changed banks; please use our new bank account."),
+        ("payment_request", "Mudamos de banco. Use a nossa nova conta."),
+        ("payment_request", "Hemos cambiado de banco: esta es nuestra nueva cuenta."),
+        ("payment_request", "Mise à jour de nos coordonnées bancaires."),
+        ("payment_request", "Wegen Bankwechsel gilt unser neues Konto."),
+        ("pii_request", "Please update your direct deposit details before Friday."),
+        ("pii_request", "Les salariés qui n'auront pas confirmé leurs coordonnées bancaires seront payés en retard."),
+        ("pii_request", "Bitte bestätigen Sie Ihre Bankverbindung."),
+        ("pii_request", "Actualice sus datos de nómina."),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    let f = run(&plain(
+        "a@b.example",
+        "Our bank holiday schedule has changed. The new account manager is Sam.",
+    ));
+    assert!(
+        none(&f, "payment_request") && none(&f, "pii_request"),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn lookalikes_of_the_recipients_own_domain() {
+    for from in [
+        "ceo@acme-c0rp.example",
+        "ceo@acmecorp.example",
+        "payroll@acme-corp-payroll.top",
+    ] {
+        let f = run(&plain(&format!("Jordan <{from}>"), "Are you at your desk?"));
+        assert!(!none(&f, "lookalike_domain"), "{from}: {f:#?}");
+    }
+    // The recipient's own domain, or an unrelated one: no lookalike.
+    for from in ["ceo@acme-corp.example", "sam@globex.example"] {
+        let f = run(&plain(&format!("Jordan <{from}>"), "Are you at your desk?"));
+        assert!(none(&f, "lookalike_domain"), "{from}: {f:#?}");
+    }
+    // A free-mail recipient is no organisation to imitate.
+    let raw = "From: News <news@webmail-tips.example>\r\nTo: sam@webmail.example\r\n\r\nHi.";
+    assert!(none(&run(raw), "lookalike_domain"));
+}
+
+#[test]
+fn lookalikes_of_a_correspondent_earlier_in_the_thread() {
+    let body = |from: &str| {
+        format!(
+            "Here is the updated invoice.\n\nOn Mon, Sophie Renard <sophie@{from}> wrote:\n> Delivery is on Thursday."
+        )
+    };
+    let f = run(&plain(
+        "Sophie Renard <sophie@be1cour-supplies.example>",
+        &body("belcour.example"),
+    ));
+    assert!(
+        has(&f, "lookalike_domain", "be1cour-supplies.example"),
+        "{f:#?}"
+    );
+    // Same domain, or another person quoted: nothing.
+    let f = run(&plain(
+        "Sophie Renard <sophie@belcour.example>",
+        &body("belcour.example"),
+    ));
+    assert!(none(&f, "lookalike_domain"), "{f:#?}");
+    let f = run(&plain(
+        "Sam Ortiz <sam@be1cour-supplies.example>",
+        &body("belcour.example"),
+    ));
+    assert!(none(&f, "lookalike_domain"), "{f:#?}");
+}
+
+#[test]
+fn aligned_links_need_a_sender_that_is_not_suspect() {
+    let body = "<p><a href=\"https://paie-portal.top/login\">Sign in</a></p>";
+    let f = run(&html("HR <hr@paie-portal.top>", body));
+    assert!(none(&f, "aligned_links"), "{f:#?}");
+    let body = "<p><a href=\"https://globex.example/login\">Sign in</a></p>";
+    let f = run(&html("HR <hr@globex.example>", body));
+    assert!(!none(&f, "aligned_links"), "{f:#?}");
+}
+
+#[test]
+fn click_tracking_of_an_authenticated_sender_is_no_mismatch() {
+    let raw = |auth: &str| {
+        format!(
+            "From: Cerisaie <news@cerisaie.example>\r\nTo: dana@acme-corp.example\r\n{auth}\
+             Subject: News\r\nContent-Type: text/html\r\n\r\n\
+             <p><a href=\"https://links.esp-mailer.example/ls/click?upn=abc\">www.cerisaie.example</a></p>"
+        )
+    };
+    let pass = "Authentication-Results: mx.acme-corp.example; dkim=pass header.d=cerisaie.example; spf=pass smtp.mailfrom=cerisaie.example\r\n";
+    assert!(none(&run(&raw(pass)), "link_text_mismatch"));
+    // Unauthenticated (a spoofed From): the same link is a mismatch.
+    let f = run(&raw(""));
+    assert!(!none(&f, "link_text_mismatch"), "{f:#?}");
+}
+
+#[test]
+fn mailbox_full_and_address_greetings_in_each_language() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "urgency_threat",
+            "Ihr Postfach hat 99 % des verfügbaren Speicherplatzes erreicht.",
+        ),
+        (
+            "urgency_threat",
+            "Eingehende Nachrichten werden an den Absender zurückgeschickt.",
+        ),
+        (
+            "urgency_threat",
+            "Su buzón ha alcanzado el 99 % de su capacidad.",
+        ),
+        (
+            "urgency_threat",
+            "Los mensajes entrantes se devolverán al remitente.",
+        ),
+        (
+            "urgency_threat",
+            "Votre boîte de réception a atteint sa limite.",
+        ),
+        ("urgency_threat", "A sua caixa de correio atingiu o limite."),
+        (
+            "urgency_threat",
+            "Your mailbox has reached 99% of its quota.",
+        ),
+        ("generic_greeting", "Hallo jana.vogel@falkner.example,"),
+        ("generic_greeting", "Estimado/a lucia@ribera.example:"),
+        ("generic_greeting", "Cher contribuable,"),
+        ("urgency_threat", "Seus pontos vão expirar amanhã."),
+        ("urgency_threat", "Regularize sua situação cadastral."),
+        ("urgency_threat", "Sus puntos caducan este mes."),
+        (
+            "credential_request",
+            "We were unable to verify your account information.",
+        ),
+        (
+            "pii_request",
+            "Colaboradores que não confirmarem os dados bancários até o dia 25.",
+        ),
+    ];
+    for (category, body) in cases {
+        let f = run(&plain("a@b.example", body));
+        assert!(!none(&f, category), "{category}: {body}: {f:#?}");
+    }
+    // A greeting by name is not generic.
+    let f = run(&plain("a@b.example", "Hallo Jana,\nbis morgen."));
+    assert!(none(&f, "generic_greeting"), "{f:#?}");
+}
