@@ -1,9 +1,14 @@
 //! MIME and RFC 5322 through `mail-parser`: the headers the model needs
 //! (RFC 2047 decoded), the first HTML and plain-text bodies, attachments
-//! listed by name, type and size, never inlined.
+//! listed by name, type and size, never inlined. Malformed MIME is read as
+//! mail clients read it ([`lenient`]): the only text part of a message is
+//! never demoted to an attachment.
 
-use mail_parser::{Address, MessageParser, MimeHeaders, PartType};
+mod lenient;
 
+use mail_parser::{Address, Message, MessageParser, MessagePart, MimeHeaders, PartType};
+
+use super::render::human_size;
 use super::EmailLimits;
 
 /// Why a message could not be read.
@@ -129,30 +134,43 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
         .parse(raw)
         .ok_or(EmailError::NotAMessage)?;
     let headers = Headers {
-        from: message.from().and_then(addresses),
-        reply_to: message.reply_to().and_then(addresses),
+        from: address_header(&message, "From", message.from()),
+        reply_to: address_header(&message, "Reply-To", message.reply_to()),
         return_path: message.return_address().map(collapse),
-        to: message.to().and_then(addresses),
+        to: address_header(&message, "To", message.to()),
         date: message.header_raw("Date").map(collapse),
         subject: message.subject().map(collapse),
         message_id: message.message_id().map(collapse),
-        authentication_results: message.header_raw("Authentication-Results").map(collapse),
+        authentication_results: message
+            .header_raw("Authentication-Results")
+            .map(|v| collapse(&decode_unstructured(v))),
     };
     let mut email = Email {
         headers,
         ..Email::default()
     };
+    let raw = message.raw_message();
     for id in message.html_body.iter().chain(&message.text_body) {
         let Some(part) = message.part(*id) else {
             continue;
         };
         match &part.body {
-            PartType::Html(html) if email.html.is_none() => email.html = Some(html.to_string()),
-            PartType::Text(text) if email.text.is_none() => email.text = Some(text.to_string()),
+            PartType::Html(html) if email.html.is_none() => {
+                email.html = Some(body_text(raw, part, html));
+            }
+            PartType::Text(text) if email.text.is_none() => {
+                email.text = Some(body_text(raw, part, text));
+            }
             _ => {}
         }
     }
-    for part in message.attachments() {
+    let taken = take_unnamed_text_parts(&message, &mut email);
+    for part in message
+        .attachments
+        .iter()
+        .filter(|id| !taken.contains(id))
+        .filter_map(|id| message.part(*id))
+    {
         let mime_type = part
             .content_type()
             .map(|ct| match ct.subtype() {
@@ -171,6 +189,130 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
         });
     }
     Ok(email)
+}
+
+/// A body part's text: as `mail-parser` decoded it, or decoded again from
+/// the raw bytes when it could not (a base64 body with text after it), or
+/// when its `Content-Type` needed repair (its charset was lost); a note in
+/// place of text that cannot be decoded.
+fn body_text(raw: &[u8], part: &MessagePart<'_>, decoded: &str) -> String {
+    if !part.is_encoding_problem && !lenient::type_was_repaired(part.content_type()) {
+        return decoded.to_string();
+    }
+    let ty = lenient::part_type(part.content_type());
+    let text = lenient::decode_part(raw, part, ty.charset.as_deref());
+    if lenient::undecodable(&text) {
+        return undecodable_note(&ty.mime, raw, part);
+    }
+    text
+}
+
+/// `[undecodable part: text/html, 3 KB]`, sized by the part's raw bytes.
+fn undecodable_note(mime: &str, raw: &[u8], part: &MessagePart<'_>) -> String {
+    let size = (part.raw_end_offset() as usize)
+        .min(raw.len())
+        .saturating_sub(part.raw_body_offset() as usize);
+    format!("[undecodable part: {mime}, {}]", human_size(size as u64))
+}
+
+/// Text parts `mail-parser` listed as attachments although nothing names
+/// them one (no file name, not `Content-Disposition: attachment`) — a
+/// `Content-Type` missing its `;`, an encoding it could not undo — taken as
+/// the HTML or plain body that is missing; when neither is found, the first
+/// such `text/*` part is the plain body. Returns the part ids taken.
+fn take_unnamed_text_parts(message: &Message<'_>, email: &mut Email) -> Vec<u32> {
+    let mut taken = Vec::new();
+    if email.html.is_some() && email.text.is_some() {
+        return taken;
+    }
+    let raw = message.raw_message();
+    let candidates = message.attachments.iter().filter_map(|id| {
+        let part = message.part(*id)?;
+        let unnamed = part.attachment_name().is_none()
+            && !part
+                .content_disposition()
+                .is_some_and(|d| d.is_attachment())
+            && matches!(
+                part.body,
+                PartType::Text(_)
+                    | PartType::Html(_)
+                    | PartType::Binary(_)
+                    | PartType::InlineBinary(_)
+            );
+        let ty = lenient::part_type(part.content_type());
+        (unnamed && ty.mime.starts_with("text/")).then_some((*id, part, ty))
+    });
+    let mut other: Option<(u32, &MessagePart<'_>, lenient::PartType)> = None;
+    for (id, part, ty) in candidates {
+        let slot = match ty.mime.as_str() {
+            "text/html" => &mut email.html,
+            "text/plain" => &mut email.text,
+            _ => {
+                other.get_or_insert((id, part, ty));
+                continue;
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(decode_or_note(raw, part, &ty));
+            taken.push(id);
+        }
+    }
+    if email.html.is_none() && email.text.is_none() {
+        if let Some((id, part, ty)) = other {
+            email.text = Some(decode_or_note(raw, part, &ty));
+            taken.push(id);
+        }
+    }
+    taken
+}
+
+fn decode_or_note(raw: &[u8], part: &MessagePart<'_>, ty: &lenient::PartType) -> String {
+    let text = lenient::decode_part(raw, part, ty.charset.as_deref());
+    if lenient::undecodable(&text) {
+        undecodable_note(&ty.mime, raw, part)
+    } else {
+        text
+    }
+}
+
+/// An address header's mailboxes; parsed again with adjacent encoded words
+/// joined when `mail-parser` would have put a space between them.
+fn address_header(
+    message: &Message<'_>,
+    name: &str,
+    parsed: Option<&Address<'_>>,
+) -> Option<String> {
+    if let Some(raw) = message.header_raw(name) {
+        if let std::borrow::Cow::Owned(joined) = lenient::join_encoded_words(raw) {
+            let header = format!("{name}: {}\r\n\r\n", joined.trim());
+            let reparsed = MessageParser::default().parse(header.as_bytes());
+            let address = reparsed.as_ref().and_then(|m| match name {
+                "From" => m.from(),
+                "Reply-To" => m.reply_to(),
+                _ => m.to(),
+            });
+            if let Some(rendered) = address.and_then(addresses) {
+                return Some(rendered);
+            }
+        }
+    }
+    parsed.and_then(addresses)
+}
+
+/// An unstructured header value with its encoded words decoded (as
+/// `mail-parser` decodes a subject), adjacent ones joined.
+fn decode_unstructured(value: &str) -> String {
+    if !value.contains("=?") {
+        return value.to_string();
+    }
+    let header = format!(
+        "Subject: {}\r\n\r\n",
+        lenient::join_encoded_words(value).trim()
+    );
+    MessageParser::default()
+        .parse(header.as_bytes())
+        .and_then(|m| m.subject().map(str::to_string))
+        .unwrap_or_else(|| value.to_string())
 }
 
 /// Every message of an mbox file (`From ` separator lines), each parsed as

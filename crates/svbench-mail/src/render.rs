@@ -225,7 +225,7 @@ fn plain_links(text: &str, max: usize) -> (Vec<Link>, Vec<usize>) {
 }
 
 /// `812 B`, `2 KB`, `3.4 MB`.
-fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     const KB: u64 = 1024;
     match bytes {
         b if b < KB => format!("{b} B"),

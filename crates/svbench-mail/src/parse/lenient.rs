@@ -1,0 +1,246 @@
+//! Reading what mail clients read from malformed MIME: a `Content-Type`
+//! missing the `;` before its parameters, a base64 body followed by plain
+//! text (a footer added by a list or gateway), and encoded words that
+//! `mail-parser` joins with a space inside a quoted display name.
+//!
+//! `mail-parser` cannot be configured for these, so the parts concerned are
+//! decoded again here from the raw bytes it points at, and headers are
+//! repaired before it parses them again.
+
+use std::borrow::Cow;
+
+use mail_parser::decoders::charsets::map::charset_decoder;
+use mail_parser::decoders::quoted_printable::quoted_printable_decode;
+use mail_parser::{ContentType, MessagePart, MimeHeaders};
+
+/// A part's `type/subtype` (lower case) and charset, read leniently:
+/// `text/html charset=windows-1252` is `text/html` with that charset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PartType {
+    pub mime: String,
+    pub charset: Option<String>,
+}
+
+/// The type of a part, repairing a subtype that swallowed its parameters.
+pub(super) fn part_type(ct: Option<&ContentType<'_>>) -> PartType {
+    let Some(ct) = ct else {
+        return PartType {
+            mime: "text/plain".to_string(),
+            charset: None,
+        };
+    };
+    let ctype = ct.ctype().trim().to_ascii_lowercase();
+    let subtype = ct.subtype().unwrap_or("").trim();
+    let (sub, params) = match subtype.find(|c: char| c.is_whitespace() || c == ';') {
+        Some(i) => (&subtype[..i], Some(&subtype[i..])),
+        None => (subtype, None),
+    };
+    let charset = ct
+        .attribute("charset")
+        .map(str::to_string)
+        .or_else(|| params.and_then(charset_param));
+    let mime = if sub.is_empty() {
+        ctype
+    } else {
+        format!("{ctype}/{}", sub.to_ascii_lowercase())
+    };
+    PartType { mime, charset }
+}
+
+/// The `charset=` parameter of text that should have been parameters
+/// (`charset="windows-1252`, quotes possibly unbalanced).
+fn charset_param(params: &str) -> Option<String> {
+    params
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter_map(|p| p.split_once('='))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+        .map(|(_, value)| value.trim().trim_matches(['"', '\'']).to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// The subtype held parameters (a `Content-Type` missing its `;`).
+pub(super) fn type_was_repaired(ct: Option<&ContentType<'_>>) -> bool {
+    ct.and_then(|c| c.subtype())
+        .is_some_and(|s| s.contains(|c: char| c.is_whitespace() || c == '=' || c == ';'))
+}
+
+/// A part's text decoded from the raw message: its transfer encoding undone
+/// leniently (base64 up to where it stops being base64, the rest kept as
+/// text), then its charset (UTF-8, lossily, when none is known).
+pub(super) fn decode_part(raw: &[u8], part: &MessagePart<'_>, charset: Option<&str>) -> String {
+    let start = part.raw_body_offset() as usize;
+    let end = (part.raw_end_offset() as usize).min(raw.len());
+    let body = raw.get(start..end).unwrap_or_default();
+    let encoding = part
+        .content_transfer_encoding()
+        .map(|e| e.trim().to_ascii_lowercase());
+    let bytes: Cow<'_, [u8]> = match encoding.as_deref() {
+        Some("base64") => Cow::Owned(base64_then_text(body)),
+        Some("quoted-printable") => {
+            quoted_printable_decode(body).map_or(Cow::Borrowed(body), Cow::Owned)
+        }
+        _ => Cow::Borrowed(body),
+    };
+    match charset.and_then(|c| charset_decoder(c.as_bytes())) {
+        Some(decode) => decode(&bytes),
+        None => String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+/// Base64 lines decoded until a line that is not base64 (or a blank line,
+/// or the line after padding); every byte from there on is kept as it is.
+fn base64_then_text(body: &[u8]) -> Vec<u8> {
+    let mut data: Vec<u8> = Vec::with_capacity(body.len());
+    let mut rest_at = body.len();
+    let mut at = 0usize;
+    let mut line_len: Option<usize> = None;
+    while at < body.len() {
+        let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i + 1);
+        let line = body[at..end].trim_ascii();
+        let is_base64 = !line.is_empty()
+            && line
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+        if line.is_empty() && line_len.is_none() {
+            at = end;
+            continue;
+        }
+        if !is_base64 {
+            rest_at = at;
+            break;
+        }
+        data.extend_from_slice(line);
+        // Padding, or a line shorter than the first, ends the data.
+        let first = *line_len.get_or_insert(line.len());
+        at = end;
+        if line.contains(&b'=') || line.len() < first {
+            rest_at = at;
+            break;
+        }
+    }
+    let mut out = decode_base64(&data);
+    if let Some(rest) = body.get(rest_at..) {
+        let rest = rest.trim_ascii_start();
+        if !rest.is_empty() {
+            if !out.is_empty() && !out.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            out.extend_from_slice(rest);
+        }
+    }
+    out
+}
+
+/// Standard base64 (padding optional, stopping at the first `=`).
+fn decode_base64(data: &[u8]) -> Vec<u8> {
+    let value = |b: u8| -> Option<u32> {
+        Some(match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(data.len() / 4 * 3 + 3);
+    let mut acc = 0u32;
+    let mut bits = 0u32;
+    for &b in data {
+        let Some(v) = value(b) else {
+            break;
+        };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// Whether decoded text is mostly not text: replacement characters and
+/// control characters make up more than a tenth of it.
+pub(super) fn undecodable(text: &str) -> bool {
+    let mut total = 0usize;
+    let mut bad = 0usize;
+    for c in text.chars() {
+        total += 1;
+        if c == '\u{FFFD}' || (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0C')) {
+            bad += 1;
+        }
+    }
+    bad > 0 && bad * 10 > total
+}
+
+/// Whitespace between two adjacent encoded words removed (RFC 2047 §6.2:
+/// it is not displayed), also inside quoted strings, where `mail-parser`
+/// keeps it (`"=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?="` → `Microsoft`).
+pub(super) fn join_encoded_words(value: &str) -> Cow<'_, str> {
+    if !value.contains("?=") {
+        return Cow::Borrowed(value);
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    let mut changed = false;
+    while let Some(i) = rest.find("?=") {
+        let (head, tail) = rest.split_at(i + 2);
+        out.push_str(head);
+        let after = tail.trim_start_matches([' ', '\t', '\r', '\n']);
+        if after.len() < tail.len() && after.starts_with("=?") {
+            changed = true;
+            rest = after;
+        } else {
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_then_a_footer() {
+        let body = b"SGVsbG8gd29ybGQsIHRoaXMgaXMgdGhl\r\nIGJvZHku\r\n\r\n-- \r\nList footer: visit example.com\r\n";
+        let out = String::from_utf8(base64_then_text(body)).unwrap();
+        assert_eq!(
+            out,
+            "Hello world, this is the body.\n-- \r\nList footer: visit example.com\r\n"
+        );
+        // All base64: nothing left over.
+        assert_eq!(base64_then_text(b"aGk=\r\n"), b"hi");
+        // Not base64 at all: kept as written.
+        assert_eq!(
+            base64_then_text(b"plain words here\n"),
+            b"plain words here\n"
+        );
+    }
+
+    #[test]
+    fn adjacent_encoded_words_are_joined() {
+        assert_eq!(
+            join_encoded_words("\"=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?=\" <a@b.test>"),
+            "\"=?utf-8?B?TWljcm8=?==?utf-8?B?c29mdA==?=\" <a@b.test>"
+        );
+        assert_eq!(join_encoded_words("=?x?Q?a?= b"), "=?x?Q?a?= b");
+        assert!(matches!(join_encoded_words("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn undecodable_text() {
+        assert!(undecodable("\u{FFFD}\u{FFFD}\u{1}ab"));
+        assert!(!undecodable(
+            "caf\u{e9} ok, one \u{FFFD} in a long line of text"
+        ));
+        assert!(!undecodable(""));
+    }
+}
