@@ -700,6 +700,32 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
 
+        /// The walk's text is already tidy, so the offsets it records (each
+        /// link's end) stay valid, and each link's rendering ends there.
+        #[test]
+        fn the_text_is_tidy_and_link_ends_point_into_it(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "<p>", "</p>", "<br>", "<li>", "<div style=\"font-size:0\">", "</div>",
+                "<span style=\"font-size:12px\">", "</span>", "<a href=\"http://x.test/a b\">",
+                "<a href=\"y.test\">", "</a>", "<img alt=\" a \">", " ", "\n", "&nbsp;", "word",
+                "\u{200b}", "<b>", "</b>", "<td>", "<table>", "x.test", "\u{a0}\u{2003}",
+            ]), 0..40),
+        ) {
+            let html: String = pieces.concat();
+            let t = text(&html);
+            proptest::prop_assert_eq!(super::super::tidy_lines(&t.text), t.text.clone());
+            proptest::prop_assert_eq!(t.links.len(), t.link_ends.len());
+            for (link, end) in t.links.iter().zip(&t.link_ends) {
+                let before = t.text.get(..*end);
+                proptest::prop_assert!(before.is_some(), "{html:?}");
+                let before = before.unwrap_or_default();
+                proptest::prop_assert!(
+                    before.ends_with(']') || before.ends_with(link.visible_text.as_str()),
+                    "{html:?} {link:?} {before:?}"
+                );
+            }
+        }
+
         /// Whatever html5ever reads as a tag, the pass has counted: with a
         /// limit of 3, no element of the tree has more.
         #[test]
