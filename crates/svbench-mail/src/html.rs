@@ -1,6 +1,7 @@
 //! HTML reduced to the text a mail client shows, deterministically: one
 //! iterative walk over html5ever's DOM (no recursion, so nesting depth costs
-//! nothing), skipping `head`, `script`, `style` and hidden elements.
+//! nothing), skipping `head`, `script`, `style` and what inline styles hide
+//! from the reader ([`style`]: inherited as a browser inherits it).
 //!
 //! The part is cut before parsing at `max_html_bytes`, `max_html_tags` and
 //! the attribute limits ([`super::tags`]), so that html5ever's work is
