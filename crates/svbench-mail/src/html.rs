@@ -26,7 +26,7 @@ mod color;
 mod style;
 
 use color::parse_color;
-use style::{parse_style, Inherited, Style};
+use style::{is_box, parse_style, Display, Inherited, Style};
 
 /// Nodes walked between two deadline checks.
 const CHECK_EVERY: usize = 4_096;
@@ -236,6 +236,7 @@ impl Walk {
         if let Some(skip) = &self.skipping {
             if skip.hidden && matches!(node.value(), Node::Text(t) if !t.trim().is_empty()) {
                 self.hidden_text = true;
+                self.hidden_nodes += 1;
             }
             return;
         }
@@ -261,9 +262,13 @@ impl Walk {
                 }
                 // Parsed once per element, and only when there is a style.
                 let style = e.attr("style").map(parse_style);
+                let display = style.as_ref().and_then(|s| s.display);
                 let hidden_attr =
-                    e.attr("hidden").is_some() && !style.as_ref().is_some_and(|s| s.display_shown);
-                if hidden_attr || style.as_ref().is_some_and(|s| s.hides_subtree) {
+                    e.attr("hidden").is_some() && display.is_none_or(|d| d == Display::None);
+                let hidden_style = style
+                    .as_ref()
+                    .is_some_and(|s| s.hides_subtree || (s.collapsed && is_box(name, display)));
+                if hidden_attr || hidden_style {
                     self.skipping = Some(Skipping {
                         id: node.id(),
                         hidden: true,

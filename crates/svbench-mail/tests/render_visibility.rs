@@ -146,6 +146,41 @@ const CASES: &[(&str, &str, bool)] = &[
         "Hi",
         true,
     ),
+    // Heights do not apply to inline elements, and table parts grow to
+    // their content: neither is collapsed by a zero height.
+    (
+        r#"<span style="max-height:0;overflow:hidden">inline</span>"#,
+        "inline",
+        false,
+    ),
+    (
+        r#"<table style="height:0;overflow:hidden"><tr><td style="height:0;overflow:hidden">cell</td></tr></table>"#,
+        "cell",
+        false,
+    ),
+    (
+        r#"<span style="display:block;max-height:0;overflow:hidden">preview</span>Body"#,
+        "Body",
+        true,
+    ),
+    // A link whose only words sit in a hidden element is not shown either.
+    (
+        r#"<p>Hi <a href="https://t.example/o"><span style="display:none">open</span></a></p>"#,
+        "Hi",
+        true,
+    ),
+    // A numeric weight in the font shorthand is not a size.
+    (
+        r#"<div style="font-size:0"><span style="font:700 14px Arial">Sale</span></div>"#,
+        "Sale",
+        false,
+    ),
+    // Transparent text; a descendant with a colour shows again.
+    (
+        r#"<div style="color:transparent">x<span style="color:#000">y</span></div>"#,
+        "y",
+        true,
+    ),
     // Transparent text.
     (
         r#"<p style="color:transparent">clear</p><p>ok</p>"#,

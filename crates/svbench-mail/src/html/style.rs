@@ -11,11 +11,14 @@ use super::color::{parse_color, Paint, Rgb};
 /// How the element itself changes the inherited visibility state.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(super) struct Style {
-    /// `display:none`, `opacity:0`, or a zero height or width with
-    /// `overflow:hidden`: the subtree is not shown, whatever it sets.
+    /// `display:none` or `opacity:0`: the subtree is not shown, whatever
+    /// it sets.
     pub hides_subtree: bool,
-    /// `display` set to something other than `none` (undoes `hidden`).
-    pub display_shown: bool,
+    /// A zero height or width with `overflow:hidden`: the subtree is not
+    /// shown when the element is a box those apply to (see [`is_box`]).
+    pub collapsed: bool,
+    /// The `display` value, when one is set.
+    pub display: Option<Display>,
     /// `visibility`: `Some(false)` hidden, `Some(true)` visible again.
     pub visibility: Option<bool>,
     /// `font-size` (or the size of the `font` shorthand).
@@ -25,6 +28,67 @@ pub(super) struct Style {
     /// `background-color` / `background`: `Some(None)` when an image or a
     /// colour that cannot be read makes the background unknown.
     pub background: Option<Option<Paint>>,
+}
+
+/// What a `display` value makes of the element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Display {
+    /// `none`.
+    None,
+    /// `inline`: heights, widths and overflow do not apply.
+    Inline,
+    /// A table part: it grows to its content whatever its height.
+    Table,
+    /// A block, inline block, flex or grid box, a list item.
+    Box,
+}
+
+impl Display {
+    fn parse(value: &str) -> Option<Display> {
+        let v = value.trim();
+        let any = |names: &[&str]| names.iter().any(|n| v.eq_ignore_ascii_case(n));
+        Some(if any(&["none"]) {
+            Display::None
+        } else if any(&["inline", "contents"]) {
+            Display::Inline
+        } else if v.len() >= 5 && v[..5].eq_ignore_ascii_case("table") {
+            Display::Table
+        } else if v.is_empty() {
+            return None;
+        } else {
+            Display::Box
+        })
+    }
+}
+
+/// Whether a zero height or width with `overflow:hidden` hides what an
+/// element holds: only on a box (a block by default or by `display`), not
+/// on inline elements (they have no height) or table parts (they grow).
+pub(super) fn is_box(name: &str, display: Option<Display>) -> bool {
+    const BLOCKS: [&str; 18] = [
+        "div",
+        "p",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "center",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+    ];
+    match display {
+        Some(d) => d == Display::Box,
+        None => BLOCKS.contains(&name),
+    }
 }
 
 /// A `font-size` value.
@@ -48,7 +112,7 @@ pub(super) struct Inherited {
     /// `visibility:hidden` applies.
     pub invisible: bool,
     /// The text colour, where one is stated inline.
-    pub color: Option<Rgb>,
+    pub color: Option<Paint>,
     /// The background behind the element, where one is stated inline and
     /// nothing unknown (an image) was painted over it since.
     pub background: Option<Rgb>,
@@ -66,11 +130,8 @@ impl Inherited {
         if let Some(visible) = style.visibility {
             next.invisible = !visible;
         }
-        match style.color {
-            Some(Paint::Color(c)) => next.color = Some(c),
-            // `transparent` text is not shown at all.
-            Some(Paint::Transparent) => next.invisible = true,
-            None => {}
+        if style.color.is_some() {
+            next.color = style.color;
         }
         match style.background {
             Some(Some(Paint::Color(c))) => next.background = Some(c),
@@ -83,7 +144,14 @@ impl Inherited {
 
     /// Text under this state is not seen by the reader.
     pub fn hides_text(&self) -> bool {
-        self.font_zero || self.invisible || (self.color.is_some() && self.color == self.background)
+        self.font_zero
+            || self.invisible
+            || match self.color {
+                // `transparent` text is not shown at all.
+                Some(Paint::Transparent) => true,
+                Some(Paint::Color(c)) => self.background == Some(c),
+                None => false,
+            }
     }
 }
 
@@ -114,7 +182,7 @@ impl<T> Slot<T> {
 
 /// Read an inline `style` attribute once.
 pub(super) fn parse_style(style: &str) -> Style {
-    let mut display: Slot<bool> = Slot::default();
+    let mut display: Slot<Option<Display>> = Slot::default();
     let mut visibility: Slot<bool> = Slot::default();
     let mut opacity_zero: Slot<bool> = Slot::default();
     let mut font_size: Slot<Option<FontSize>> = Slot::default();
@@ -131,7 +199,7 @@ pub(super) fn parse_style(style: &str) -> Style {
         let (value, imp) = important(value);
         let is = |n: &str| name.eq_ignore_ascii_case(n);
         if is("display") {
-            display.set(value.eq_ignore_ascii_case("none"), imp);
+            display.set(Display::parse(value), imp);
         } else if is("visibility") {
             visibility.set(
                 !(value.eq_ignore_ascii_case("hidden") || value.eq_ignore_ascii_case("collapse")),
@@ -144,11 +212,16 @@ pub(super) fn parse_style(style: &str) -> Style {
         } else if is("font-size") {
             font_size.set(parse_font_size(value), imp);
         } else if is("font") {
-            // `font: 0/0 a`: the size is the first token that is a length.
+            // `font: 0/0 a`, `font: 700 14px Arial`: the size is the token
+            // before a `/`, or a length with a unit (a bare number other
+            // than zero is a weight).
             let size = value
                 .split_whitespace()
+                .find(|t| {
+                    t.contains('/')
+                        || number(t).is_some_and(|(n, unit)| n == 0.0 || !unit.is_empty())
+                })
                 .map(|t| t.split('/').next().unwrap_or(t))
-                .find(|t| t.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
                 .and_then(parse_font_size);
             if size.is_some() {
                 font_size.set(size, imp);
@@ -171,11 +244,12 @@ pub(super) fn parse_style(style: &str) -> Style {
             overflow_hidden.set(value.eq_ignore_ascii_case("hidden"), imp);
         }
     }
-    let collapsed = overflow_hidden.value == Some(true)
-        && (zero_height.value == Some(true) || zero_width.value == Some(true));
+    let display = display.value.flatten();
     Style {
-        hides_subtree: display.value == Some(true) || opacity_zero.value == Some(true) || collapsed,
-        display_shown: display.value == Some(false),
+        hides_subtree: display == Some(Display::None) || opacity_zero.value == Some(true),
+        collapsed: overflow_hidden.value == Some(true)
+            && (zero_height.value == Some(true) || zero_width.value == Some(true)),
+        display,
         visibility: visibility.value,
         font_size: font_size.value.flatten(),
         color: match color.value {
@@ -285,7 +359,7 @@ mod tests {
             "a later plain declaration loses to !important"
         );
         let s = parse_style("display:none; display:block");
-        assert!(!s.hides_subtree && s.display_shown);
+        assert!(!s.hides_subtree && s.display == Some(Display::Box));
         assert_eq!(parse_style("font:0/0 a").font_size, Some(FontSize::Zero));
         assert_eq!(
             parse_style("font-size:1.5em").font_size,
@@ -295,8 +369,13 @@ mod tests {
             parse_style("font-size: 16px").font_size,
             Some(FontSize::Absolute)
         );
-        assert!(parse_style("max-height:0px;overflow:hidden").hides_subtree);
-        assert!(!parse_style("max-height:0px").hides_subtree);
+        assert!(parse_style("max-height:0px;overflow:hidden").collapsed);
+        assert!(!parse_style("max-height:0px").collapsed);
+        assert_eq!(
+            parse_style("font:700 14px Arial").font_size,
+            Some(FontSize::Absolute)
+        );
+        assert_eq!(parse_style("font:bold 0 a").font_size, Some(FontSize::Zero));
         assert!(parse_style("opacity:0.0").hides_subtree);
         assert!(!parse_style("opacity:0.5").hides_subtree);
         assert_eq!(
