@@ -51,7 +51,7 @@ impl Display {
             Display::None
         } else if any(&["inline", "contents"]) {
             Display::Inline
-        } else if v.len() >= 5 && v[..5].eq_ignore_ascii_case("table") {
+        } else if v.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("table")) {
             Display::Table
         } else if v.is_empty() {
             return None;
@@ -382,5 +382,30 @@ mod tests {
             parse_style("background:url(x.png) #fff").background,
             Some(None)
         );
+        assert_eq!(
+            parse_style("display:abcd\u{20ac}").display,
+            Some(Display::Box)
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_style_is_read_without_panicking(style in "\\PC{0,80}") {
+            let _ = parse_style(&style);
+        }
+
+        #[test]
+        fn any_declaration_of_known_properties_is_read(
+            decls in proptest::collection::vec((
+                proptest::sample::select(vec![
+                    "display", "font", "font-size", "color", "background", "background-color",
+                    "visibility", "opacity", "max-height", "width", "overflow",
+                ]),
+                "[ !#%()/,.0-9a-zA-Z\u{e9}\u{20ac}]{0,20}",
+            ), 0..6),
+        ) {
+            let style: String = decls.iter().map(|(n, v)| format!("{n}:{v};")).collect();
+            let _ = parse_style(&style);
+        }
     }
 }
