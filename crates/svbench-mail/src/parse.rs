@@ -130,9 +130,22 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Err(EmailError::NotAMessage);
     }
-    let message = MessageParser::default()
+    let first = MessageParser::default()
         .parse(raw)
         .ok_or(EmailError::NotAMessage)?;
+    // A `Content-Type` missing its `;` hides a multipart's boundary (and a
+    // part's charset): parse once more with it put back.
+    let broken = first
+        .parts
+        .iter()
+        .any(|p| lenient::type_was_repaired(p.content_type()));
+    let repaired = broken.then(|| lenient::repair_content_types(raw)).flatten();
+    let message = match &repaired {
+        Some(bytes) => MessageParser::default()
+            .parse(bytes)
+            .ok_or(EmailError::NotAMessage)?,
+        None => first,
+    };
     let headers = Headers {
         from: address_header(&message, "From", message.from()),
         reply_to: address_header(&message, "Reply-To", message.reply_to()),
@@ -196,15 +209,33 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
 /// when its `Content-Type` needed repair (its charset was lost); a note in
 /// place of text that cannot be decoded.
 fn body_text(raw: &[u8], part: &MessagePart<'_>, decoded: &str) -> String {
-    if !part.is_encoding_problem && !lenient::type_was_repaired(part.content_type()) {
-        return decoded.to_string();
-    }
     let ty = lenient::part_type(part.content_type());
-    let text = lenient::decode_part(raw, part, ty.charset.as_deref());
-    if lenient::undecodable(&text) {
-        return undecodable_note(&ty.mime, raw, part);
+    let text = if part.is_encoding_problem || lenient::type_was_repaired(part.content_type()) {
+        lenient::decode_part(raw, part, ty.charset.as_deref())
+    } else {
+        decoded.to_string()
+    };
+    readable_or_note(text, raw, part, &ty)
+}
+
+/// `text` when it reads as text; else the part decoded as windows-1252
+/// (what mail clients fall back to for 8-bit text in the wrong charset)
+/// when that does; else the undecodable note.
+fn readable_or_note(
+    text: String,
+    raw: &[u8],
+    part: &MessagePart<'_>,
+    ty: &lenient::PartType,
+) -> String {
+    if !lenient::undecodable(&text) {
+        return text;
     }
-    text
+    let latin = lenient::decode_part(raw, part, Some("windows-1252"));
+    if lenient::undecodable(&latin) {
+        undecodable_note(&ty.mime, raw, part)
+    } else {
+        latin
+    }
 }
 
 /// `[undecodable part: text/html, 3 KB]`, sized by the part's raw bytes.
@@ -268,11 +299,7 @@ fn take_unnamed_text_parts(message: &Message<'_>, email: &mut Email) -> Vec<u32>
 
 fn decode_or_note(raw: &[u8], part: &MessagePart<'_>, ty: &lenient::PartType) -> String {
     let text = lenient::decode_part(raw, part, ty.charset.as_deref());
-    if lenient::undecodable(&text) {
-        undecodable_note(&ty.mime, raw, part)
-    } else {
-        text
-    }
+    readable_or_note(text, raw, part, ty)
 }
 
 /// An address header's mailboxes; parsed again with adjacent encoded words

@@ -26,6 +26,17 @@ fn a_content_type_missing_its_semicolon() {
 }
 
 #[test]
+fn a_multipart_whose_boundary_follows_no_semicolon() {
+    let raw = "From: a@b.test\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative boundary=\"alt\"\r\n\r\n\
+               --alt\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nPlain version\r\n\
+               --alt\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>Your <b>invoice</b> is ready</p>\r\n--alt--\r\n";
+    assert_eq!(
+        rendered(raw.as_bytes()),
+        "From: a@b.test\n\nYour invoice is ready"
+    );
+}
+
+#[test]
 fn a_base64_body_followed_by_a_plain_footer() {
     // "<p>Your parcel is on hold.</p>" then a gateway's footer.
     let html = "From: a@b.test\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n\
@@ -65,6 +76,15 @@ fn the_only_text_part_is_never_an_attachment() {
     let text = rendered(raw.as_bytes());
     assert!(text.contains("Attachments: a.html ("), "{text}");
     assert!(text.ends_with("\n\nSee attached."), "{text}");
+}
+
+#[test]
+fn eight_bit_text_in_the_wrong_charset_falls_back_to_windows_1252() {
+    let raw = b"From: a@b.test\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nA\xe7\xe3o necess\xe1ria";
+    assert_eq!(
+        rendered(raw),
+        "From: a@b.test\n\nA\u{e7}\u{e3}o necess\u{e1}ria"
+    );
 }
 
 #[test]

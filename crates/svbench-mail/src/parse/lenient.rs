@@ -64,6 +64,52 @@ pub(super) fn type_was_repaired(ct: Option<&ContentType<'_>>) -> bool {
         .is_some_and(|s| s.contains(|c: char| c.is_whitespace() || c == '=' || c == ';'))
 }
 
+/// `raw` with a `;` put back before the parameters of every `Content-Type`
+/// header that lacks it (`multipart/alternative boundary="b"`), in the
+/// message's header block and in each part's (lines after a `--` line, up to
+/// a blank line); `None` when none lacks it. Without the repair a multipart
+/// has no boundary and its parts are lost.
+pub(super) fn repair_content_types(raw: &[u8]) -> Option<Vec<u8>> {
+    const NAME: &[u8] = b"content-type:";
+    let mut inserts: Vec<usize> = Vec::new();
+    let mut in_headers = true;
+    let mut at = 0usize;
+    while at < raw.len() {
+        let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
+        let line = raw[at..end].trim_ascii_end();
+        if !in_headers {
+            in_headers = line.starts_with(b"--");
+        } else if line.is_empty() {
+            in_headers = false;
+        } else if line.len() > NAME.len() && line[..NAME.len()].eq_ignore_ascii_case(NAME) {
+            let value_at = at + NAME.len();
+            let value = &line[NAME.len()..];
+            let lead = value.len() - value.trim_ascii_start().len();
+            let token = value[lead..]
+                .iter()
+                .position(|b| b.is_ascii_whitespace() || *b == b';')
+                .unwrap_or(value.len() - lead);
+            let rest = value[lead + token..].trim_ascii_start();
+            if !rest.is_empty() && rest[0] != b';' && rest.contains(&b'=') {
+                inserts.push(value_at + lead + token);
+            }
+        }
+        at = end;
+    }
+    if inserts.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(raw.len() + inserts.len());
+    let mut from = 0usize;
+    for i in inserts {
+        out.extend_from_slice(&raw[from..i]);
+        out.push(b';');
+        from = i;
+    }
+    out.extend_from_slice(&raw[from..]);
+    Some(out)
+}
+
 /// A part's text decoded from the raw message: its transfer encoding undone
 /// leniently (base64 up to where it stops being base64, the rest kept as
 /// text), then its charset (UTF-8, lossily, when none is known).
@@ -164,6 +210,17 @@ fn decode_base64(data: &[u8]) -> Vec<u8> {
 /// Whether decoded text is mostly not text: replacement characters and
 /// control characters make up more than a tenth of it.
 pub(super) fn undecodable(text: &str) -> bool {
+    // Most text has neither: a byte scan settles it (U+FFFD is EF BF BD,
+    // C1 controls start with C2).
+    let suspect = text.bytes().any(|b| {
+        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C))
+            || b == 0x7F
+            || b == 0xEF
+            || b == 0xC2
+    });
+    if !suspect {
+        return false;
+    }
     let mut total = 0usize;
     let mut bad = 0usize;
     for c in text.chars() {
@@ -222,6 +279,29 @@ mod tests {
         assert_eq!(
             base64_then_text(b"plain words here\n"),
             b"plain words here\n"
+        );
+    }
+
+    #[test]
+    fn content_types_get_their_semicolon_back() {
+        let raw = b"Subject: x\r\nContent-Type: multipart/alternative boundary=\"b\"\r\n\r\n\
+                    -- a signature\r\nContent-Type: text/html charset=utf-8\r\n\r\n\
+                    Content-Type: text/plain charset=utf-8\r\n";
+        let fixed = String::from_utf8(repair_content_types(raw).unwrap()).unwrap();
+        assert_eq!(
+            fixed,
+            "Subject: x\r\nContent-Type: multipart/alternative; boundary=\"b\"\r\n\r\n\
+             -- a signature\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+             Content-Type: text/plain charset=utf-8\r\n",
+            "a body line is left alone"
+        );
+        assert_eq!(
+            repair_content_types(b"Content-Type: text/html; charset=x\r\n\r\nx"),
+            None
+        );
+        assert_eq!(
+            repair_content_types(b"Content-Type: text/html\r\n\r\nx"),
+            None
         );
     }
 
