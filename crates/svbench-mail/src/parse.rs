@@ -30,7 +30,8 @@ pub enum EmailError {
 /// The headers rendered to the model, decoded, folding whitespace collapsed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Headers {
-    /// `Display Name <addr>`, or the address alone.
+    /// `Display Name <addr>`, or the address alone (adjacent encoded words
+    /// joined without a space, also inside quotes).
     pub from: Option<String>,
     /// As `from`.
     pub reply_to: Option<String>,
@@ -44,7 +45,7 @@ pub struct Headers {
     pub subject: Option<String>,
     /// Without angle brackets.
     pub message_id: Option<String>,
-    /// The first `Authentication-Results` header as written.
+    /// The first `Authentication-Results` header, encoded words decoded.
     pub authentication_results: Option<String>,
 }
 
@@ -111,9 +112,12 @@ pub struct Attachment {
 pub struct Email {
     /// The rendered headers.
     pub headers: Headers,
-    /// The first `text/plain` body part.
+    /// The first `text/plain` body part (or, when the message has no other
+    /// body, its first unnamed `text/*` part); `[undecodable part: …]` when
+    /// it could not be decoded.
     pub text: Option<String>,
-    /// The first `text/html` body part.
+    /// The first `text/html` body part (also one whose `Content-Type` lost
+    /// its `;`), or the same note.
     pub html: Option<String>,
     /// Every attachment.
     pub attachments: Vec<Attachment>,
