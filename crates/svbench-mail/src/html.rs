@@ -260,11 +260,22 @@ impl Walk {
                     });
                     return;
                 }
-                // Parsed once per element, and only when there is a style.
-                let style = e.attr("style").map(parse_style);
+                // One pass over the attributes; a style is parsed once, and
+                // only when there is one.
+                let mut style_attr = None;
+                let mut hidden_attr = false;
+                let mut legacy_color = None;
+                for (attr, value) in e.attrs() {
+                    match attr {
+                        "style" => style_attr = Some(value),
+                        "hidden" => hidden_attr = true,
+                        "bgcolor" | "color" => legacy_color = Some((attr, value)),
+                        _ => {}
+                    }
+                }
+                let style = style_attr.map(parse_style);
                 let display = style.as_ref().and_then(|s| s.display);
-                let hidden_attr =
-                    e.attr("hidden").is_some() && display.is_none_or(|d| d == Display::None);
+                let hidden_attr = hidden_attr && display.is_none_or(|d| d == Display::None);
                 let hidden_style = style
                     .as_ref()
                     .is_some_and(|s| s.hides_subtree || (s.collapsed && is_box(name, display)));
@@ -275,7 +286,8 @@ impl Walk {
                     });
                     return;
                 }
-                let legacy = legacy_colors(e);
+                let legacy =
+                    legacy_color.and_then(|(attr, value)| legacy_colors(name, attr, value));
                 if style.is_some() || legacy.is_some() {
                     let mut state = self.state();
                     if let Some(legacy) = &legacy {
@@ -354,23 +366,20 @@ impl Walk {
     }
 }
 
-/// The colours of `bgcolor` (tables, cells, body) and `<font color>`, as a
-/// style would state them.
-fn legacy_colors(e: &scraper::node::Element) -> Option<Style> {
-    let name = e.name();
-    let background = matches!(name, "body" | "table" | "tr" | "td" | "th")
-        .then(|| e.attr("bgcolor"))
-        .flatten()
-        .map(parse_color);
-    let color = (name == "font")
-        .then(|| e.attr("color"))
-        .flatten()
-        .and_then(parse_color);
-    (background.is_some() || color.is_some()).then(|| Style {
-        background,
-        color,
-        ..Style::default()
-    })
+/// The colour of a `bgcolor` (tables, cells, body) or `<font color>`
+/// attribute, as a style would state it.
+fn legacy_colors(name: &str, attr: &str, value: &str) -> Option<Style> {
+    match (attr, name) {
+        ("bgcolor", "body" | "table" | "tr" | "td" | "th") => Some(Style {
+            background: Some(parse_color(value)),
+            ..Style::default()
+        }),
+        ("color", "font") => Some(Style {
+            color: Some(parse_color(value)?),
+            ..Style::default()
+        }),
+        _ => None,
+    }
 }
 
 /// What html5ever built from the part of an HTML body that

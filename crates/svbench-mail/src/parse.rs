@@ -213,8 +213,12 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
 /// when its `Content-Type` needed repair (its charset was lost); a note in
 /// place of text that cannot be decoded.
 fn body_text(raw: &[u8], part: &MessagePart<'_>, decoded: &str) -> String {
+    let redo = part.is_encoding_problem || lenient::type_was_repaired(part.content_type());
+    if !redo && !lenient::undecodable(decoded) {
+        return decoded.to_string();
+    }
     let ty = lenient::part_type(part.content_type());
-    let text = if part.is_encoding_problem || lenient::type_was_repaired(part.content_type()) {
+    let text = if redo {
         lenient::decode_part(raw, part, ty.charset.as_deref())
     } else {
         decoded.to_string()

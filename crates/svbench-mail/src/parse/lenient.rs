@@ -210,15 +210,10 @@ fn decode_base64(data: &[u8]) -> Vec<u8> {
 /// Whether decoded text is mostly not text: replacement characters and
 /// control characters make up more than a tenth of it.
 pub(super) fn undecodable(text: &str) -> bool {
-    // Most text has neither: a byte scan settles it (U+FFFD is EF BF BD,
-    // C1 controls start with C2).
-    let suspect = text.bytes().any(|b| {
-        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C))
-            || b == 0x7F
-            || b == 0xEF
-            || b == 0xC2
-    });
-    if !suspect {
+    // Most text has neither replacement characters nor C0 controls: a
+    // substring search and a byte scan settle it.
+    let control = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0C)) || b == 0x7F;
+    if !text.contains('\u{FFFD}') && !text.bytes().any(control) {
         return false;
     }
     let mut total = 0usize;
