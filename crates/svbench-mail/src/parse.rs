@@ -156,11 +156,11 @@ pub fn parse_message(raw: &[u8], limits: &EmailLimits) -> Result<Email, EmailErr
         return_path: message.return_address().map(collapse),
         to: address_header(&message, "To", message.to()),
         date: message.header_raw("Date").map(collapse),
-        subject: message.subject().map(collapse),
+        subject: subject(&message).map(|s| collapse(&s)),
         message_id: message.message_id().map(collapse),
         authentication_results: message
             .header_raw("Authentication-Results")
-            .map(|v| collapse(&decode_unstructured(v))),
+            .map(|v| collapse(&lenient::decode_encoded_words(v))),
     };
     let mut email = Email {
         headers,
@@ -334,20 +334,14 @@ fn address_header(
     parsed.and_then(addresses)
 }
 
-/// An unstructured header value with its encoded words decoded (as
-/// `mail-parser` decodes a subject), adjacent ones joined.
-fn decode_unstructured(value: &str) -> String {
-    if !value.contains("=?") {
-        return value.to_string();
+/// The subject: encoded words decoded here when there are any (RFC 2047,
+/// adjacent ones joined, text next to them kept as written), else as
+/// `mail-parser` read it.
+fn subject(message: &Message<'_>) -> Option<String> {
+    match message.header_raw("Subject") {
+        Some(raw) if raw.contains("=?") => Some(lenient::decode_encoded_words(raw)),
+        _ => message.subject().map(str::to_string),
     }
-    let header = format!(
-        "Subject: {}\r\n\r\n",
-        lenient::join_encoded_words(value).trim()
-    );
-    MessageParser::default()
-        .parse(header.as_bytes())
-        .and_then(|m| m.subject().map(str::to_string))
-        .unwrap_or_else(|| value.to_string())
 }
 
 /// Every message of an mbox file (`From ` separator lines), each parsed as

@@ -101,13 +101,13 @@ fn an_undecodable_part_says_so() {
 fn adjacent_encoded_words_join_without_a_space() {
     let raw = "From: \"=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?=\" <security@micros0ft.example>\r\n\
                Reply-To: \"=?utf-8?Q?Acc?=\r\n =?utf-8?Q?ount_team?=\" <x@y.example>\r\n\
-               Subject: =?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?= notice\r\n\
+               Subject: \"=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?=\" notice\r\n\
                Authentication-Results: =?utf-8?B?bXguZXhhbXBsZTsgc3BmPXBhc3Mgc210cC5tYWlsZnJvbT1taWNyb3MwZnQuZXhhbXBsZQ==?=\r\n\r\nhi";
     assert_eq!(
         rendered(raw.as_bytes()),
         "From: Microsoft <security@micros0ft.example>\n\
          Reply-To: Account team <x@y.example>\n\
-         Subject: Microsoft notice\n\
+         Subject: \"Microsoft\" notice\n\
          Authentication-Results: mx.example; spf=pass smtp.mailfrom=micros0ft.example\n\nhi"
     );
 }

@@ -12,6 +12,10 @@ use std::borrow::Cow;
 use mail_parser::decoders::charsets::map::charset_decoder;
 use mail_parser::decoders::quoted_printable::quoted_printable_decode;
 use mail_parser::{ContentType, MessagePart, MimeHeaders};
+use svbench_core::text::cut_at_char;
+
+/// Bytes of an unstructured header value decoded.
+const HEADER_DECODE_MAX_BYTES: usize = 16 << 10;
 
 /// A part's `type/subtype` (lower case) and charset, read leniently:
 /// `text/html charset=windows-1252` is `text/html` with that charset.
@@ -227,6 +231,102 @@ pub(super) fn undecodable(text: &str) -> bool {
     bad > 0 && bad * 10 > total
 }
 
+/// An unstructured header value (a subject) with its RFC 2047 encoded words
+/// decoded: whitespace between two adjacent encoded words is dropped, any
+/// other text is kept as written (also an encoded word right after a quote,
+/// where `mail-parser` adds spaces).
+pub(super) fn decode_encoded_words(value: &str) -> String {
+    // Rendering shows 300 characters of a header: the rest is not decoded
+    // (a megabyte of `=?` must not cost a megabyte of word attempts each).
+    let value = cut_at_char(value, HEADER_DECODE_MAX_BYTES);
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    let mut after_word = false;
+    let mut from = 0usize;
+    while let Some(i) = rest[from..].find("=?").map(|i| from + i) {
+        let Some((len, decoded)) = encoded_word(&rest[i..]) else {
+            from = i + 2;
+            continue;
+        };
+        let between = &rest[..i];
+        if !(after_word && between.chars().all(char::is_whitespace)) {
+            out.push_str(between);
+        }
+        out.push_str(&decoded);
+        after_word = true;
+        rest = &rest[i + len..];
+        from = 0;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The encoded word `=?charset?B|Q?text?=` opening `s`: its length in bytes
+/// and its decoded text.
+fn encoded_word(s: &str) -> Option<(usize, String)> {
+    // Words are short (75 bytes by the RFC; some senders write more):
+    // looking no further keeps a header full of `=?` linear.
+    const WORD_MAX: usize = 256;
+    let body = s.strip_prefix("=?")?;
+    let window = &body.as_bytes()[..body.len().min(WORD_MAX)];
+    let q1 = memchr::memchr(b'?', window)?;
+    let charset = &body[..q1];
+    let encoding = body.get(q1 + 1..q1 + 2)?;
+    if body.as_bytes().get(q1 + 2) != Some(&b'?') {
+        return None;
+    }
+    let body = &body[q1 + 3..];
+    let end = memchr::memmem::find(&window[(q1 + 3).min(window.len())..], b"?=")?;
+    let text = body.get(..end)?;
+    if charset.is_empty()
+        || text.contains(char::is_whitespace)
+        || charset.contains(char::is_whitespace)
+    {
+        return None;
+    }
+    let bytes = if encoding.eq_ignore_ascii_case("b") {
+        decode_base64(text.as_bytes())
+    } else if encoding.eq_ignore_ascii_case("q") {
+        decode_q(text.as_bytes())
+    } else {
+        return None;
+    };
+    // `utf-8*en`: a language tag (RFC 2231) follows the charset.
+    let charset = charset.split('*').next().unwrap_or(charset);
+    let decoded = match charset_decoder(charset.as_bytes()) {
+        Some(decode) => decode(&bytes),
+        None => String::from_utf8_lossy(&bytes).into_owned(),
+    };
+    // What precedes the text, the text, and `?=`.
+    let len = s.len() - body.len() + end + 2;
+    Some((len, decoded))
+}
+
+/// RFC 2047 "Q": `_` is a space, `=XX` a byte.
+fn decode_q(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'_' => out.push(b' '),
+            b'=' => {
+                let hex = text
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok());
+                if let Some(byte) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    out.push(byte);
+                    i += 3;
+                    continue;
+                }
+                out.push(b'=');
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    out
+}
+
 /// Whitespace between two adjacent encoded words removed (RFC 2047 §6.2:
 /// it is not displayed), also inside quoted strings, where `mail-parser`
 /// keeps it (`"=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?="` → `Microsoft`).
@@ -308,6 +408,36 @@ mod tests {
         );
         assert_eq!(join_encoded_words("=?x?Q?a?= b"), "=?x?Q?a?= b");
         assert!(matches!(join_encoded_words("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn encoded_words_in_unstructured_text() {
+        for (input, expected) in [
+            (
+                "=?utf-8?B?TWljcm8=?= =?utf-8?B?c29mdA==?= notice",
+                "Microsoft notice",
+            ),
+            (
+                "\"=?utf-8?B?TWljcm8=?=\r\n =?utf-8?B?c29mdA==?=\" notice",
+                "\"Microsoft\" notice",
+            ),
+            (
+                "=?iso-8859-1?q?Andr=E9_x?= and =?utf-8*en?Q?y?=",
+                "Andr\u{e9} x and y",
+            ),
+            ("not =? a word ?= here", "not =? a word ?= here"),
+            ("=?utf-8?X?abc?= =?bad", "=?utf-8?X?abc?= =?bad"),
+        ] {
+            assert_eq!(decode_encoded_words(input), expected, "{input:?}");
+        }
+        // A header of nothing but openings stays cheap, and is cut.
+        let hostile = "=?a?b?c".repeat(1 << 20);
+        let started = std::time::Instant::now();
+        assert_eq!(
+            decode_encoded_words(&hostile).len(),
+            HEADER_DECODE_MAX_BYTES
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
