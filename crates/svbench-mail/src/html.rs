@@ -1,6 +1,7 @@
 //! HTML reduced to the text a mail client shows, deterministically: one
 //! iterative walk over html5ever's DOM (no recursion, so nesting depth costs
-//! nothing), skipping `head`, `script`, `style` and hidden elements.
+//! nothing), skipping `head`, `script`, `style` and what inline styles hide
+//! from the reader ([`style`]: inherited as a browser inherits it).
 //!
 //! The part is cut before parsing at `max_html_bytes`, `max_html_tags` and
 //! the attribute limits ([`super::tags`]), so that html5ever's work is
@@ -15,10 +16,17 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use scraper::{Html, HtmlTreeSink, Node};
 
 use super::links::{normalized_url, Link};
+use super::render::invisible::mark_invisibles;
 use super::tags::scan_attributes;
-use super::{tidy_lines, EmailLimits};
+use super::EmailLimits;
 use crate::{Deadline, TimeBudgetExceeded};
 use svbench_core::text::cut_at_char;
+
+mod color;
+mod style;
+
+use color::parse_color;
+use style::{is_box, parse_style, Display, Inherited, Style};
 
 /// Nodes walked between two deadline checks.
 const CHECK_EVERY: usize = 4_096;
@@ -59,9 +67,13 @@ fn parse_pieces(
 pub struct HtmlText {
     /// Lines of text; links as `TEXT [link: HREF]`, images as `[image: ALT]`.
     pub text: String,
-    /// Every `<a href>`, in document order (at most `max_links`).
+    /// Every shown `<a href>`, in document order (at most `max_links`).
     pub links: Vec<Link>,
-    /// Some element hidden by its inline style held text.
+    /// Where each link's rendering (`TEXT [link: HREF]`, or the text alone)
+    /// ends in `text`, in bytes: with `links`, what a cut body still shows.
+    pub link_ends: Vec<usize>,
+    /// Some text was hidden from the reader by inline style (or the
+    /// `hidden` attribute).
     pub hidden_text: bool,
     /// The input or the walk hit a limit; the rest was not rendered.
     pub truncated: bool,
@@ -143,11 +155,7 @@ pub fn html_to_text_within(
         deadline,
     )?;
     out.truncated |= stopped;
-    let mut text = Text::default();
-    // The node whose subtree is being skipped, and whether it was hidden by style.
-    let mut skipping: Option<(ego_tree::NodeId, bool)> = None;
-    // Open links: node, start of their visible text in `text.buf`, href.
-    let mut anchors: Vec<(ego_tree::NodeId, usize, String)> = Vec::new();
+    let mut walk = Walk::new(limits.max_links);
     let mut nodes = 0usize;
     for edge in doc.tree.root().traverse() {
         match edge {
@@ -160,74 +168,218 @@ pub fn html_to_text_within(
                     out.truncated = true;
                     break;
                 }
-                if let Some((_, hidden)) = skipping {
-                    if hidden && matches!(node.value(), Node::Text(t) if !t.trim().is_empty()) {
-                        out.hidden_text = true;
+                walk.open(node);
+            }
+            Edge::Close(node) => walk.close(node),
+        }
+    }
+    out.hidden_text = walk.hidden_text;
+    out.links = walk.links;
+    out.link_ends = walk.link_ends;
+    out.text = walk.text.finish();
+    Ok(out)
+}
+
+/// An element whose subtree is skipped, and whether style hid it (rather
+/// than being a `head`, `script`, … element).
+struct Skipping {
+    id: ego_tree::NodeId,
+    hidden: bool,
+}
+
+/// An open `<a href>`.
+struct Anchor {
+    id: ego_tree::NodeId,
+    /// Where its visible text starts in the text being built.
+    start: usize,
+    href: String,
+    /// Hidden text nodes seen before it opened.
+    hidden_before: usize,
+}
+
+/// The state of the DOM walk.
+struct Walk {
+    text: Text,
+    links: Vec<Link>,
+    link_ends: Vec<usize>,
+    max_links: usize,
+    hidden_text: bool,
+    /// Text nodes with words that style hid.
+    hidden_nodes: usize,
+    skipping: Option<Skipping>,
+    anchors: Vec<Anchor>,
+    /// The inherited visibility state of each open element that changed
+    /// it (only elements with a `style`, `bgcolor` or `<font color>`).
+    styles: Vec<(ego_tree::NodeId, Inherited)>,
+}
+
+impl Walk {
+    fn new(max_links: usize) -> Self {
+        Self {
+            text: Text::default(),
+            links: Vec::new(),
+            link_ends: Vec::new(),
+            max_links,
+            hidden_text: false,
+            hidden_nodes: 0,
+            skipping: None,
+            anchors: Vec::new(),
+            styles: Vec::new(),
+        }
+    }
+
+    fn state(&self) -> Inherited {
+        self.styles.last().map(|(_, s)| *s).unwrap_or_default()
+    }
+
+    fn open(&mut self, node: ego_tree::NodeRef<'_, Node>) {
+        if let Some(skip) = &self.skipping {
+            if skip.hidden && matches!(node.value(), Node::Text(t) if !t.trim().is_empty()) {
+                self.hidden_text = true;
+                self.hidden_nodes += 1;
+            }
+            return;
+        }
+        match node.value() {
+            Node::Text(t) => {
+                if self.state().hides_text() {
+                    if !t.trim().is_empty() {
+                        self.hidden_text = true;
+                        self.hidden_nodes += 1;
                     }
-                    continue;
+                } else {
+                    self.text.push(t);
                 }
-                match node.value() {
-                    Node::Text(t) => text.push(t),
-                    Node::Element(e) => {
-                        let name = e.name();
-                        let hidden = e.attr("style").is_some_and(hides);
-                        if SKIPPED.contains(&name) || hidden {
-                            skipping = Some((node.id(), hidden));
-                            continue;
+            }
+            Node::Element(e) => {
+                let name = e.name();
+                if SKIPPED.contains(&name) {
+                    self.skipping = Some(Skipping {
+                        id: node.id(),
+                        hidden: false,
+                    });
+                    return;
+                }
+                // One pass over the attributes; a style is parsed once, and
+                // only when there is one.
+                let mut style_attr = None;
+                let mut hidden_attr = false;
+                let mut legacy_color = None;
+                for (attr, value) in e.attrs() {
+                    match attr {
+                        "style" => style_attr = Some(value),
+                        "hidden" => hidden_attr = true,
+                        "bgcolor" | "color" => legacy_color = Some((attr, value)),
+                        _ => {}
+                    }
+                }
+                let style = style_attr.map(parse_style);
+                let display = style.as_ref().and_then(|s| s.display);
+                let hidden_attr = hidden_attr && display.is_none_or(|d| d == Display::None);
+                let hidden_style = style
+                    .as_ref()
+                    .is_some_and(|s| s.hides_subtree || (s.collapsed && is_box(name, display)));
+                if hidden_attr || hidden_style {
+                    self.skipping = Some(Skipping {
+                        id: node.id(),
+                        hidden: true,
+                    });
+                    return;
+                }
+                let legacy =
+                    legacy_color.and_then(|(attr, value)| legacy_colors(name, attr, value));
+                if style.is_some() || legacy.is_some() {
+                    let mut state = self.state();
+                    if let Some(legacy) = &legacy {
+                        state = state.apply(legacy);
+                    }
+                    if let Some(style) = &style {
+                        state = state.apply(style);
+                    }
+                    self.styles.push((node.id(), state));
+                }
+                if BLOCKS.contains(&name) {
+                    self.text.line_break(name == "br");
+                }
+                match name {
+                    "li" => self.text.push_raw("- "),
+                    "img" if !self.state().invisible => {
+                        if let Some(alt) = e.attr("alt").map(str::trim).filter(|a| !a.is_empty()) {
+                            self.text.push(&format!("[image: {alt}]"));
                         }
-                        if BLOCKS.contains(&name) {
-                            text.line_break(name == "br");
-                        }
-                        match name {
-                            "li" => text.push_raw("- "),
-                            "img" => {
-                                if let Some(alt) =
-                                    e.attr("alt").map(str::trim).filter(|a| !a.is_empty())
-                                {
-                                    text.push(&format!("[image: {alt}]"));
-                                }
-                            }
-                            "a" => {
-                                if let Some(href) =
-                                    e.attr("href").map(str::trim).filter(|h| !h.is_empty())
-                                {
-                                    anchors.push((node.id(), text.buf.len(), href.to_string()));
-                                }
-                            }
-                            _ => {}
+                    }
+                    "a" => {
+                        if let Some(href) = e.attr("href").map(str::trim).filter(|h| !h.is_empty())
+                        {
+                            self.anchors.push(Anchor {
+                                id: node.id(),
+                                start: self.text.buf.len(),
+                                href: href.to_string(),
+                                hidden_before: self.hidden_nodes,
+                            });
                         }
                     }
                     _ => {}
                 }
             }
-            Edge::Close(node) => {
-                if let Some((id, _)) = skipping {
-                    if id == node.id() {
-                        skipping = None;
-                    }
-                    continue;
-                }
-                let Node::Element(e) = node.value() else {
-                    continue;
-                };
-                let closes_anchor =
-                    e.name() == "a" && anchors.last().is_some_and(|(id, _, _)| *id == node.id());
-                if let Some((_, start, href)) = closes_anchor.then(|| anchors.pop()).flatten() {
-                    let visible = text.buf.get(start..).unwrap_or("").trim().to_string();
-                    if out.links.len() < limits.max_links {
-                        out.links.push(Link::new(&visible, &href));
-                    }
-                    if normalized_url(&visible) != normalized_url(&href) {
-                        text.push(&format!(" [link: {href}]"));
-                    }
-                } else if BLOCKS.contains(&e.name()) && e.name() != "br" {
-                    text.line_break(false);
-                }
-            }
+            _ => {}
         }
     }
-    out.text = text.finish();
-    Ok(out)
+
+    fn close(&mut self, node: ego_tree::NodeRef<'_, Node>) {
+        if let Some(skip) = &self.skipping {
+            if skip.id == node.id() {
+                self.skipping = None;
+            }
+            return;
+        }
+        let Node::Element(e) = node.value() else {
+            return;
+        };
+        if self.styles.last().is_some_and(|(id, _)| *id == node.id()) {
+            self.styles.pop();
+        }
+        let closes_anchor =
+            e.name() == "a" && self.anchors.last().is_some_and(|a| a.id == node.id());
+        if let Some(anchor) = closes_anchor.then(|| self.anchors.pop()).flatten() {
+            let visible = self
+                .text
+                .buf
+                .get(anchor.start..)
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            // A link whose every word was hidden is not shown either.
+            if visible.is_empty() && self.hidden_nodes > anchor.hidden_before {
+                return;
+            }
+            if normalized_url(&visible) != normalized_url(&anchor.href) {
+                self.text.push(&format!(" [link: {}]", anchor.href));
+            }
+            if self.links.len() < self.max_links {
+                self.links.push(Link::new(&visible, &anchor.href));
+                self.link_ends.push(self.text.buf.trim_end().len());
+            }
+        } else if BLOCKS.contains(&e.name()) && e.name() != "br" {
+            self.text.line_break(false);
+        }
+    }
+}
+
+/// The colour of a `bgcolor` (tables, cells, body) or `<font color>`
+/// attribute, as a style would state it.
+fn legacy_colors(name: &str, attr: &str, value: &str) -> Option<Style> {
+    match (attr, name) {
+        ("bgcolor", "body" | "table" | "tr" | "td" | "th") => Some(Style {
+            background: Some(parse_color(value)),
+            ..Style::default()
+        }),
+        ("color", "font") => Some(Style {
+            color: Some(parse_color(value)?),
+            ..Style::default()
+        }),
+        _ => None,
+    }
 }
 
 /// What html5ever built from the part of an HTML body that
@@ -302,25 +454,6 @@ fn cut_at_tags(html: &str, max: usize) -> &str {
     }
 }
 
-/// Whether an inline style hides its element.
-fn hides(style: &str) -> bool {
-    let compact: String = style
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    compact.split(';').any(|decl| {
-        matches!(decl, "display:none" | "visibility:hidden")
-            || decl.strip_prefix("font-size:").is_some_and(|v| {
-                let number: String = v
-                    .chars()
-                    .take_while(|c| c.is_ascii_digit() || *c == '.')
-                    .collect();
-                number.parse::<f64>().is_ok_and(|n| n == 0.0)
-            })
-    })
-}
-
 /// The text being built: whitespace collapsed, lines trimmed, at most one
 /// blank line in a row.
 #[derive(Debug, Default)]
@@ -345,7 +478,7 @@ impl Text {
             if space_before && !self.at_line_start() && !self.buf.ends_with(' ') {
                 self.buf.push(' ');
             }
-            self.buf.push_str(word);
+            self.buf.push_str(&mark_invisibles(word));
         }
         if s.ends_with(char::is_whitespace) && !self.at_line_start() {
             self.buf.push(' ');
@@ -369,8 +502,13 @@ impl Text {
         }
     }
 
-    fn finish(self) -> String {
-        tidy_lines(&self.buf)
+    /// The text with its trailing whitespace dropped. Pushes already keep
+    /// it tidy (one space between words, no space at a line's ends, at most
+    /// one blank line), so offsets into `buf` stay valid (tested).
+    fn finish(mut self) -> String {
+        let end = self.buf.trim_end().len();
+        self.buf.truncate(end);
+        self.buf
     }
 }
 
@@ -576,6 +714,32 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The walk's text is already tidy, so the offsets it records (each
+        /// link's end) stay valid, and each link's rendering ends there.
+        #[test]
+        fn the_text_is_tidy_and_link_ends_point_into_it(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "<p>", "</p>", "<br>", "<li>", "<div style=\"font-size:0\">", "</div>",
+                "<span style=\"font-size:12px\">", "</span>", "<a href=\"http://x.test/a b\">",
+                "<a href=\"y.test\">", "</a>", "<img alt=\" a \">", " ", "\n", "&nbsp;", "word",
+                "\u{200b}", "<b>", "</b>", "<td>", "<table>", "x.test", "\u{a0}\u{2003}",
+            ]), 0..40),
+        ) {
+            let html: String = pieces.concat();
+            let t = text(&html);
+            proptest::prop_assert_eq!(super::super::tidy_lines(&t.text), t.text.clone());
+            proptest::prop_assert_eq!(t.links.len(), t.link_ends.len());
+            for (link, end) in t.links.iter().zip(&t.link_ends) {
+                let before = t.text.get(..*end);
+                proptest::prop_assert!(before.is_some(), "{html:?}");
+                let before = before.unwrap_or_default();
+                proptest::prop_assert!(
+                    before.ends_with(']') || before.ends_with(link.visible_text.as_str()),
+                    "{html:?} {link:?} {before:?}"
+                );
+            }
+        }
 
         /// Whatever html5ever reads as a tag, the pass has counted: with a
         /// limit of 3, no element of the tree has more.

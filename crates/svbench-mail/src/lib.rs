@@ -8,7 +8,8 @@
 //! `max_message_bytes` is refused, an HTML part is cut at `max_html_bytes`,
 //! `max_html_tags` and the attribute limits before parsing, the DOM walk is
 //! iterative and stops after `max_html_nodes` elements, and the rendered
-//! body stops at `body_max_chars`. An mbox is read one message at a time
+//! body stops at `body_max_chars` (the links past it listed after the
+//! marker, at most `max_links`). An mbox is read one message at a time
 //! ([`MboxReader`]). The `_within` entry points also stop at a [`Deadline`]
 //! (checked inside their loops). Nothing here panics on input; a message
 //! that cannot be parsed is an [`EmailError`].
@@ -70,9 +71,11 @@ pub struct EmailLimits {
     pub max_html_formatting_attributes: usize,
     /// The DOM walk stops after this many nodes; the rest is not rendered.
     pub max_html_nodes: usize,
-    /// The rendered body is truncated here, in characters, with a marker.
+    /// The rendered body is truncated here, in characters, with a marker;
+    /// the links past it are listed after the marker, in at most this many
+    /// characters again.
     pub body_max_chars: usize,
-    /// Links kept per email.
+    /// Links kept per email, from the whole body (and listed after the cut).
     pub max_links: usize,
     /// Messages scanned per mbox; the rest is reported, not scanned.
     pub max_mbox_messages: usize,

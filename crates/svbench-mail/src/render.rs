@@ -1,25 +1,44 @@
-//! Rendering version 1: the exact text the model reads and evidence spans
+//! Rendering version 2: the exact text the model reads and evidence spans
 //! are checked against. Changing anything here bumps [`RENDER_VERSION`].
+//!
+//! Version 2 (over 1): visibility decided from inherited inline styles,
+//! invisible characters shown as `[U+XXXX]` markers, links past the cut
+//! listed after `[… truncated]`, encoded words joined per RFC 2047 and
+//! bodies recovered from malformed MIME (see `docs/e4.md`).
 
+pub(crate) mod invisible;
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use self::invisible::mark_invisibles;
 use super::html::html_to_text_within;
-use super::links::Link;
+use super::links::{normalized_url, Link};
 use super::parse::{collapse, Email};
 use super::{tidy_lines, EmailLimits};
 use crate::{Deadline, TimeBudgetExceeded};
 
 /// The rendering's version, recorded with every row (`meta.render_version`).
-pub const RENDER_VERSION: u32 = 1;
+pub const RENDER_VERSION: u32 = 2;
 
 /// Longest header line, in characters.
 const HEADER_MAX_CHARS: usize = 300;
 const TRUNCATED: &str = "[… truncated]";
+/// Heads the list of links the cut body no longer shows.
+const AFTER_THE_CUT: &str = "Links after the cut:";
+/// Longest link text, and longest target, in that list (characters).
+const CUT_LINK_TEXT_MAX_CHARS: usize = 100;
+const CUT_LINK_HREF_MAX_CHARS: usize = 1_000;
 
 /// A rendered email.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     /// Header lines, a blank line, then the body.
     pub text: String,
-    /// Links of the HTML body (or plain-text URLs when there is no HTML).
+    /// Links of the HTML body (or plain-text URLs when there is no HTML),
+    /// of the whole body, not only the part before the cut (at most
+    /// `max_links`); each one appears in `text`, in the body or in the list
+    /// after `[… truncated]`.
     pub links: Vec<Link>,
     /// The HTML body hid text from the reader.
     pub hidden_text: bool,
@@ -27,7 +46,7 @@ pub struct Rendered {
     pub truncated: bool,
 }
 
-/// Render `email` (version 1): headers in a fixed order, each only when
+/// Render `email` (version 2): headers in a fixed order, each only when
 /// present, then the body from the HTML part when there is one, else the
 /// first plain-text part.
 pub fn render(email: &Email, limits: &EmailLimits) -> Rendered {
@@ -74,30 +93,34 @@ pub fn render_within(
         ("Attachments", &attachments),
     ] {
         if let Some(value) = value.as_deref().map(collapse).filter(|v| !v.is_empty()) {
-            let line = format!("{name}: {value}");
+            let line = format!("{name}: {}", mark_invisibles(&value));
             text.extend(line.chars().take(HEADER_MAX_CHARS));
             text.push('\n');
         }
     }
-    let (body, links, hidden_text, mut truncated) = match (&email.html, &email.text) {
+    let (body, links, link_ends, hidden_text, mut truncated) = match (&email.html, &email.text) {
         (Some(html), _) => {
             let t = html_to_text_within(html, limits, deadline)?;
-            (t.text, t.links, t.hidden_text, t.truncated)
+            (t.text, t.links, t.link_ends, t.hidden_text, t.truncated)
         }
         (None, Some(plain)) => {
-            let body = tidy_lines(plain);
-            let links = plain_links(&body, limits.max_links);
-            (body, links, false, false)
+            // A byte-order mark opening a body is encoding, not content.
+            let plain = plain.strip_prefix('\u{FEFF}').unwrap_or(plain);
+            let body = mark_invisibles(&tidy_lines(plain)).into_owned();
+            let (links, ends) = plain_links(&body, limits.max_links);
+            (body, links, ends, false, false)
         }
-        (None, None) => (String::new(), Vec::new(), false, false),
+        (None, None) => (String::new(), Vec::new(), Vec::new(), false, false),
     };
     text.push('\n');
     match body.char_indices().nth(limits.body_max_chars) {
         Some((cut, _)) => {
-            text.push_str(body[..cut].trim_end());
+            let kept = body[..cut].trim_end();
+            text.push_str(kept);
             text.push('\n');
             text.push_str(TRUNCATED);
             truncated = true;
+            list_links_after_the_cut(&mut text, &links, &link_ends, kept.len(), limits);
         }
         None => text.push_str(&body),
     }
@@ -110,8 +133,86 @@ pub fn render_within(
     })
 }
 
-/// URLs written in plain text.
-fn plain_links(text: &str, max: usize) -> Vec<Link> {
+/// After the truncation marker, the links whose rendering ends past `cut`
+/// (bytes into the body), each target once and none the kept part shows:
+/// `- TEXT [link: HREF]`, or `- [link: HREF]` when the text is the URL or
+/// empty. The list holds at most `max_links` lines and `body_max_chars`
+/// characters (or one line); what does not fit is counted
+/// (`[… 3 more links]`).
+fn list_links_after_the_cut(
+    text: &mut String,
+    links: &[Link],
+    ends: &[usize],
+    cut: usize,
+    limits: &EmailLimits,
+) {
+    let mut seen: HashSet<&str> = links
+        .iter()
+        .zip(ends)
+        .filter(|(_, end)| **end <= cut)
+        .map(|(l, _)| l.href.as_str())
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    let mut chars = 0usize;
+    let mut left_out = 0usize;
+    for (link, _) in links.iter().zip(ends).filter(|(_, end)| **end > cut) {
+        if !seen.insert(link.href.as_str()) {
+            continue;
+        }
+        let line = cut_link_line(link);
+        let len = line.chars().count() + 1;
+        // The first line always fits: it is bounded by the clip lengths.
+        let full = !lines.is_empty() && chars + len > limits.body_max_chars;
+        if lines.len() >= limits.max_links || full {
+            left_out += 1;
+            continue;
+        }
+        chars += len;
+        lines.push(line);
+    }
+    if lines.is_empty() && left_out == 0 {
+        return;
+    }
+    text.push('\n');
+    text.push_str(AFTER_THE_CUT);
+    for line in lines {
+        text.push('\n');
+        text.push_str(&line);
+    }
+    if left_out > 0 {
+        let s = if left_out == 1 { "" } else { "s" };
+        // Writing to a String cannot fail.
+        let _ = write!(text, "\n[… {left_out} more link{s}]");
+    }
+}
+
+/// One line of the list after the cut, written as the body writes links.
+fn cut_link_line(link: &Link) -> String {
+    let href = clip(
+        &mark_invisibles(&collapse(&link.href)),
+        CUT_LINK_HREF_MAX_CHARS,
+    );
+    let visible = collapse(&link.visible_text);
+    if visible.is_empty() || normalized_url(&visible) == normalized_url(&link.href) {
+        format!("- [link: {href}]")
+    } else {
+        format!(
+            "- {} [link: {href}]",
+            clip(&visible, CUT_LINK_TEXT_MAX_CHARS)
+        )
+    }
+}
+
+/// `s` cut at `max` characters, with `…` when cut.
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// URLs written in plain text, and where each ends (bytes).
+fn plain_links(text: &str, max: usize) -> (Vec<Link>, Vec<usize>) {
     let mut finder = linkify::LinkFinder::new();
     finder
         .kinds(&[linkify::LinkKind::Url])
@@ -119,12 +220,12 @@ fn plain_links(text: &str, max: usize) -> Vec<Link> {
     finder
         .links(text)
         .take(max)
-        .map(|l| Link::new(l.as_str(), l.as_str()))
-        .collect()
+        .map(|l| (Link::new(l.as_str(), l.as_str()), l.end()))
+        .unzip()
 }
 
 /// `812 B`, `2 KB`, `3.4 MB`.
-fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     const KB: u64 = 1024;
     match bytes {
         b if b < KB => format!("{b} B"),
@@ -202,6 +303,13 @@ mod tests {
                 ..EmailLimits::default()
             },
         );
-        assert!(r.truncated && r.text.ends_with("\n\nHel\n[… truncated]"));
+        assert!(r.truncated);
+        assert!(
+            r.text.ends_with(
+                "\n\nHel\n[… truncated]\nLinks after the cut:\n- [link: www.bank.test/x]"
+            ),
+            "{}",
+            r.text
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Rendering fixtures (version 1): what the model reads, and what evidence
+//! Rendering fixtures (version 2): what the model reads, and what evidence
 //! is checked against, for the message shapes mail clients meet.
 
 use svbench_mail::{parse_message, render, EmailLimits};
