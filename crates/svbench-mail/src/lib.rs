@@ -44,7 +44,7 @@ pub use indicators::{
 };
 pub use links::{registrable_domain, Link};
 pub use mbox::{is_mbox_separator, MboxError, MboxItem, MboxReader};
-pub use parse::{parse_mbox, parse_message, Attachment, Email, EmailError, Headers};
+pub use parse::{parse_message, Attachment, Email, EmailError, Headers};
 pub use render::{render, render_within, Rendered, RENDER_VERSION};
 pub use tags::{scan_attributes, AttributeLimit, AttributeScan};
 pub use upstream::parse_upstream_text;

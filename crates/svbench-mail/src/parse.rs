@@ -347,18 +347,6 @@ fn subject(message: &Message<'_>) -> Option<String> {
     }
 }
 
-/// Every message of an mbox file (`From ` separator lines), each parsed as
-/// [`parse_message`] does; lazily, so one bad message costs only itself.
-pub fn parse_mbox<'a>(
-    raw: &'a [u8],
-    limits: &'a EmailLimits,
-) -> impl Iterator<Item = Result<Email, EmailError>> + 'a {
-    mail_parser::mailbox::mbox::MessageIterator::new(raw).map(move |message| match message {
-        Ok(m) => parse_message(m.contents(), limits),
-        Err(_) => Err(EmailError::NotAMessage),
-    })
-}
-
 /// Every mailbox of an address header, `Name <addr>` or `addr`, joined by `, `.
 fn addresses(address: &Address<'_>) -> Option<String> {
     let rendered: Vec<String> = address

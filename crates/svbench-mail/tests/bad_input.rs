@@ -1,7 +1,7 @@
 //! Hostile emails: parsing and rendering stay bounded and never panic.
 
 use proptest::prelude::*;
-use svbench_mail::{parse_mbox, parse_message, render, EmailError, EmailLimits};
+use svbench_mail::{parse_message, render, EmailError, EmailLimits, MboxItem, MboxReader};
 
 fn parse_and_render(raw: &[u8]) -> Option<String> {
     let limits = EmailLimits::default();
@@ -84,11 +84,15 @@ fn an_mbox_yields_each_message_in_order() {
     let mbox = b"From alice@bank.test Tue Mar  4 09:12:44 2025\nSubject: one\n\nfirst body\n\n\
                  From bob@shop.test Tue Mar  4 10:00:00 2025\nSubject: two\n\n>From the desk\n";
     let limits = EmailLimits::default();
-    let subjects: Vec<_> = parse_mbox(mbox, &limits)
-        .map(|e| e.expect("parses").headers.subject.unwrap_or_default())
+    let subjects: Vec<_> = MboxReader::new(&mbox[..], &limits)
+        .map(|item| match item.expect("reads") {
+            MboxItem::Message(raw) => parse_message(&raw, &limits).expect("parses"),
+            other => panic!("{other:?}"),
+        })
+        .map(|e| e.headers.subject.unwrap_or_default())
         .collect();
     assert_eq!(subjects, ["one", "two"]);
-    assert_eq!(parse_mbox(b"", &limits).count(), 0);
+    assert_eq!(MboxReader::new(&b""[..], &limits).count(), 0);
 }
 
 proptest! {

@@ -28,8 +28,8 @@ pub(crate) fn is_invisible(c: char) -> bool {
     )
 }
 
-/// The invisible character a `[U+XXXX]` marker at the start of `s` stands
-/// for, and the marker's length in bytes.
+/// The invisible character a `[U+XXXX]` (or, for a run, `[U+XXXX×N]`)
+/// marker at the start of `s` stands for, and the marker's length in bytes.
 pub(super) fn marker(s: &str) -> Option<(char, usize)> {
     let hex_start = "[U+".len();
     let rest = s.strip_prefix("[U+")?;
@@ -38,13 +38,31 @@ pub(super) fn marker(s: &str) -> Option<(char, usize)> {
         .take(7)
         .take_while(u8::is_ascii_hexdigit)
         .count();
-    if !(4..=6).contains(&digits) || rest.as_bytes().get(digits) != Some(&b']') {
+    if !(4..=6).contains(&digits) {
+        return None;
+    }
+    let after = &rest[digits..];
+    let run = match after.strip_prefix('×') {
+        Some(count) => {
+            let n = count
+                .bytes()
+                .take(10)
+                .take_while(u8::is_ascii_digit)
+                .count();
+            if n == 0 {
+                return None;
+            }
+            '×'.len_utf8() + n
+        }
+        None => 0,
+    };
+    if after.as_bytes().get(run) != Some(&b']') {
         return None;
     }
     let c = u32::from_str_radix(&rest[..digits], 16)
         .ok()
         .and_then(char::from_u32)?;
-    is_invisible(c).then_some((c, hex_start + digits + 1))
+    is_invisible(c).then_some((c, hex_start + digits + run + 1))
 }
 
 /// Whether `s` holds an invisible character, raw or as a marker.
@@ -196,6 +214,9 @@ mod tests {
             ("Micro\u{E0041}soft\u{FEFF}", "Microsoft"),
             ("\u{202E}lapyap", "lapyap"),
             ("Pay[U+200b]Pal[U+E0020]", "PayPal"),
+            // A run, as the rendering writes it.
+            ("Mi[U+200C×3]crosoft", "Microsoft"),
+            ("Mi[U+200C×]crosoft", "Mi[U+200C×]crosoft"),
             // Markers of visible characters, and look-alike brackets, stay.
             ("Pay[U+0041]Pal", "Pay[U+0041]Pal"),
             ("[U+200]x", "[U+200]x"),

@@ -453,7 +453,7 @@ fn internal_sender() {
 }
 
 #[test]
-fn values_missing_from_a_truncated_rendering_yield_nothing() {
+fn links_past_the_cut_are_judged_where_the_rendering_lists_them() {
     let limits = EmailLimits {
         body_max_chars: 20,
         ..EmailLimits::default()
@@ -466,7 +466,23 @@ fn values_missing_from_a_truncated_rendering_yield_nothing() {
     let rendered = render(&email, &limits);
     let f = extract(&email, &rendered, IndicatorSet::builtin());
     assert_invariants(&rendered.text, &f);
-    assert!(none(&f, "ip_url"), "{f:#?}");
+    // The lure past the cut is listed after the marker, and judged there.
+    let list = rendered
+        .text
+        .find("Links after the cut:")
+        .expect("the list");
+    let ip: Vec<&Finding> = f.iter().filter(|x| x.category == "ip_url").collect();
+    assert_eq!(ip.len(), 1, "{f:#?}");
+    let start_byte = rendered
+        .text
+        .char_indices()
+        .nth(ip[0].start)
+        .map(|(i, _)| i);
+    assert!(
+        start_byte.is_some_and(|b| b > list),
+        "{}\n{f:#?}",
+        rendered.text
+    );
 }
 
 mod props {
@@ -754,10 +770,11 @@ fn invisible_characters_in_names_and_subjects() {
     let raw = "From: a@b.example\r\nSubject: Your acc\u{200C}ount is on hold\r\n\r\nHi.";
     let f = run(raw);
     assert!(
+        // The rendering shows the character as its marker; the span quotes it.
         has(
             &f,
             "invisible_characters",
-            "Your acc\u{200C}ount is on hold"
+            "Your acc[U+200C]ount is on hold"
         ),
         "{f:#?}"
     );
