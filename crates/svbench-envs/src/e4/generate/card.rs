@@ -47,8 +47,14 @@ fn provenance(w: &mut String, corpus: &Corpus, manifest: &Manifest) {
         w,
         "- generator: `{GENERATOR_NAME}` version `{GENERATOR_VERSION}`, seed `{}`\n\
          - config: ambiguity {}, sizes train {} / dev {} / test {} / ood {}\n\
-         - rendering: `svbench_mail::render` version 1 (`meta.render_version`)\n",
-        corpus.seed, c.ambiguity, c.sizes.train, c.sizes.dev, c.sizes.test, c.sizes.ood
+         - rendering: `svbench_mail::render` version {} (`meta.render_version`)\n",
+        corpus.seed,
+        c.ambiguity,
+        c.sizes.train,
+        c.sizes.dev,
+        c.sizes.test,
+        c.sizes.ood,
+        svbench_mail::RENDER_VERSION
     );
     let _ = writeln!(
         w,
