@@ -36,7 +36,7 @@ fn default_eval_runs_indicators_and_the_report_recomputes() {
     assert_eq!(recs.len(), 400);
     for r in &recs {
         assert_eq!(r["parse"]["status"], "valid");
-        assert_eq!(r["parsed"]["render_version"], 1);
+        assert_eq!(r["parsed"]["render_version"], svbench_mail::RENDER_VERSION);
         assert!(r["reward"].as_f64().unwrap() <= 1.7 + 1e-12);
         // The prompt holds the email between markers.
         let user = r["prompt"][1]["content"].as_str().unwrap();
