@@ -2018,8 +2018,15 @@ def text_part_count(raw: bytes) -> int:
     return n
 
 
+# How the rendering shows an invisible character: `[U+200B]`, or
+# `[U+200C×3]` for a run of the same one.
+INVISIBLE_MARKER = re.compile(r"\[U\+[0-9A-F]{4,6}(?:×[0-9]+)?\]")
+
+
 def without_invisibles(s: str) -> str:
-    return "".join(c for c in s if unicodedata.category(c) != "Cf")
+    """The text with invisible characters left out, raw or as the
+    rendering's markers."""
+    return "".join(c for c in INVISIBLE_MARKER.sub("", s) if unicodedata.category(c) != "Cf")
 
 
 def decode_words(value: str) -> str:
