@@ -47,13 +47,14 @@ pub struct Headers {
     pub message_id: Option<String>,
     /// The first `Authentication-Results` header, encoded words decoded.
     pub authentication_results: Option<String>,
-    /// `List-Id` as written (mailing-list mail), not rendered.
+    /// `List-Id` as written (mailing-list mail): read by the indicators,
+    /// not rendered.
     pub list_id: Option<String>,
 }
 
 impl Headers {
     /// The header names kept, as messages spell them.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "From",
         "Reply-To",
         "Return-Path",
@@ -62,12 +63,14 @@ impl Headers {
         "Subject",
         "Message-ID",
         "Authentication-Results",
+        "List-Id",
     ];
 
     /// Each kept header with its value, in [`Headers::NAMES`] order.
     #[must_use]
-    pub fn fields(&self) -> [(&'static str, Option<&str>); 8] {
-        let [from, reply_to, return_path, to, date, subject, message_id, auth] = Self::NAMES;
+    pub fn fields(&self) -> [(&'static str, Option<&str>); 9] {
+        let [from, reply_to, return_path, to, date, subject, message_id, auth, list_id] =
+            Self::NAMES;
         [
             (from, self.from.as_deref()),
             (reply_to, self.reply_to.as_deref()),
@@ -77,6 +80,7 @@ impl Headers {
             (subject, self.subject.as_deref()),
             (message_id, self.message_id.as_deref()),
             (auth, self.authentication_results.as_deref()),
+            (list_id, self.list_id.as_deref()),
         ]
     }
 
@@ -93,7 +97,8 @@ impl Headers {
             4 => &mut self.date,
             5 => &mut self.subject,
             6 => &mut self.message_id,
-            _ => &mut self.authentication_results,
+            7 => &mut self.authentication_results,
+            _ => &mut self.list_id,
         })
     }
 }

@@ -342,7 +342,7 @@ mod tests {
             (
                 json!({"headers": {"X-Foo": "a"}}),
                 "header `X-Foo` is not one E4 reads (known: From, Reply-To, Return-Path, To, \
-                 Date, Subject, Message-ID, Authentication-Results)",
+                 Date, Subject, Message-ID, Authentication-Results, List-Id)",
             ),
             (
                 json!({"attachments": {}}),

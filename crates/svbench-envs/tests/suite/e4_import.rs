@@ -490,3 +490,35 @@ fn mailboxes_split_only_at_separator_lines() {
         "{e}"
     );
 }
+
+/// A mailing-list post keeps its `List-Id` in the row, so the builtin reads
+/// the row as the scanner reads the file: a Reply-To to the list is normal.
+#[test]
+fn a_list_post_keeps_its_list_id_and_its_reply_to_is_no_mismatch() {
+    let post = "From: Kofi Mensah <kofi@mensah-consult.example>\r\n\
+                To: ofs-discuss@lists.openfreight.example\r\n\
+                Reply-To: ofs-discuss@lists.openfreight.example\r\n\
+                List-Id: Open Freight discussion <ofs-discuss.lists.openfreight.example>\r\n\
+                Subject: [ofs-discuss] Meeting notes\r\n\r\n\
+                Hi all, the notes from today's call are below.\r\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "post.eml", post);
+    let mut o = message_options(ImportFormat::Eml);
+    o.label = Some("Legitimate".into());
+    let out = import(std::slice::from_ref(&path), &o).unwrap();
+    let headers = &out.rows[0]["email"]["headers"];
+    assert_eq!(
+        headers["List-Id"],
+        "Open Freight discussion <ofs-discuss.lists.openfreight.example>"
+    );
+    check_loads(&out.rows);
+    let limits = EmailLimits::default();
+    let email = svbench_envs::e4::row::email_of_row(&out.rows[0]["email"], &limits).unwrap();
+    assert!(email.headers.list_id.is_some());
+    let rendered = svbench_mail::render(&email, &limits);
+    let findings = svbench_mail::extract(&email, &rendered, svbench_mail::IndicatorSet::builtin());
+    assert!(
+        findings.iter().all(|f| f.category != "reply_to_mismatch"),
+        "{findings:#?}"
+    );
+}
