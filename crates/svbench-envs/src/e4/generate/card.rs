@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use svbench_mail::RENDER_VERSION;
 
-use super::ambiguous::ARCHETYPES;
+use super::ambiguous::{archetype_of, ARCHETYPES};
 use super::brands::OOD_BRANDS;
 use super::families::FAMILIES;
 use super::manifest::Manifest;
@@ -47,7 +48,7 @@ fn provenance(w: &mut String, corpus: &Corpus, manifest: &Manifest) {
         w,
         "- generator: `{GENERATOR_NAME}` version `{GENERATOR_VERSION}`, seed `{}`\n\
          - config: ambiguity {}, sizes train {} / dev {} / test {} / ood {}\n\
-         - rendering: `svbench_mail::render` version 1 (`meta.render_version`)\n",
+         - rendering: `svbench_mail::render` version {RENDER_VERSION} (`meta.render_version`)\n",
         corpus.seed, c.ambiguity, c.sizes.train, c.sizes.dev, c.sizes.test, c.sizes.ood
     );
     let _ = writeln!(
@@ -86,7 +87,8 @@ fn rows_section(w: &mut String) {
          | `meta.difficulty` | `easy`, `medium`, `hard` |\n\
          | `meta.pair_id` | the group: a legitimate instance and its phishing counterparts, or one ambiguous item |\n\
          | `meta.ambiguous`, `meta.render_version`, `meta.source`, `meta.generator` | provenance |\n\
-         | `meta.brand` | the fictional brand written about (`null` for internal mail) |\n\
+         | `meta.brand` | the fictional brand or vendor written about (`null` for internal mail) |\n\
+         | `meta.language` | the language the email is written in (`en`, `pt`, `es`, `fr`, `de`) |\n\
          | `meta.indicators` | hard indicator categories present (Phishing rows) |\n\
          | `meta.soft_indicators` | soft indicators present (Legitimate rows), or the phish-polarity categories of an ambiguous surface |\n\
          | `meta.archetype`, `meta.surface_seed`, `meta.scenario_seeds` | ambiguous rows: what regenerates both scenarios |\n"
@@ -104,22 +106,34 @@ fn families_section(w: &mut String) {
     let _ = writeln!(w, "## Families\n");
     let _ = writeln!(
         w,
-        "| family | phishing type | brands | ood only | hard indicators drawn from |"
+        "| family | phishing type | brands | splits | languages | ambiguous archetype | hard indicators drawn from |"
     );
-    let _ = writeln!(w, "|---|---|---|---|---|");
+    let _ = writeln!(w, "|---|---|---|---|---|---|---|");
     for f in FAMILIES {
         let brands: Vec<&str> = f.brands.iter().chain(f.ood_brands).copied().collect();
         let _ = writeln!(
             w,
-            "| `{}` | `{}` | {} | {} | {} |",
+            "| `{}` | `{}` | {} | {} | {} | {} | {} |",
             f.id,
             f.phishing_type,
-            if brands.is_empty() {
+            if brands.is_empty() && f.everywhere {
+                "(organisation and vendor mail)".to_string()
+            } else if brands.is_empty() {
                 "(internal mail)".to_string()
             } else {
                 brands.join(", ")
             },
-            if f.ood_only { "yes" } else { "no" },
+            if f.ood_only {
+                "ood only"
+            } else if f.everywhere {
+                "all"
+            } else if f.ood_brands.is_empty() {
+                "train, dev, test"
+            } else {
+                "all (ood: ood brands)"
+            },
+            f.languages.join(", "),
+            archetype_of(f.id).map_or("none".to_string(), |a| format!("`{}`", a.id)),
             f.hard
                 .iter()
                 .map(|c| format!("`{c}`"))
@@ -131,7 +145,14 @@ fn families_section(w: &mut String) {
         w,
         "\nThe ood split uses the two ood-only families and the brands {} (Coho Crypto through\n\
          the password-reset and account-alert families); none of them appears in train, dev or\n\
-         test. Its recipient organisations are ood-only too.\n",
+         test. Its recipient organisations are ood-only too, and so are the vendors of the\n\
+         families drawn in every split.\n\n\
+         The families after the first ten are written so that a keyword list cannot decide\n\
+         them: their phishing side often carries no phrase the builtin extractor reads (the\n\
+         tell is a lookalike of the recipient's own domain or of a vendor no brand list holds,\n\
+         a changed Reply-To, a link to an unrelated host), and their legitimate side carries\n\
+         alarming or money wording from the real sender. Their gold label is fixed by\n\
+         construction (who sent it), not by the wording.\n",
         OOD_BRANDS.join(", ")
     );
 }
@@ -206,7 +227,8 @@ fn ambiguity(w: &mut String, corpus: &Corpus) {
          scenario of the same family render byte-identically: the visible email comes from\n\
          `meta.surface_seed`, and each scenario's hidden fact (who controls the sending account,\n\
          whether the new vendor exists) from its own seed in `meta.scenario_seeds`. A test\n\
-         regenerates both and compares the renderings. Archetypes:\n"
+         regenerates both and compares the renderings. Only the first ten families have an\n\
+         archetype; the later ones have no ambiguous items. Archetypes:\n"
     );
     for a in ARCHETYPES {
         let _ = writeln!(
