@@ -14,6 +14,7 @@ pub mod card;
 pub mod ctx;
 pub mod draft;
 pub mod families;
+pub mod invoice;
 pub mod lang;
 pub mod manifest;
 pub mod phrases;

@@ -7,6 +7,7 @@
 
 use super::ctx::{soft, t, Ctx};
 use super::draft::{phish, Draft, HeaderLine, Piece};
+use super::invoice::capitalised;
 use super::lang::{self, Bec};
 use super::slots;
 use super::vendor;
@@ -118,22 +119,5 @@ fn phish_sender(c: &mut Ctx, d: &mut Draft, boss: &slots::Person, role: &str) {
             "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
             c.org.domain
         ));
-    }
-}
-
-/// `piece` with its first letter upper-cased (the asks start mid-sentence
-/// in the tables).
-fn capitalised(piece: Piece) -> Piece {
-    let up = |s: String| {
-        let mut chars = s.chars();
-        match chars.next() {
-            Some(f) => f.to_uppercase().chain(chars).collect(),
-            None => s,
-        }
-    };
-    match piece {
-        Piece::Text(s) => Piece::Text(up(s)),
-        Piece::Marked(s, m) => Piece::Marked(up(s), m),
-        other => other,
     }
 }

@@ -281,6 +281,19 @@ pub const FAMILIES: &[Family] = &[
         languages: EN,
         extractor_worded: false,
     },
+    Family {
+        id: "vendor_invoice",
+        phishing_type: "invoice_fraud",
+        brands: &[],
+        ood_brands: &[],
+        hard: &["lookalike_domain", "payment_request", "reply_to_mismatch"],
+        soft: &[soft::PAYMENT_WORDING],
+        write: super::invoice::vendor_invoice,
+        ood_only: false,
+        everywhere: true,
+        languages: EN,
+        extractor_worded: false,
+    },
 ];
 
 /// The family with id `id`.

@@ -90,6 +90,75 @@ pub fn bec(lang: &str) -> &'static Bec {
     }
 }
 
+/// The vendor-invoice family's wording.
+#[derive(Debug)]
+pub struct Invoice {
+    /// Subjects (`{ref}` is the invoice number).
+    pub subjects: &'static [&'static str],
+    /// `Hello {name},`.
+    pub hello: &'static [&'static str],
+    /// The invoice itself (`{ref}`, `{amount}`, `{vendor}`; the goods follow).
+    pub intro: &'static [&'static str],
+    /// The phishing change of payment details (marked `payment_request`).
+    pub phish_money: &'static [&'static str],
+    /// The legitimate payment line (marked as soft payment wording).
+    pub legit_money: &'static [&'static str],
+    /// A legitimate line that names no payment channel.
+    pub legit_plain: &'static [&'static str],
+    /// The portal link's lead-in.
+    pub portal: &'static [&'static str],
+    /// A polite closing line.
+    pub closers: &'static [&'static str],
+    /// `Kind regards,`.
+    pub regards: &'static [&'static str],
+    /// The signature's department (`Accounts Receivable`).
+    pub department: &'static str,
+}
+
+const INVOICE_EN: Invoice = Invoice {
+    subjects: &[
+        "Invoice {ref}",
+        "{vendor} invoice {ref}",
+        "Invoice {ref} attached",
+        "Your invoice from {vendor}",
+    ],
+    hello: &["Hello {name},", "Dear {name},", "Hi {name},"],
+    intro: &[
+        "Please find attached invoice {ref} for {amount} for the",
+        "Attached is our invoice {ref} ({amount}) covering the",
+        "Thank you for your order. Invoice {ref} for {amount} is attached for the",
+    ],
+    phish_money: &[
+        "please note our bank details have changed, and the new account is shown on the attached invoice",
+        "we now bank with a different institution, so please use the account on this invoice for this and future payments",
+        "kindly make payment to the remittance account printed on the invoice, which replaces the one in your records",
+        "our finance team has moved to a new account; the details are on page two of the invoice",
+    ],
+    legit_money: &[
+        "payment by bank transfer to the account on the invoice, as usual",
+        "please pay the balance by wire transfer within your normal terms",
+    ],
+    legit_plain: &[
+        "payment terms are 30 days as agreed in the framework contract",
+        "the amount matches the purchase order your team approved",
+    ],
+    portal: &["You can also view it in our customer portal: "],
+    closers: &[
+        "Please let us know if you have any questions.",
+        "Thank you for your business.",
+        "We appreciate your continued custom.",
+    ],
+    regards: &["Kind regards,", "Best regards,", "Regards,"],
+    department: "Accounts Receivable",
+};
+
+/// The vendor-invoice wording in `lang` (English when it has no table).
+pub fn invoice(lang: &str) -> &'static Invoice {
+    match lang {
+        _ => &INVOICE_EN,
+    }
+}
+
 /// `template` with `{name}`, `{vendor}`, `{amount}` and `{ref}` filled.
 pub fn fill(template: &str, name: &str, vendor: &str, amount: &str, reference: &str) -> String {
     template
