@@ -22,6 +22,7 @@ pub mod rng;
 pub mod row;
 pub mod scenario;
 pub mod slots;
+pub mod thread;
 pub mod vendor;
 
 use serde_json::Value;

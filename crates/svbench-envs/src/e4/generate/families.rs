@@ -294,6 +294,24 @@ pub const FAMILIES: &[Family] = &[
         languages: EN,
         extractor_worded: false,
     },
+    Family {
+        id: "thread_hijack",
+        phishing_type: "thread_hijack",
+        brands: &[],
+        ood_brands: &[],
+        hard: &[
+            "lookalike_domain",
+            "reply_to_mismatch",
+            "payment_request",
+            "link_text_mismatch",
+        ],
+        soft: &[],
+        write: super::thread::thread_hijack,
+        ood_only: false,
+        everywhere: true,
+        languages: EN,
+        extractor_worded: false,
+    },
 ];
 
 /// The family with id `id`.
