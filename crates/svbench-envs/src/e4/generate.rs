@@ -7,6 +7,7 @@
 //! Whole groups belong to one split; the ood split draws from two families
 //! and three brands the other splits never see.
 
+pub mod alarming;
 pub mod ambiguous;
 pub mod bec;
 pub mod brands;
@@ -14,6 +15,7 @@ pub mod card;
 pub mod ctx;
 pub mod draft;
 pub mod families;
+pub mod gateway;
 pub mod invoice;
 pub mod lang;
 pub mod manifest;
@@ -91,6 +93,9 @@ pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
     let card = card::render_card(corpus, &manifest);
     kit::corpus_files(&corpus.splits, &manifest, card)
 }
+
+/// How many times a later (not extractor-worded) family is dealt per round.
+const LATER_WEIGHT: usize = 5;
 
 /// What one group of a split is.
 #[derive(Debug, Clone, Copy)]
@@ -205,10 +210,17 @@ pub fn label_counts(config: &GenConfig, n: usize) -> (usize, usize, usize) {
 
 /// The groups of a split: one in eight phishing rows sits in a group with a
 /// second counterpart, balanced by as many legitimate-only groups; families
-/// are dealt round-robin from a shuffled order so each appears evenly.
+/// are dealt round-robin from a shuffled deck (the later families
+/// [`LATER_WEIGHT`] times in it); ambiguous items go round the families that
+/// have an archetype.
 fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group> {
     let (phish, _legit, amb) = label_counts(config, n);
-    let mut families = families_for(ood);
+    // The later families are dealt more often: they are what separates a
+    // reader from a keyword list.
+    let mut families: Vec<&'static Family> = families_for(ood)
+        .into_iter()
+        .flat_map(|f| std::iter::repeat_n(f, if f.extractor_worded { 1 } else { LATER_WEIGHT }))
+        .collect();
     rng.shuffle(&mut families);
     let triples = phish / 8;
     let pairs = phish - 2 * triples;

@@ -36,6 +36,12 @@ pub mod soft {
     /// A routine request about money from the real sender
     /// (`payment_request` wording).
     pub const PAYMENT_WORDING: &str = "payment_wording";
+    /// A real sender's sign-in or reset wording (`credential_request`
+    /// wording).
+    pub const CREDENTIAL_WORDING: &str = "credential_wording";
+    /// Replies routed to the sender's own invoicing or ticketing platform on
+    /// another domain (a `reply_to_mismatch` the sender meant).
+    pub const PLATFORM_REPLY_TO: &str = "platform_reply_to";
 }
 
 /// Slots and role of one email.

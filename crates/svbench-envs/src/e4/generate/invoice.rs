@@ -6,8 +6,10 @@
 
 use super::ctx::{soft, t, Ctx};
 use super::draft::{benign, phish, Draft, HeaderLine, LinkPiece, Piece};
+use super::gateway::{gateway, url_text};
 use super::lang::{self, Invoice};
 use super::slots;
+use super::vendor;
 
 /// Writes the email for the context's role.
 pub fn vendor_invoice(c: &mut Ctx) -> Draft {
@@ -48,6 +50,9 @@ pub fn vendor_invoice(c: &mut Ctx) -> Draft {
         let segment = format!("spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}");
         d.auth = Some(format!("mx.{}; {segment}", c.org.domain));
         d.mark_header(HeaderLine::Auth, &segment, benign("auth_aligned_pass"));
+        if c.soft(soft::PLATFORM_REPLY_TO) {
+            vendor::platform_reply_to(c, &mut d);
+        }
         c.sender_domain = domain.to_string();
     }
     let hello = fill(&c.one(text.hello), &c.recipient.first);
@@ -75,16 +80,15 @@ pub fn vendor_invoice(c: &mut Ctx) -> Draft {
     let link = !c.is_phish() && c.chance(50);
     if link {
         let href = format!("https://portal.{}/invoices/{reference}", vendor.domain);
-        d.para(vec![
-            t(c.one(text.portal)),
-            Piece::Link(LinkPiece {
-                visible: reference.clone(),
-                href,
-                whole: vec![],
-                url: vec![benign("aligned_links")],
-                host: None,
-            }),
-        ]);
+        let link = Piece::Link(LinkPiece {
+            visible: reference.clone(),
+            href,
+            whole: vec![],
+            url: vec![benign("aligned_links")],
+            host: None,
+        });
+        let link = url_text(c, link);
+        d.para(vec![t(c.one(text.portal)), gateway(c, link)]);
     }
     d.para(vec![t(c.one(text.closers))]);
     let regards = c.one(text.regards);

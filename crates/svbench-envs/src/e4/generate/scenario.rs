@@ -191,6 +191,8 @@ fn soft_present(name: &str, built: &Built, slots: &Slots) -> bool {
         soft::EXPIRY | soft::ALARM => has("urgency_threat"),
         soft::GREETING => has("generic_greeting"),
         soft::PAYMENT_WORDING => has("payment_request"),
+        soft::CREDENTIAL_WORDING => has("credential_request"),
+        soft::PLATFORM_REPLY_TO => has("reply_to_mismatch"),
         soft::BRAND_SHORTENER => slots.brand.is_some_and(|b| {
             b.shorteners
                 .iter()

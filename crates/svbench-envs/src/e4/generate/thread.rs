@@ -6,10 +6,12 @@
 //! The quoted text is the recipient's own, alarm words included, on both
 //! sides.
 
-use super::ctx::{t, Ctx};
+use super::ctx::{soft, t, Ctx};
 use super::draft::{benign, phish, Draft, HeaderLine, LinkPiece, Piece};
+use super::gateway::{gateway, url_text};
 use super::invoice::capitalised;
 use super::slots;
+use super::vendor;
 
 const TOPICS: &[&str] = &[
     "Revised quote for {po}",
@@ -72,6 +74,9 @@ pub fn thread_hijack(c: &mut Ctx) -> Draft {
             d.auth = Some(format!("mx.{}; {segment}", c.org.domain));
             d.mark_header(HeaderLine::Auth, &segment, benign("auth_aligned_pass"));
         }
+        if c.soft(soft::PLATFORM_REPLY_TO) {
+            vendor::platform_reply_to(c, &mut d);
+        }
         domain
     };
     c.sender_domain = domain.clone();
@@ -90,14 +95,17 @@ pub fn thread_hijack(c: &mut Ctx) -> Draft {
                 vec![phish("payment_request")],
             )),
             t(": "),
-            phish_link(c, &domain, "remittance"),
+            {
+                let link = phish_link(c, &domain, "remittance");
+                gateway(c, link)
+            },
         ]);
         has_link = true;
     } else if c.is_phish() {
-        d.para(vec![
-            t(format!("{reply}. You can open them here: ")),
-            phish_link(c, &domain, "documents"),
-        ]);
+        d.para(vec![t(format!("{reply}. You can open them here: ")), {
+            let link = phish_link(c, &domain, "documents");
+            gateway(c, link)
+        }]);
         has_link = true;
     } else if c.chance(50) {
         let href = format!(
@@ -105,15 +113,17 @@ pub fn thread_hijack(c: &mut Ctx) -> Draft {
             vendor.domain,
             slots::token(&mut c.rng, 8)
         );
+        let link = Piece::Link(LinkPiece {
+            visible: "Shared folder".into(),
+            href,
+            whole: vec![],
+            url: vec![benign("aligned_links")],
+            host: None,
+        });
+        let link = url_text(c, link);
         d.para(vec![
             t(format!("{reply}. You can open them here: ")),
-            Piece::Link(LinkPiece {
-                visible: "Shared folder".into(),
-                href,
-                whole: vec![],
-                url: vec![benign("aligned_links")],
-                host: None,
-            }),
+            gateway(c, link),
         ]);
         has_link = true;
     } else {
@@ -133,7 +143,7 @@ pub fn thread_hijack(c: &mut Ctx) -> Draft {
         c.recipient.first
     ))]);
     // Quoted history reads as plain text; a link trick needs HTML.
-    d.html = c.has("link_text_mismatch") || (has_link && c.chance(30));
+    d.html = c.has("link_text_mismatch") || (has_link && c.chance(40));
     d
 }
 

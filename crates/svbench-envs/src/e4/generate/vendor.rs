@@ -31,6 +31,27 @@ impl Vendor {
     }
 }
 
+/// Invoicing and ticketing platforms vendors route replies through
+/// (invented, reserved names).
+pub const PLATFORMS: &[&str] = &[
+    "invoicing-hub.example",
+    "ticketdesk.test",
+    "billflow.example",
+];
+
+/// The vendor's mailbox on a platform (`halvardsupply@invoicing-hub.example`),
+/// marked as the `reply_to_mismatch` its sender meant.
+pub fn platform_reply_to(c: &mut super::ctx::Ctx, d: &mut super::draft::Draft) {
+    let platform = c.one(PLATFORMS);
+    let reply = format!("{}@{platform}", c.vendor.label());
+    d.reply_to = Some(reply.clone());
+    d.mark_header(
+        super::draft::HeaderLine::ReplyTo,
+        &reply,
+        super::draft::phish("reply_to_mismatch"),
+    );
+}
+
 /// Vendors of train, dev and test.
 pub const VENDORS: &[Vendor] = &[
     Vendor {
