@@ -5,7 +5,7 @@
 //! through the recipient's security gateway where it has one.
 
 use super::ctx::{soft, t, Ctx};
-use super::draft::{benign, Draft, LinkPiece, Piece};
+use super::draft::{benign, phish, Draft, HeaderLine, LinkPiece, Piece};
 use super::gateway::{gateway, url_text};
 use super::slots;
 
@@ -22,13 +22,64 @@ pub fn alarming_notice(c: &mut Ctx) -> Draft {
 
 /// The call-to-action link, as the gateway delivers it.
 fn cta(c: &mut Ctx, visible: &str, path: &str) -> Piece {
-    let link = c.link(visible, path);
     let link = if c.is_phish() {
-        link
+        calm_link(c, visible, path)
     } else {
+        let link = c.link(visible, path);
         url_text(c, link)
     };
     gateway(c, link)
+}
+
+/// From the brand (legitimate), or for a calm lure from a host that claims
+/// no brand, under the brand's name when `display_name_mismatch` is drawn:
+/// the lookalike, if any, sits in the link, where a gateway hides it.
+fn sender(c: &mut Ctx, d: &mut Draft, local: &str, generic: &str) {
+    if !c.is_phish() {
+        c.brand_sender(d, local, generic);
+        return;
+    }
+    let display = if c.has("display_name_mismatch") {
+        c.brand.name.clone()
+    } else {
+        generic.to_string()
+    };
+    let domain = slots::neutral_domain(&mut c.rng, false);
+    d.from = format!("{display} <{local}@{domain}>");
+    if c.has("display_name_mismatch") {
+        let value = d.from.clone();
+        d.mark_header(HeaderLine::From, &value, phish("display_name_mismatch"));
+    }
+    if c.chance(45) {
+        d.auth = Some(format!(
+            "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
+            c.org.domain
+        ));
+    }
+    c.sender_domain = domain;
+}
+
+/// A calm lure's link: on a lookalike of the brand when drawn (else a host
+/// that claims nothing), its text claiming the brand's own URL when
+/// `link_text_mismatch` is drawn.
+fn calm_link(c: &mut Ctx, visible: &str, path: &str) -> Piece {
+    let (host, marks) = c.attacker_domain(false);
+    let mismatch = c.has("link_text_mismatch");
+    Piece::Link(LinkPiece {
+        visible: if mismatch {
+            format!("https://{}/{path}", c.brand.domain())
+        } else {
+            visible.to_string()
+        },
+        href: format!("https://{host}/{path}"),
+        whole: if mismatch {
+            vec![phish("link_text_mismatch")]
+        } else {
+            vec![]
+        },
+        url: vec![],
+        host: (!marks.is_empty()).then_some((host, marks)),
+    })
 }
 
 /// A link whose text is its own URL on the brand's site (legitimate), or
@@ -36,13 +87,7 @@ fn cta(c: &mut Ctx, visible: &str, path: &str) -> Piece {
 fn url_text_link(c: &mut Ctx, path: &str) -> Piece {
     let shown = format!("https://{}/{path}", c.brand.domain());
     let link = if c.is_phish() {
-        let mut l = c.link(&shown, path);
-        if let Piece::Link(p) = &mut l {
-            if p.whole.is_empty() {
-                p.visible = "Open".to_string();
-            }
-        }
-        l
+        calm_link(c, "Open", path)
     } else {
         Piece::Link(LinkPiece {
             visible: shown.clone(),
@@ -91,7 +136,7 @@ fn security(c: &mut Ctx) -> Draft {
         ]),
     };
     let mut d = c.draft(format!("{name}: {subject}"));
-    c.brand_sender(&mut d, "security", "Account Services");
+    sender(c, &mut d, "security", "Account Services");
     d.para(vec![t(format!("Hello {},", c.recipient.first))]);
     if c.is_phish() {
         d.para(vec![t(c.one(&[
@@ -192,7 +237,7 @@ fn shipping(c: &mut Ctx) -> Draft {
         ])
         .replace("{t}", &track);
     let mut d = c.draft(subject);
-    c.brand_sender(&mut d, "tracking", "Delivery Updates");
+    sender(c, &mut d, "tracking", "Delivery Updates");
     d.para(vec![t(format!("Hello {},", c.recipient.first))]);
     d.para(vec![t(format!(
         "Parcel {track} left our hub and should arrive on {}.",
@@ -232,7 +277,7 @@ fn calendar(c: &mut Ctx) -> Draft {
     ]);
     let day = slots::day(&mut c.rng);
     let mut d = c.draft(format!("Invitation: {title} @ {day} 10:00-11:00 (UTC)"));
-    c.brand_sender(&mut d, "calendar", "Calendar");
+    sender(c, &mut d, "calendar", "Calendar");
     d.para(vec![t(format!("{organiser} has invited you to {title}."))]);
     d.para(vec![t(format!("When: {day}, 10:00-11:00 (UTC)"))]);
     if !c.is_phish() {
@@ -264,7 +309,7 @@ fn digest(c: &mut Ctx) -> Draft {
     let domain = c.brand.domain().to_string();
     let (vol, issue) = (c.rng.int(3, 40), c.rng.int(1, 52));
     let mut d = c.draft(format!("[{list}] Digest, Vol {vol}, Issue {issue}"));
-    c.brand_sender(&mut d, &format!("{list}-bounces"), "Mailing list");
+    sender(c, &mut d, &format!("{list}-bounces"), "Mailing list");
     d.para(vec![t(format!("Today's topics in {list}:"))]);
     let topics = [
         "Critical patch released: upgrade immediately",
@@ -312,7 +357,7 @@ fn newsletter(c: &mut Ctx) -> Draft {
         "Act now: 30% off selected trips",
     ]);
     let mut d = c.draft(subject);
-    c.brand_sender(&mut d, "news", "Newsletter");
+    sender(c, &mut d, "news", "Newsletter");
     d.para(vec![t(format!("Hi {},", c.recipient.first))]);
     d.para(vec![t("Our favourite trips this month, picked for you.")]);
     for offer in ["City breaks", "Mountain weekends", "Coastal escapes"] {
@@ -323,7 +368,7 @@ fn newsletter(c: &mut Ctx) -> Draft {
             format!("https://click.mailer-hub.example/ls/click?upn={token}")
         };
         let link = if c.is_phish() {
-            c.link(offer, "offers")
+            calm_link(c, offer, "offers")
         } else {
             let link = Piece::Link(LinkPiece {
                 visible: offer.to_string(),

@@ -7,7 +7,7 @@
 
 use super::ctx::{soft, t, Ctx};
 use super::draft::{phish, Draft, HeaderLine, Piece};
-use super::invoice::capitalised;
+use super::invoice::{capitalised, stop};
 use super::lang::{self, Bec};
 use super::slots;
 use super::vendor;
@@ -57,7 +57,8 @@ pub fn bec_request(c: &mut Ctx) -> Draft {
     let hello = fill(&c.one(text.hello), &c.recipient.first);
     d.para(vec![t(hello)]);
     let opener = c.one(text.openers);
-    d.para(vec![t(format!("{opener} ")), capitalised(ask), t(".")]);
+    let end = stop(&ask);
+    d.para(vec![t(format!("{opener} ")), capitalised(ask), t(end)]);
     d.para(vec![t(c.one(text.closers))]);
     let thanks = c.one(text.thanks);
     let signature = if role.is_empty() {

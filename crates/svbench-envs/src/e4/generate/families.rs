@@ -278,7 +278,7 @@ pub const FAMILIES: &[Family] = &[
         write: super::bec::bec_request,
         ood_only: false,
         everywhere: true,
-        languages: EN,
+        languages: super::lang::LANGUAGES,
         extractor_worded: false,
     },
     Family {
@@ -291,7 +291,7 @@ pub const FAMILIES: &[Family] = &[
         write: super::invoice::vendor_invoice,
         ood_only: false,
         everywhere: true,
-        languages: EN,
+        languages: super::lang::LANGUAGES,
         extractor_worded: false,
     },
     Family {

@@ -57,8 +57,8 @@ pub fn vendor_invoice(c: &mut Ctx) -> Draft {
     }
     let hello = fill(&c.one(text.hello), &c.recipient.first);
     d.para(vec![t(hello)]);
-    let intro = fill(&c.one(text.intro), "");
-    d.para(vec![t(format!("{intro} {}.", vendor.goods))]);
+    let intro = fill(&c.one(text.intro), "").replace("{goods}", vendor.goods);
+    d.para(vec![t(intro)]);
     let line = if c.is_phish() {
         c.has("payment_request").then(|| {
             Piece::Marked(
@@ -108,18 +108,26 @@ pub fn vendor_invoice(c: &mut Ctx) -> Draft {
     d
 }
 
-/// `piece` with its first letter upper-cased.
+/// `piece` with its first letter upper-cased (after an opening `¿`).
 pub fn capitalised(piece: Piece) -> Piece {
-    let up = |s: String| {
-        let mut chars = s.chars();
-        match chars.next() {
-            Some(f) => f.to_uppercase().chain(chars).collect(),
-            None => s,
+    let up = |s: String| match s.char_indices().find(|(_, ch)| ch.is_alphabetic()) {
+        Some((i, ch)) => {
+            let rest = &s[i + ch.len_utf8()..];
+            format!("{}{}{rest}", &s[..i], ch.to_uppercase())
         }
+        None => s,
     };
     match piece {
         Piece::Text(s) => Piece::Text(up(s)),
         Piece::Marked(s, m) => Piece::Marked(up(s), m),
         other => other,
+    }
+}
+
+/// The full stop a sentence ends with, unless it is a question.
+pub fn stop(piece: &Piece) -> &'static str {
+    match piece {
+        Piece::Text(s) | Piece::Marked(s, _) if s.ends_with('?') => "",
+        _ => ".",
     }
 }

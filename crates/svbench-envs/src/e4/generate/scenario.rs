@@ -202,12 +202,19 @@ fn soft_present(name: &str, built: &Built, slots: &Slots) -> bool {
     }
 }
 
-/// A phishing member: k hard indicators (1–4, k=2 most often) from the
-/// family's list, plus sometimes the weak generic greeting.
+/// A phishing member: k hard indicators (1–4, k=2 most often; 1–3, k=1
+/// most often, in the later families) from the family's list, plus
+/// sometimes the weak generic greeting.
 pub fn phishing(family: &Family, slots: &Slots, seed: u64) -> Scenario {
     let mut rng = stream(seed, "phishing");
     for _ in 0..64 {
-        let k = 1 + weighted(&mut rng, &[30, 35, 25, 10]);
+        // The later families carry fewer tells: one most often.
+        let weights: &[u64] = if family.extractor_worded {
+            &[30, 35, 25, 10]
+        } else {
+            &[55, 30, 15, 0]
+        };
+        let k = 1 + weighted(&mut rng, weights);
         let mut options: Vec<&'static str> = family
             .hard
             .iter()
