@@ -9,6 +9,7 @@ use svbench_core::Completion;
 use svbench_envs::e4::args::E4Args;
 use svbench_envs::e4::dataset::{load, DatasetSpec, LoadedDataset, SelectionRequest, SplitRequest};
 use svbench_envs::e4::env::E4Env;
+use svbench_envs::e4::generate::families::family;
 use svbench_envs::e4::policy::IndicatorsPolicy;
 use svbench_envs::e4::row::email_of_row;
 use svbench_envs::e4::Label;
@@ -46,6 +47,11 @@ fn the_extractor_finds_the_hard_indicators_the_generator_inserted() {
         }
         let info = example.info_value();
         let meta = &info["meta"];
+        // The later families are written so that a keyword list misses
+        // many of their indicators; only the first ten are held to this.
+        if !family(meta["family"].as_str().unwrap()).extractor_worded {
+            continue;
+        }
         let hard: Vec<&str> = meta["indicators"]
             .as_array()
             .unwrap()

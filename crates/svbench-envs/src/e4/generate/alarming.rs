@@ -112,7 +112,7 @@ fn sign(c: &mut Ctx, team: &str) -> Vec<Piece> {
 fn security(c: &mut Ctx) -> Draft {
     let name = c.brand.name.clone();
     // Which notice follows the recipient, so both members agree.
-    let reset = c.recipient.last.len() % 2 == 0;
+    let reset = c.recipient.last.len().is_multiple_of(2);
     let subject = match (reset, c.is_phish()) {
         (true, false) => c.one(&[
             "Password reset requested",
