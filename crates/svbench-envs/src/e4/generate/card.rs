@@ -35,6 +35,7 @@ pub fn render_card(corpus: &Corpus, manifest: &Manifest) -> String {
     let _ = writeln!(
         w,
         "- Templates, not real mail: wording varies by seeded choice among a few phrasings per slot.\n\
+         - Other languages are hand-written phrase tables for two families; amounts stay in dollars.\n\
          - Gold spans are what the generator inserted; an indicator it did not insert is not gold.\n\
          - Ambiguous items are ambiguous by construction: the hidden fact that decides them is not in the email."
     );
@@ -141,19 +142,33 @@ fn families_section(w: &mut String) {
                 .join(", ")
         );
     }
+    let through: Vec<&str> = FAMILIES
+        .iter()
+        .filter(|f| !f.ood_only && !f.ood_brands.is_empty())
+        .map(|f| f.id)
+        .collect();
     let _ = writeln!(
         w,
         "\nThe ood split uses the two ood-only families and the brands {} (Coho Crypto through\n\
-         the password-reset and account-alert families); none of them appears in train, dev or\n\
-         test. Its recipient organisations are ood-only too, and so are the vendors of the\n\
-         families drawn in every split.\n\n\
-         The families after the first ten are written so that a keyword list cannot decide\n\
+         {}); none of them appears in train, dev or test. Its recipient organisations are\n\
+         ood-only too, and so are the vendors of the families drawn in every split.\n",
+        OOD_BRANDS.join(", "),
+        through
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        w,
+        "The families after the first ten are written so that a keyword list cannot decide\n\
          them: their phishing side often carries no phrase the builtin extractor reads (the\n\
          tell is a lookalike of the recipient's own domain or of a vendor no brand list holds,\n\
          a changed Reply-To, a link to an unrelated host), and their legitimate side carries\n\
-         alarming or money wording from the real sender. Their gold label is fixed by\n\
-         construction (who sent it), not by the wording.\n",
-        OOD_BRANDS.join(", ")
+         alarming or money wording from the real sender, replies routed to an invoicing\n\
+         platform, or links rewritten by the recipient's security gateway. Their gold label is\n\
+         fixed by construction (who sent it), not by the wording. They carry fewer hard\n\
+         indicators (one most often) and are dealt five times as often as the first ten.\n"
     );
 }
 
@@ -187,6 +202,18 @@ fn counts(w: &mut String, corpus: &Corpus) {
         }
         for (f, n) in by {
             let _ = writeln!(w, "| {split} | `{f}` | {n} |");
+        }
+    }
+    let _ = writeln!(w, "\n| split | language | rows |");
+    let _ = writeln!(w, "|---|---|---|");
+    for (split, rows) in &corpus.splits {
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in rows {
+            *by.entry(r["meta"]["language"].as_str().unwrap_or("?"))
+                .or_default() += 1;
+        }
+        for (l, n) in by {
+            let _ = writeln!(w, "| {split} | `{l}` | {n} |");
         }
     }
     let mut cats: BTreeMap<String, usize> = BTreeMap::new();
@@ -252,6 +279,9 @@ fn fiction(w: &mut String) {
          (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24). Nothing is resolved or fetched.\n\
          - Free-mail senders use fictional providers (`freemail.example`, `inboxly.test`,\n  \
          `postbox-mail.example`); third-party shortener URLs carry random paths.\n\
+         - Vendors (not in `brands.toml`), their invoicing platforms and the security gateways\n  \
+         that rewrite links are invented names under reserved domains; vendor lookalikes are\n  \
+         derived the same way as brand lookalikes.\n\
          - Attachments are listed by name, type and a small size only; no content exists.\n"
     );
 }
