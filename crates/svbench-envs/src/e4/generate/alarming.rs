@@ -285,8 +285,8 @@ fn calendar(c: &mut Ctx) -> Draft {
             "urgency_threat",
             Some(soft::ALARM),
             &[
-                "Attendance is mandatory: this is the final reminder before access reviews",
-                "Final notice: accounts of staff who miss the training will be suspended",
+                "Attendance is mandatory: this is the final reminder",
+                "Final reminder: please reply so the room can be confirmed",
             ],
         );
         if let Some(a) = alarm {
