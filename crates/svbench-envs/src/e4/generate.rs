@@ -4,8 +4,10 @@
 //! Output is a pure function of (generator version, [`GenConfig`], seed).
 //! Each split is drawn from its own stream, as groups: a legitimate instance
 //! with its phishing counterparts (one `pair_id`), or one ambiguous item.
-//! Whole groups belong to one split; the ood split draws from two families
-//! and three brands the other splits never see.
+//! Whole groups belong to one split; the ood split draws from two families,
+//! three brands, two organisations and two vendors the other splits never
+//! see. Only this version's manifests can be reproduced: a version-1
+//! manifest is reported stale ([`stale`]).
 
 pub mod alarming;
 pub mod ambiguous;
