@@ -4,25 +4,34 @@
 //! Output is a pure function of (generator version, [`GenConfig`], seed).
 //! Each split is drawn from its own stream, as groups: a legitimate instance
 //! with its phishing counterparts (one `pair_id`), or one ambiguous item.
-//! Whole groups belong to one split; the ood split draws from two families
-//! and three brands the other splits never see.
+//! Whole groups belong to one split; the ood split draws from two families,
+//! three brands, two organisations and two vendors the other splits never
+//! see. Only this version's manifests can be reproduced: a version-1
+//! manifest is reported stale ([`stale`]).
 
+pub mod alarming;
 pub mod ambiguous;
+pub mod bec;
 pub mod brands;
 pub mod card;
 pub mod ctx;
 pub mod draft;
 pub mod families;
+pub mod gateway;
+pub mod invoice;
+pub mod lang;
 pub mod manifest;
 pub mod phrases;
 pub mod rng;
 pub mod row;
 pub mod scenario;
 pub mod slots;
+pub mod thread;
+pub mod vendor;
 
 use serde_json::Value;
 
-use self::ambiguous::archetype_of;
+use self::ambiguous::{archetype_of, Archetype};
 use self::families::Family;
 pub use self::manifest::{corpus_from_manifest, Manifest};
 use self::rng::{stream, GenRng};
@@ -31,13 +40,13 @@ pub use self::row::{email_from_json, email_json};
 pub use self::scenario::{ambiguous_pair, AmbiguousSeeds, AmbiguousSide};
 use self::scenario::{brand_name, draw_slots, families_for};
 use crate::e4::Label;
-use crate::kit::generate::{self as kit, GeneratorEntry};
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 pub use crate::kit::generate::{to_jsonl, GenError};
 
 /// Generator name (`meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e4";
 /// Generator version; bump whenever output bytes change.
-pub const GENERATOR_VERSION: &str = "1";
+pub const GENERATOR_VERSION: &str = "2";
 /// Default seed (and the committed corpus's).
 pub const DEFAULT_SEED: u64 = 42;
 
@@ -87,13 +96,16 @@ pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
     kit::corpus_files(&corpus.splits, &manifest, card)
 }
 
+/// How many times a later (not extractor-worded) family is dealt per round.
+const LATER_WEIGHT: usize = 5;
+
 /// What one group of a split is.
 #[derive(Debug, Clone, Copy)]
 enum Group {
     /// A legitimate instance with `phish` counterparts (0–2).
     Pair(&'static Family, usize),
-    /// One ambiguous item of a family's archetype.
-    Ambiguous(&'static Family),
+    /// One ambiguous item of an archetype (of the family named).
+    Ambiguous(&'static Family, &'static Archetype),
 }
 
 /// A 53-bit seed (exact in every JSON reader).
@@ -117,6 +129,7 @@ pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> 
                     family: family.id,
                     phishing_type: None,
                     brand: brand_name(&slots),
+                    language: slots.language,
                     pair_id,
                     hard: Vec::new(),
                     soft: Vec::new(),
@@ -139,8 +152,7 @@ pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> 
                     rows.push((String::new(), info, p.built));
                 }
             }
-            Group::Ambiguous(family) => {
-                let arch = archetype_of(family.id);
+            Group::Ambiguous(family, arch) => {
                 let seeds = AmbiguousSeeds {
                     surface: seed53(&mut rng),
                     legitimate: seed53(&mut rng),
@@ -162,6 +174,7 @@ pub fn generate_split(config: &GenConfig, seed: u64, split: Split, n: usize) -> 
                     family: family.id,
                     phishing_type: None,
                     brand,
+                    language: "en",
                     pair_id,
                     hard: Vec::new(),
                     soft: hard,
@@ -199,10 +212,17 @@ pub fn label_counts(config: &GenConfig, n: usize) -> (usize, usize, usize) {
 
 /// The groups of a split: one in eight phishing rows sits in a group with a
 /// second counterpart, balanced by as many legitimate-only groups; families
-/// are dealt round-robin from a shuffled order so each appears evenly.
+/// are dealt round-robin from a shuffled deck (the later families
+/// [`LATER_WEIGHT`] times in it); ambiguous items go round the families that
+/// have an archetype.
 fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group> {
     let (phish, _legit, amb) = label_counts(config, n);
-    let mut families = families_for(ood);
+    // The later families are dealt more often: they are what separates a
+    // reader from a keyword list.
+    let mut families: Vec<&'static Family> = families_for(ood)
+        .into_iter()
+        .flat_map(|f| std::iter::repeat_n(f, if f.extractor_worded { 1 } else { LATER_WEIGHT }))
+        .collect();
     rng.shuffle(&mut families);
     let triples = phish / 8;
     let pairs = phish - 2 * triples;
@@ -223,8 +243,15 @@ fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group>
     for _ in 0..triples {
         groups.push(Group::Pair(deal(), 0));
     }
-    for _ in 0..amb {
-        groups.push(Group::Ambiguous(deal()));
+    // Ambiguous items come from the families that have an archetype.
+    let mut ambiguous: Vec<(&'static Family, &'static Archetype)> = families_for(ood)
+        .into_iter()
+        .filter_map(|f| archetype_of(f.id).map(|a| (f, a)))
+        .collect();
+    rng.shuffle(&mut ambiguous);
+    for i in 0..amb {
+        let (f, a) = ambiguous[i % ambiguous.len()];
+        groups.push(Group::Ambiguous(f, a));
     }
     groups
 }
@@ -233,7 +260,57 @@ fn plan(config: &GenConfig, n: usize, ood: bool, rng: &mut GenRng) -> Vec<Group>
 #[derive(Debug, Clone, Copy)]
 pub struct SvSynthE4;
 
-kit::fixed_config_generator!(SvSynthE4, files: |corpus| Ok(corpus_files(corpus)));
+impl CorpusGenerator for SvSynthE4 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    /// Without `n`, the split's configured size: its corpus file byte for
+    /// byte.
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let config = DEFAULT_GEN_CONFIG;
+        let n = n.unwrap_or(config.sizes.get(split));
+        Ok(generate_split(&config, seed, split, n))
+    }
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
+    }
+
+    /// A version-1 manifest is stale (its families, draw order and
+    /// rendering are gone); anything else unreadable is a manifest error.
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        if let Some(failure) = stale(manifest) {
+            return Err(failure);
+        }
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Manifest(e.to_string()))
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        Ok(corpus_files(corpus))
+    }
+}
+
+/// [`GenFailure::Stale`] for a manifest of an older `sv-synth-e4`.
+pub fn stale(manifest: &Manifest) -> Option<GenFailure> {
+    let g = &manifest.generator;
+    (g.name == GENERATOR_NAME && g.version == "1").then(|| GenFailure::Stale {
+        message: format!(
+            "the manifest records {GENERATOR_NAME} version 1, written by svbench 0.1.0 before \
+             generator version {GENERATOR_VERSION}; this build cannot reproduce its files"
+        ),
+        hint: "regenerate the corpus with `svbench data gen e4 --out DIR` (seed 42 is the \
+               committed one), or reproduce the old files with an svbench 0.1.0 build from \
+               before generator version 2"
+            .to_string(),
+    })
+}
 
 /// E4's generator for the registry (`generators: &[&e4::generate::GENERATOR]`).
 pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE4>();

@@ -9,15 +9,20 @@ use svbench_core::Completion;
 use svbench_envs::e4::args::E4Args;
 use svbench_envs::e4::dataset::{load, DatasetSpec, LoadedDataset, SelectionRequest, SplitRequest};
 use svbench_envs::e4::env::E4Env;
+use svbench_envs::e4::generate::families::family;
 use svbench_envs::e4::policy::IndicatorsPolicy;
 use svbench_envs::e4::row::email_of_row;
 use svbench_envs::e4::Label;
 use svbench_mail::{extract, render, EmailLimits, IndicatorSet};
 
 fn test_split() -> LoadedDataset {
+    split("test")
+}
+
+fn split(name: &str) -> LoadedDataset {
     load(
         &DatasetSpec::Embedded,
-        &SplitRequest(Some("test".into())),
+        &SplitRequest(Some(name.into())),
         &SelectionRequest {
             max_examples: None,
             shuffle: false,
@@ -46,6 +51,11 @@ fn the_extractor_finds_the_hard_indicators_the_generator_inserted() {
         }
         let info = example.info_value();
         let meta = &info["meta"];
+        // The later families are written so that a keyword list misses
+        // many of their indicators; only the first ten are held to this.
+        if !family(meta["family"].as_str().unwrap()).extractor_worded {
+            continue;
+        }
         let hard: Vec<&str> = meta["indicators"]
             .as_array()
             .unwrap()
@@ -381,4 +391,54 @@ fn eight_character_fragments_score_far_below_honest_quotes() {
         honest - fragment > 0.2,
         "honest {honest:.4}, fragments {fragment:.4}"
     );
+}
+
+/// Phishing-class F1 of `builtin:indicators` over the rows `keep` selects,
+/// as the eval report computes it (over the clear-cut rows it decided).
+fn indicators_f1(data: &LoadedDataset, keep: impl Fn(&str) -> bool) -> f64 {
+    let env = E4Env::new("v1", None, E4Args::default()).unwrap();
+    let policy = IndicatorsPolicy::new(&env);
+    let limits = EmailLimits::default();
+    let (mut tp, mut fp, mut positives) = (0.0, 0.0, 0.0);
+    for (example, gold) in data.examples.iter().zip(&data.gold) {
+        let info = example.info_value();
+        if !keep(info["meta"]["family"].as_str().unwrap()) {
+            continue;
+        }
+        let answer = policy.answer(&email_of_row(&info["email"], &limits).unwrap());
+        let said: Value = serde_json::from_str(&answer).unwrap();
+        let phishing = said["label"] == "Phishing";
+        if said["label"] == "Abstain" || *gold == Label::Abstain {
+            continue;
+        }
+        if *gold == Label::Phishing {
+            positives += 1.0;
+            if phishing {
+                tp += 1.0;
+            }
+        } else if phishing {
+            fp += 1.0;
+        }
+    }
+    2.0 * tp / (tp + fp + positives)
+}
+
+/// The corpus must separate a reader from a keyword list: the rule aces
+/// the first ten families but not the splits.
+#[test]
+fn a_keyword_rule_cannot_ace_the_corpus() {
+    for name in ["test", "ood"] {
+        let data = split(name);
+        let all = indicators_f1(&data, |_| true);
+        let later = indicators_f1(&data, |f| !family(f).extractor_worded);
+        eprintln!("{name}: F1 {all:.3}, later families {later:.3}");
+        assert!(
+            (0.5..=0.9).contains(&all),
+            "builtin:indicators F1 on {name} is {all:.3}: the corpus no longer discriminates"
+        );
+        assert!(later < all, "{name}: {later:.3} >= {all:.3}");
+    }
+    let first_ten = indicators_f1(&test_split(), |f| family(f).extractor_worded);
+    eprintln!("test, first ten families: F1 {first_ten:.3}");
+    assert!(first_ten > 0.95, "{first_ten:.3}");
 }

@@ -12,9 +12,12 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use svbench_core::canonical::sha256_hex;
+use svbench_envs::e4::generate::ambiguous::archetype_of;
 use svbench_envs::e4::generate::brands::{self, OOD_BRANDS};
 use svbench_envs::e4::generate::draft::word_bounded;
-use svbench_envs::e4::generate::families::FAMILIES;
+use svbench_envs::e4::generate::families::{family, FAMILIES};
+use svbench_envs::e4::generate::lang::LANGUAGES;
+use svbench_envs::e4::generate::vendor::{OOD_VENDORS, VENDORS};
 use svbench_envs::e4::generate::{
     ambiguous_pair, corpus_files, corpus_from_manifest, email_from_json, generate_corpus,
     generate_split, AmbiguousSeeds, Corpus, Manifest, Split, DEFAULT_GEN_CONFIG,
@@ -149,7 +152,38 @@ fn ood_families_and_brands_are_absent_elsewhere() {
     for f in &ood_families {
         assert!(ood_seen_families.contains(*f));
     }
-    assert_eq!(ood_seen_brands.len(), 3, "{ood_seen_brands:?}");
+    for b in OOD_BRANDS {
+        assert!(
+            ood_seen_brands.contains(*b),
+            "{b} not in ood: {ood_seen_brands:?}"
+        );
+    }
+}
+
+#[test]
+fn ood_vendors_are_absent_elsewhere_and_train_vendors_absent_from_ood() {
+    let mut seen = BTreeSet::new();
+    for (split, r) in all_rows() {
+        let q = r["question"].as_str().unwrap();
+        let (kept, barred) = if split == Split::Ood {
+            (OOD_VENDORS, VENDORS)
+        } else {
+            (VENDORS, OOD_VENDORS)
+        };
+        for v in barred {
+            assert!(
+                !q.contains(v.name) && !q.contains(v.domain),
+                "{} in {split}",
+                v.name
+            );
+        }
+        for v in kept {
+            if q.contains(v.domain) {
+                seen.insert((split == Split::Ood, v.name));
+            }
+        }
+    }
+    assert_eq!(seen.len(), VENDORS.len() + OOD_VENDORS.len(), "{seen:?}");
 }
 
 #[test]
@@ -279,6 +313,10 @@ fn difficulty_matches_the_indicator_counts() {
 #[test]
 fn phishing_types_are_the_spec_names() {
     let types = [
+        "bec_no_link",
+        "invoice_fraud",
+        "thread_hijack",
+        "calm_lure",
         "credential_harvest",
         "account_suspension",
         "payment_fraud",
@@ -336,4 +374,135 @@ fn generation_is_deterministic_and_seed_dependent() {
     let a = generate_split(&cfg, 7, Split::Dev, 40);
     assert_eq!(a, generate_split(&cfg, 7, Split::Dev, 40));
     assert_ne!(a, generate_split(&cfg, 8, Split::Dev, 40));
+}
+
+#[test]
+fn every_row_records_its_language_and_the_multilingual_families_use_all_five() {
+    let mut seen: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (_, r) in all_rows() {
+        let f = r["meta"]["family"].as_str().unwrap();
+        let lang = r["meta"]["language"].as_str().unwrap();
+        assert!(
+            family(f).languages.contains(&lang),
+            "{}: {f} in {lang}",
+            r["id"]
+        );
+        if r["meta"]["ambiguous"] == true {
+            assert_eq!(lang, "en");
+        }
+        seen.entry(f).or_default().insert(lang);
+    }
+    let multilingual: Vec<&str> = FAMILIES
+        .iter()
+        .filter(|f| f.languages.len() > 1)
+        .map(|f| f.id)
+        .collect();
+    assert!(multilingual.len() >= 2, "{multilingual:?}");
+    for f in multilingual {
+        let langs: Vec<&str> = seen[f].iter().copied().collect();
+        assert_eq!(langs.len(), LANGUAGES.len(), "{f}: {langs:?}");
+    }
+}
+
+#[test]
+fn only_families_with_an_archetype_have_ambiguous_rows() {
+    let mut ambiguous = BTreeSet::new();
+    for (_, r) in all_rows() {
+        if r["meta"]["ambiguous"] == true {
+            ambiguous.insert(r["meta"]["family"].as_str().unwrap());
+        }
+    }
+    for f in FAMILIES {
+        assert_eq!(
+            ambiguous.contains(f.id),
+            archetype_of(f.id).is_some(),
+            "{}",
+            f.id
+        );
+    }
+    assert!(FAMILIES.iter().any(|f| archetype_of(f.id).is_none()));
+}
+
+/// Gold spans of a row by category.
+fn span_categories(r: &Value) -> BTreeSet<String> {
+    r["meta"]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| match s["categories"].as_array() {
+            Some(list) => list
+                .iter()
+                .map(|c| c.as_str().unwrap().to_string())
+                .collect(),
+            None => vec![s["category"].as_str().unwrap().to_string()],
+        })
+        .collect()
+}
+
+#[test]
+fn the_later_families_fix_their_label_by_the_sender_not_the_wording() {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, r) in all_rows() {
+        let f = r["meta"]["family"].as_str().unwrap();
+        if family(f).extractor_worded || r["answer"] == "Abstain" {
+            continue;
+        }
+        *counts.entry(f).or_default() += 1;
+        let q = r["question"].as_str().unwrap();
+        let cats = span_categories(r);
+        let phishing = r["answer"] == "Phishing";
+        match f {
+            // No link and no urgency words, on either side; the phishing
+            // sender is a lookalike of the recipient's domain or free mail.
+            "bec_request" => {
+                assert!(!q.contains("http"), "{}", r["id"]);
+                assert!(!cats.contains("urgency_threat"), "{}", r["id"]);
+                if phishing {
+                    assert!(
+                        cats.contains("lookalike_domain") || cats.contains("freemail_corporate"),
+                        "{}",
+                        r["id"]
+                    );
+                } else {
+                    assert!(cats.contains("internal_sender"), "{}", r["id"]);
+                }
+            }
+            // The phishing side always writes from a vendor lookalike.
+            "vendor_invoice" | "thread_hijack" => {
+                assert_eq!(phishing, cats.contains("lookalike_domain"), "{}", r["id"]);
+                assert!(!cats.contains("urgency_threat"), "{}", r["id"]);
+                if f == "vendor_invoice" {
+                    assert!(q.contains(".pdf (application/pdf"), "{}", r["id"]);
+                } else {
+                    assert!(q.contains("Subject: Re: "), "{}", r["id"]);
+                    assert!(q.contains(" wrote:\n> "), "{}", r["id"]);
+                }
+            }
+            // Alarm is the legitimate side's; the lures carry none.
+            "alarming_notice" => {
+                if phishing {
+                    assert!(!cats.contains("urgency_threat"), "{}", r["id"]);
+                    assert!(!cats.contains("credential_request"), "{}", r["id"]);
+                }
+            }
+            other => panic!("no check for the later family {other}"),
+        }
+    }
+    assert_eq!(counts.len(), 4, "{counts:?}");
+}
+
+#[test]
+fn a_version_1_manifest_is_stale_and_says_how_to_regenerate() {
+    let text = std::fs::read_to_string(dataset_dir().join("manifest.json"))
+        .expect("manifest")
+        .replace("\"version\": \"2\"", "\"version\": \"1\"");
+    let err = (svbench_envs::e4::generate::GENERATOR.regenerate)(&text).unwrap_err();
+    match err {
+        svbench_envs::kit::generate::GenFailure::Stale { message, hint } => {
+            assert!(message.contains("version 1"), "{message}");
+            assert!(message.contains("svbench 0.1.0"), "{message}");
+            assert!(hint.contains("svbench data gen e4 --out"), "{hint}");
+        }
+        other => panic!("not stale: {other:?}"),
+    }
 }

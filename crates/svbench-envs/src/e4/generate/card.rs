@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde_json::Value;
+use svbench_mail::RENDER_VERSION;
 
-use super::ambiguous::ARCHETYPES;
+use super::ambiguous::{archetype_of, ARCHETYPES};
 use super::brands::OOD_BRANDS;
 use super::families::FAMILIES;
 use super::manifest::Manifest;
@@ -34,6 +35,7 @@ pub fn render_card(corpus: &Corpus, manifest: &Manifest) -> String {
     let _ = writeln!(
         w,
         "- Templates, not real mail: wording varies by seeded choice among a few phrasings per slot.\n\
+         - Other languages are hand-written phrase tables for two families; amounts stay in dollars.\n\
          - Gold spans are what the generator inserted; an indicator it did not insert is not gold.\n\
          - Ambiguous items are ambiguous by construction: the hidden fact that decides them is not in the email."
     );
@@ -47,14 +49,8 @@ fn provenance(w: &mut String, corpus: &Corpus, manifest: &Manifest) {
         w,
         "- generator: `{GENERATOR_NAME}` version `{GENERATOR_VERSION}`, seed `{}`\n\
          - config: ambiguity {}, sizes train {} / dev {} / test {} / ood {}\n\
-         - rendering: `svbench_mail::render` version {} (`meta.render_version`)\n",
-        corpus.seed,
-        c.ambiguity,
-        c.sizes.train,
-        c.sizes.dev,
-        c.sizes.test,
-        c.sizes.ood,
-        svbench_mail::RENDER_VERSION
+         - rendering: `svbench_mail::render` version {RENDER_VERSION} (`meta.render_version`)\n",
+        corpus.seed, c.ambiguity, c.sizes.train, c.sizes.dev, c.sizes.test, c.sizes.ood
     );
     let _ = writeln!(
         w,
@@ -92,7 +88,8 @@ fn rows_section(w: &mut String) {
          | `meta.difficulty` | `easy`, `medium`, `hard` |\n\
          | `meta.pair_id` | the group: a legitimate instance and its phishing counterparts, or one ambiguous item |\n\
          | `meta.ambiguous`, `meta.render_version`, `meta.source`, `meta.generator` | provenance |\n\
-         | `meta.brand` | the fictional brand written about (`null` for internal mail) |\n\
+         | `meta.brand` | the fictional brand or vendor written about (`null` for internal mail) |\n\
+         | `meta.language` | the language the email is written in (`en`, `pt`, `es`, `fr`, `de`) |\n\
          | `meta.indicators` | hard indicator categories present (Phishing rows) |\n\
          | `meta.soft_indicators` | soft indicators present (Legitimate rows), or the phish-polarity categories of an ambiguous surface |\n\
          | `meta.archetype`, `meta.surface_seed`, `meta.scenario_seeds` | ambiguous rows: what regenerates both scenarios |\n"
@@ -110,22 +107,34 @@ fn families_section(w: &mut String) {
     let _ = writeln!(w, "## Families\n");
     let _ = writeln!(
         w,
-        "| family | phishing type | brands | ood only | hard indicators drawn from |"
+        "| family | phishing type | brands | splits | languages | ambiguous archetype | hard indicators drawn from |"
     );
-    let _ = writeln!(w, "|---|---|---|---|---|");
+    let _ = writeln!(w, "|---|---|---|---|---|---|---|");
     for f in FAMILIES {
         let brands: Vec<&str> = f.brands.iter().chain(f.ood_brands).copied().collect();
         let _ = writeln!(
             w,
-            "| `{}` | `{}` | {} | {} | {} |",
+            "| `{}` | `{}` | {} | {} | {} | {} | {} |",
             f.id,
             f.phishing_type,
-            if brands.is_empty() {
+            if brands.is_empty() && f.everywhere {
+                "(organisation and vendor mail)".to_string()
+            } else if brands.is_empty() {
                 "(internal mail)".to_string()
             } else {
                 brands.join(", ")
             },
-            if f.ood_only { "yes" } else { "no" },
+            if f.ood_only {
+                "ood only"
+            } else if f.everywhere {
+                "all"
+            } else if f.ood_brands.is_empty() {
+                "train, dev, test"
+            } else {
+                "all (ood: ood brands)"
+            },
+            f.languages.join(", "),
+            archetype_of(f.id).map_or("none".to_string(), |a| format!("`{}`", a.id)),
             f.hard
                 .iter()
                 .map(|c| format!("`{c}`"))
@@ -133,12 +142,33 @@ fn families_section(w: &mut String) {
                 .join(", ")
         );
     }
+    let through: Vec<&str> = FAMILIES
+        .iter()
+        .filter(|f| !f.ood_only && !f.ood_brands.is_empty())
+        .map(|f| f.id)
+        .collect();
     let _ = writeln!(
         w,
         "\nThe ood split uses the two ood-only families and the brands {} (Coho Crypto through\n\
-         the password-reset and account-alert families); none of them appears in train, dev or\n\
-         test. Its recipient organisations are ood-only too.\n",
-        OOD_BRANDS.join(", ")
+         {}); none of them appears in train, dev or test. Its recipient organisations are\n\
+         ood-only too, and so are the vendors of the families drawn in every split.\n",
+        OOD_BRANDS.join(", "),
+        through
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        w,
+        "The families after the first ten are written so that a keyword list cannot decide\n\
+         them: their phishing side often carries no phrase the builtin extractor reads (the\n\
+         tell is a lookalike of the recipient's own domain or of a vendor no brand list holds,\n\
+         a changed Reply-To, a link to an unrelated host), and their legitimate side carries\n\
+         alarming or money wording from the real sender, replies routed to an invoicing\n\
+         platform, or links rewritten by the recipient's security gateway. Their gold label is\n\
+         fixed by construction (who sent it), not by the wording. They carry fewer hard\n\
+         indicators (one most often) and are dealt five times as often as the first ten.\n"
     );
 }
 
@@ -172,6 +202,18 @@ fn counts(w: &mut String, corpus: &Corpus) {
         }
         for (f, n) in by {
             let _ = writeln!(w, "| {split} | `{f}` | {n} |");
+        }
+    }
+    let _ = writeln!(w, "\n| split | language | rows |");
+    let _ = writeln!(w, "|---|---|---|");
+    for (split, rows) in &corpus.splits {
+        let mut by: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in rows {
+            *by.entry(r["meta"]["language"].as_str().unwrap_or("?"))
+                .or_default() += 1;
+        }
+        for (l, n) in by {
+            let _ = writeln!(w, "| {split} | `{l}` | {n} |");
         }
     }
     let mut cats: BTreeMap<String, usize> = BTreeMap::new();
@@ -212,7 +254,8 @@ fn ambiguity(w: &mut String, corpus: &Corpus) {
          scenario of the same family render byte-identically: the visible email comes from\n\
          `meta.surface_seed`, and each scenario's hidden fact (who controls the sending account,\n\
          whether the new vendor exists) from its own seed in `meta.scenario_seeds`. A test\n\
-         regenerates both and compares the renderings. Archetypes:\n"
+         regenerates both and compares the renderings. Only the first ten families have an\n\
+         archetype; the later ones have no ambiguous items. Archetypes:\n"
     );
     for a in ARCHETYPES {
         let _ = writeln!(
@@ -236,6 +279,9 @@ fn fiction(w: &mut String) {
          (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24). Nothing is resolved or fetched.\n\
          - Free-mail senders use fictional providers (`freemail.example`, `inboxly.test`,\n  \
          `postbox-mail.example`); third-party shortener URLs carry random paths.\n\
+         - Vendors (not in `brands.toml`), their invoicing platforms and the security gateways\n  \
+         that rewrite links are invented names under reserved domains; vendor lookalikes are\n  \
+         derived the same way as brand lookalikes.\n\
          - Attachments are listed by name, type and a small size only; no content exists.\n"
     );
 }

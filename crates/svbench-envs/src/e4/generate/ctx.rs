@@ -10,6 +10,7 @@ use super::brands::Brand;
 use super::draft::{benign, phish, Draft, HeaderLine, LinkPiece, Mark, Piece};
 use super::rng::{chance, one, GenRng};
 use super::slots::{self, Org, Person};
+use super::vendor::Vendor;
 
 /// What the email is written as.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,15 @@ pub mod soft {
     pub const ALARM: &str = "real_alarm";
     /// `Dear customer,`.
     pub const GREETING: &str = "generic_greeting";
+    /// A routine request about money from the real sender
+    /// (`payment_request` wording).
+    pub const PAYMENT_WORDING: &str = "payment_wording";
+    /// A real sender's sign-in or reset wording (`credential_request`
+    /// wording).
+    pub const CREDENTIAL_WORDING: &str = "credential_wording";
+    /// Replies routed to the sender's own invoicing or ticketing platform on
+    /// another domain (a `reply_to_mismatch` the sender meant).
+    pub const PLATFORM_REPLY_TO: &str = "platform_reply_to";
 }
 
 /// Slots and role of one email.
@@ -51,6 +61,10 @@ pub struct Ctx {
     pub role: Role,
     /// The From domain once chosen.
     pub sender_domain: String,
+    /// The vendor or partner (families drawn in every split).
+    pub vendor: &'static Vendor,
+    /// The language written in (`en`, `pt`, `es`, `fr`, `de`).
+    pub lang: &'static str,
 }
 
 impl Ctx {

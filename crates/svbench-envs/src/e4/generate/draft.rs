@@ -229,7 +229,11 @@ impl Draft {
             out.push_str("<p>");
             for piece in p {
                 match piece {
-                    Piece::Text(t) | Piece::Marked(t, _) => out.push_str(&escape(t)),
+                    // Line breaks inside a paragraph (signatures, quoted
+                    // history) stay line breaks.
+                    Piece::Text(t) | Piece::Marked(t, _) => {
+                        out.push_str(&escape(t).replace('\n', "<br>\n"));
+                    }
                     Piece::Link(l) => {
                         out.push_str(&format!(
                             "<a href=\"{}\">{}</a>",

@@ -1,4 +1,5 @@
-//! The ten families of spec §3.1: a legitimate template and its phishing
+//! The families: the ten of spec §3.1 here, the later ones in their own
+//! modules. Each is a legitimate template and its phishing
 //! counterpart written by the same function, so both share the surface form
 //! and differ only in the indicators the role inserts.
 
@@ -26,7 +27,19 @@ pub struct Family {
     pub write: fn(&mut Ctx) -> Draft,
     /// Only in the ood split.
     pub ood_only: bool,
+    /// In every split, the ood one included (mail between organisations:
+    /// the ood split changes organisations and vendors instead of brands).
+    pub everywhere: bool,
+    /// Languages a group may be written in (`meta.language`).
+    pub languages: &'static [&'static str],
+    /// Its indicators are worded the way the builtin extractor reads them
+    /// (the first ten families); the later ones are written so that a
+    /// keyword list misses many of theirs.
+    pub extractor_worded: bool,
 }
+
+/// English only.
+pub const EN: &[&str] = &["en"];
 
 /// Every family, in a fixed order.
 pub const FAMILIES: &[Family] = &[
@@ -56,6 +69,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::EXPIRY, soft::BRAND_SHORTENER, soft::GREETING],
         write: password_reset,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "account_alert",
@@ -81,6 +97,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::ALARM, soft::BRAND_SHORTENER],
         write: account_alert,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "invoice_payment",
@@ -98,6 +117,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::ALARM],
         write: invoice_payment,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "shipping",
@@ -117,6 +139,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::BRAND_SHORTENER, soft::GREETING],
         write: shipping,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "document_share",
@@ -134,6 +159,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::EXPIRY],
         write: document_share,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "hr_payroll",
@@ -151,6 +179,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::EXPIRY],
         write: hr_payroll,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "executive_request",
@@ -166,6 +197,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::ALARM],
         write: executive_request,
         ood_only: true,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "it_helpdesk",
@@ -184,6 +218,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::EXPIRY],
         write: it_helpdesk,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "refund_prize",
@@ -202,6 +239,9 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::GREETING, soft::EXPIRY],
         write: refund_prize,
         ood_only: true,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
     },
     Family {
         id: "attachment",
@@ -219,6 +259,86 @@ pub const FAMILIES: &[Family] = &[
         soft: &[soft::GREETING],
         write: attachment,
         ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: true,
+    },
+    Family {
+        id: "bec_request",
+        phishing_type: "bec_no_link",
+        brands: &[],
+        ood_brands: &[],
+        hard: &[
+            "lookalike_domain",
+            "freemail_corporate",
+            "reply_to_mismatch",
+            "payment_request",
+        ],
+        soft: &[soft::PAYMENT_WORDING],
+        write: super::bec::bec_request,
+        ood_only: false,
+        everywhere: true,
+        languages: super::lang::LANGUAGES,
+        extractor_worded: false,
+    },
+    Family {
+        id: "vendor_invoice",
+        phishing_type: "invoice_fraud",
+        brands: &[],
+        ood_brands: &[],
+        hard: &["lookalike_domain", "payment_request", "reply_to_mismatch"],
+        soft: &[soft::PAYMENT_WORDING, soft::PLATFORM_REPLY_TO],
+        write: super::invoice::vendor_invoice,
+        ood_only: false,
+        everywhere: true,
+        languages: super::lang::LANGUAGES,
+        extractor_worded: false,
+    },
+    Family {
+        id: "thread_hijack",
+        phishing_type: "thread_hijack",
+        brands: &[],
+        ood_brands: &[],
+        hard: &[
+            "lookalike_domain",
+            "reply_to_mismatch",
+            "payment_request",
+            "link_text_mismatch",
+        ],
+        soft: &[soft::PLATFORM_REPLY_TO],
+        write: super::thread::thread_hijack,
+        ood_only: false,
+        everywhere: true,
+        languages: EN,
+        extractor_worded: false,
+    },
+    Family {
+        id: "alarming_notice",
+        phishing_type: "calm_lure",
+        brands: &[
+            "Northwind Bank",
+            "Woodgrove Bank",
+            "Lucerne Telecom",
+            "Contoso Parcel",
+            "Blue Yonder Freight",
+            "Tailspin Docs",
+            "Litware Cloud",
+            "Adatum Mail",
+            "Alpine Ski House",
+            "Margie's Travel",
+        ],
+        ood_brands: &["Coho Crypto"],
+        hard: &[
+            "lookalike_domain",
+            "display_name_mismatch",
+            "link_text_mismatch",
+        ],
+        soft: &[soft::ALARM, soft::EXPIRY, soft::CREDENTIAL_WORDING],
+        write: super::alarming::alarming_notice,
+        ood_only: false,
+        everywhere: false,
+        languages: EN,
+        extractor_worded: false,
     },
 ];
 

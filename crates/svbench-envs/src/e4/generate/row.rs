@@ -25,6 +25,8 @@ pub struct RowInfo {
     pub hard: Vec<&'static str>,
     /// Soft indicators.
     pub soft: Vec<&'static str>,
+    /// `meta.language`.
+    pub language: &'static str,
     /// For ambiguous rows: archetype id and the three seeds.
     pub ambiguity: Option<(&'static str, super::AmbiguousSeeds)>,
 }
@@ -160,6 +162,7 @@ pub fn build_row(id: &str, split: &str, built: &Built, info: &RowInfo, seed: u64
         json!({"name": GENERATOR_NAME, "version": GENERATOR_VERSION, "seed": seed}),
     );
     meta.insert("brand".into(), json!(info.brand));
+    meta.insert("language".into(), json!(info.language));
     meta.insert("indicators".into(), json!(info.hard));
     meta.insert("soft_indicators".into(), json!(info.soft));
     if let Some((arch, seeds)) = &info.ambiguity {

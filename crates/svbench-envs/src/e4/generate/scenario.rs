@@ -11,6 +11,7 @@ use super::draft::{word_bounded, Built};
 use super::families::{self, Family};
 use super::rng::{chance, stream, weighted, GenRng};
 use super::slots::{Org, Person, OOD_ORGS, ORGS};
+use super::vendor::{self, Vendor};
 use crate::e4::Polarity;
 
 /// Most spans per relevant set (`evidence_max_items`).
@@ -27,6 +28,10 @@ pub struct Slots {
     pub recipient: Person,
     /// Second person.
     pub colleague: Person,
+    /// The vendor or partner written as (families drawn in every split).
+    pub vendor: Option<&'static Vendor>,
+    /// `meta.language`.
+    pub language: &'static str,
 }
 
 /// Brands `family` may use in a split.
@@ -39,13 +44,14 @@ pub fn brand_pool(family: &Family, ood: bool) -> &'static [&'static str] {
 }
 
 /// Families a split draws from: train/dev/test never see ood-only ones;
-/// ood sees them plus the families that have ood brands.
+/// ood sees them, the families that have ood brands, and those drawn
+/// everywhere.
 pub fn families_for(ood: bool) -> Vec<&'static Family> {
     families::FAMILIES
         .iter()
         .filter(|f| {
             if ood {
-                f.ood_only || !f.ood_brands.is_empty()
+                f.ood_only || f.everywhere || !f.ood_brands.is_empty()
             } else {
                 !f.ood_only
             }
@@ -66,11 +72,22 @@ pub fn draw_slots(rng: &mut GenRng, family: &Family, ood: bool) -> Slots {
             break p;
         }
     };
+    let vendor = family.everywhere.then(|| rng.pick(vendor::pool(ood)));
+    // English half the time, the other languages evenly.
+    let others = family.languages.len() as u64 - 1;
+    let weights: Vec<u64> = family
+        .languages
+        .iter()
+        .map(|l| if *l == "en" { 4 * others.max(1) } else { 4 })
+        .collect();
+    let language = family.languages[weighted(rng, &weights)];
     Slots {
         brand,
         org,
         recipient,
         colleague,
+        vendor,
+        language,
     }
 }
 
@@ -97,6 +114,8 @@ fn ctx(rng: GenRng, slots: &Slots, role: Role) -> Ctx {
         colleague: slots.colleague.clone(),
         role,
         sender_domain: String::new(),
+        vendor: slots.vendor.unwrap_or(&vendor::VENDORS[0]),
+        lang: slots.language,
     }
 }
 
@@ -171,6 +190,9 @@ fn soft_present(name: &str, built: &Built, slots: &Slots) -> bool {
     match name {
         soft::EXPIRY | soft::ALARM => has("urgency_threat"),
         soft::GREETING => has("generic_greeting"),
+        soft::PAYMENT_WORDING => has("payment_request"),
+        soft::CREDENTIAL_WORDING => has("credential_request"),
+        soft::PLATFORM_REPLY_TO => has("reply_to_mismatch"),
         soft::BRAND_SHORTENER => slots.brand.is_some_and(|b| {
             b.shorteners
                 .iter()
@@ -180,12 +202,19 @@ fn soft_present(name: &str, built: &Built, slots: &Slots) -> bool {
     }
 }
 
-/// A phishing member: k hard indicators (1–4, k=2 most often) from the
-/// family's list, plus sometimes the weak generic greeting.
+/// A phishing member: k hard indicators (1–4, k=2 most often; 1–3, k=1
+/// most often, in the later families) from the family's list, plus
+/// sometimes the weak generic greeting.
 pub fn phishing(family: &Family, slots: &Slots, seed: u64) -> Scenario {
     let mut rng = stream(seed, "phishing");
     for _ in 0..64 {
-        let k = 1 + weighted(&mut rng, &[30, 35, 25, 10]);
+        // The later families carry fewer tells: one most often.
+        let weights: &[u64] = if family.extractor_worded {
+            &[30, 35, 25, 10]
+        } else {
+            &[55, 30, 15, 0]
+        };
+        let k = 1 + weighted(&mut rng, weights);
         let mut options: Vec<&'static str> = family
             .hard
             .iter()
@@ -267,7 +296,10 @@ pub fn surface(arch: &Archetype, ood: bool, seed: u64) -> Built {
     (arch.surface)(&mut c).finish()
 }
 
-/// The brand name a family's slots use, for `meta.brand`.
+/// The brand (or vendor) name a family's slots use, for `meta.brand`.
 pub fn brand_name(slots: &Slots) -> Option<&'static str> {
-    slots.brand.map(|b| b.name.as_str())
+    slots
+        .brand
+        .map(|b| b.name.as_str())
+        .or(slots.vendor.map(|v| v.name))
 }
