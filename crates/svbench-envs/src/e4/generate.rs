@@ -97,7 +97,7 @@ pub fn corpus_files(corpus: &Corpus) -> Vec<(String, String)> {
 }
 
 /// How many times a later (not extractor-worded) family is dealt per round.
-const LATER_WEIGHT: usize = 5;
+pub(crate) const LATER_WEIGHT: usize = 8;
 
 /// What one group of a split is.
 #[derive(Debug, Clone, Copy)]

@@ -424,7 +424,8 @@ fn indicators_f1(data: &LoadedDataset, keep: impl Fn(&str) -> bool) -> f64 {
 }
 
 /// The corpus must separate a reader from a keyword list: the rule aces
-/// the first ten families but not the splits.
+/// the first ten families but not the splits, whose F1 stays in the band
+/// the benchmark promises (0.6 to 0.85, on test and ood).
 #[test]
 fn a_keyword_rule_cannot_ace_the_corpus() {
     for name in ["test", "ood"] {
@@ -433,7 +434,7 @@ fn a_keyword_rule_cannot_ace_the_corpus() {
         let later = indicators_f1(&data, |f| !family(f).extractor_worded);
         eprintln!("{name}: F1 {all:.3}, later families {later:.3}");
         assert!(
-            (0.5..=0.9).contains(&all),
+            (0.6..=0.85).contains(&all),
             "builtin:indicators F1 on {name} is {all:.3}: the corpus no longer discriminates"
         );
         assert!(later < all, "{name}: {later:.3} >= {all:.3}");

@@ -168,7 +168,8 @@ fn families_section(w: &mut String) {
          alarming or money wording from the real sender, replies routed to an invoicing\n\
          platform, or links rewritten by the recipient's security gateway. Their gold label is\n\
          fixed by construction (who sent it), not by the wording. They carry fewer hard\n\
-         indicators (one most often) and are dealt five times as often as the first ten.\n"
+         indicators (one most often) and are dealt {} times as often as the first ten.\n",
+        super::LATER_WEIGHT
     );
 }
 
