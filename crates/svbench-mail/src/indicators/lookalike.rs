@@ -95,10 +95,36 @@ pub(super) fn fold_skeleton(label: &str, folds: &Folds) -> String {
             s = s.replace(from.as_str(), to);
         }
     }
-    let skeleton: String = unicode_security::confusable_detection::skeleton(&s).collect();
+    // Most labels are ASCII: their skeleton is each character's, looked up
+    // (the general path decomposes and recomposes every label).
+    let skeleton = match s.is_ascii() {
+        true => s
+            .bytes()
+            .map(|b| ascii_skeletons()[usize::from(b)].as_str())
+            .collect(),
+        false => unicode_skeleton(&s),
+    };
     // The skeleton maps some ASCII letters to others' prototypes; lower
     // case again so both sides compare alike.
     skeleton.to_lowercase()
+}
+
+/// The UTS-39 skeleton of `s`.
+fn unicode_skeleton(s: &str) -> String {
+    unicode_security::confusable_detection::skeleton(s).collect()
+}
+
+/// The skeleton of each ASCII character, computed once. An ASCII string's
+/// skeleton is its characters' skeletons in a row: none of them holds a
+/// combining mark that normalisation could move across a boundary (a test
+/// compares both paths).
+fn ascii_skeletons() -> &'static [String] {
+    static TABLE: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..128u8)
+            .map(|b| unicode_skeleton(&char::from(b).to_string()))
+            .collect()
+    })
 }
 
 /// Why a host looks like a brand's, or `None`. `host` is lower case and
@@ -238,6 +264,34 @@ fn near(candidate: &str, index: &LookalikeIndex, set: &IndicatorSet) -> Option<S
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The ASCII table gives the general path's skeleton.
+        #[test]
+        fn ascii_skeletons_match_the_general_path(label in "[ -~]{0,24}") {
+            let fast: String = label
+                .bytes()
+                .map(|b| ascii_skeletons()[usize::from(b)].as_str())
+                .collect();
+            prop_assert_eq!(fast, unicode_skeleton(&label));
+        }
+    }
+
+    #[test]
+    fn every_ascii_pair_skeletons_alike_on_both_paths() {
+        for a in 0..128u8 {
+            for b in 0..128u8 {
+                let s: String = [char::from(a), char::from(b)].iter().collect();
+                let fast: String = s
+                    .bytes()
+                    .map(|x| ascii_skeletons()[usize::from(x)].as_str())
+                    .collect();
+                assert_eq!(fast, unicode_skeleton(&s), "{s:?}");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
