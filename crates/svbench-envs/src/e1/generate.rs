@@ -40,7 +40,7 @@ use self::row::{build_row, draw_flow, RowKind};
 use crate::e1::Gold;
 pub use crate::kit::generate::to_jsonl;
 pub use crate::kit::generate::GenError;
-use crate::kit::generate::{self as kit, GenFailure, GeneratorEntry};
+use crate::kit::generate::{self as kit, CorpusGenerator, GenFailure, GeneratorEntry};
 
 /// Generator name (`meta.source`, `meta.generator.name`).
 pub const GENERATOR_NAME: &str = "sv-synth-e1";
@@ -87,9 +87,36 @@ pub fn corpus_files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenError> 
 #[derive(Debug, Clone, Copy)]
 pub struct SvSynthE1;
 
-kit::fixed_config_generator!(SvSynthE1, files: |corpus| {
-    corpus_files(corpus).map_err(|e| GenFailure::Failed(e.to_string()))
-});
+impl CorpusGenerator for SvSynthE1 {
+    const NAME: &'static str = GENERATOR_NAME;
+    const DEFAULT_SEED: u64 = DEFAULT_SEED;
+    type Split = Split;
+    type Corpus = Corpus;
+    type Manifest = Manifest;
+
+    /// Without `n`, the split's configured size: its corpus file byte for byte.
+    fn split_rows(seed: u64, split: Split, n: Option<usize>) -> Result<Vec<Value>, GenFailure> {
+        let config = DEFAULT_GEN_CONFIG;
+        let n = n.unwrap_or(config.sizes.get(split));
+        Ok(generate_split(&config, seed, split, n))
+    }
+
+    fn corpus(seed: u64) -> Result<Corpus, GenFailure> {
+        Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
+    }
+
+    fn corpus_from_manifest(manifest: &Manifest) -> Result<Corpus, GenFailure> {
+        corpus_from_manifest(manifest).map_err(|e| GenFailure::Manifest(e.to_string()))
+    }
+
+    fn manifest_of(corpus: &Corpus) -> Manifest {
+        Manifest::for_corpus(corpus)
+    }
+
+    fn files(corpus: &Corpus) -> Result<Vec<(String, String)>, GenFailure> {
+        corpus_files(corpus).map_err(|e| GenFailure::Failed(e.to_string()))
+    }
+}
 
 /// E1's generator in the registry.
 pub static GENERATOR: GeneratorEntry = GeneratorEntry::of::<SvSynthE1>();

@@ -215,60 +215,6 @@ pub enum GenFailure {
     Failed(String),
 }
 
-/// Implements [`CorpusGenerator`] for `$generator`, a generator driven by
-/// one constant configuration whose splits have fixed sizes (E1, E4). The
-/// module it stands in names the items every such generator has:
-/// `GENERATOR_NAME`, `DEFAULT_SEED`, `Split`, `Corpus`, `Manifest` (with
-/// `Manifest::for_corpus`), `DEFAULT_GEN_CONFIG` (with `sizes.get(split)`),
-/// `generate_split(&config, seed, split, n)`, `generate_corpus(&config,
-/// seed)` and `corpus_from_manifest(&manifest)`; `files` turns a corpus
-/// into its directory's files (`Result<_, GenFailure>`).
-macro_rules! fixed_config_generator {
-    ($generator:ident, files: $files:expr) => {
-        impl $crate::kit::generate::CorpusGenerator for $generator {
-            const NAME: &'static str = GENERATOR_NAME;
-            const DEFAULT_SEED: u64 = DEFAULT_SEED;
-            type Split = Split;
-            type Corpus = Corpus;
-            type Manifest = Manifest;
-
-            /// Without `n`, the split's configured size: its corpus file
-            /// byte for byte.
-            fn split_rows(
-                seed: u64,
-                split: Split,
-                n: Option<usize>,
-            ) -> Result<Vec<serde_json::Value>, $crate::kit::generate::GenFailure> {
-                let config = DEFAULT_GEN_CONFIG;
-                let n = n.unwrap_or(config.sizes.get(split));
-                Ok(generate_split(&config, seed, split, n))
-            }
-
-            fn corpus(seed: u64) -> Result<Corpus, $crate::kit::generate::GenFailure> {
-                Ok(generate_corpus(&DEFAULT_GEN_CONFIG, seed))
-            }
-
-            fn corpus_from_manifest(
-                manifest: &Manifest,
-            ) -> Result<Corpus, $crate::kit::generate::GenFailure> {
-                corpus_from_manifest(manifest)
-                    .map_err(|e| $crate::kit::generate::GenFailure::Manifest(e.to_string()))
-            }
-
-            fn manifest_of(corpus: &Corpus) -> Manifest {
-                Manifest::for_corpus(corpus)
-            }
-
-            fn files(
-                corpus: &Corpus,
-            ) -> Result<Vec<(String, String)>, $crate::kit::generate::GenFailure> {
-                $files(corpus)
-            }
-        }
-    };
-}
-pub(crate) use fixed_config_generator;
-
 /// A generated corpus directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GeneratedCorpus {
