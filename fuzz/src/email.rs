@@ -5,7 +5,9 @@
 //! rendering equal to its text, 4–200 characters; the work finishes within
 //! `-timeout` whatever the nesting or size.
 
-use svbench_mail::{extract, parse_mbox, parse_message, render, EmailLimits, IndicatorSet};
+use svbench_mail::{
+    extract, parse_message, render, EmailLimits, IndicatorSet, MboxItem, MboxReader,
+};
 
 /// One input: the raw message.
 pub fn run(data: &[u8]) {
@@ -24,9 +26,12 @@ pub fn run(data: &[u8]) {
             assert!((4..=200).contains(&n), "{f:?}: {n} characters");
         }
     }
-    for message in parse_mbox(data, &limits).take(8) {
-        if let Ok(email) = message {
-            let _ = render(&email, &limits);
+    // The same bytes as a mailbox, split as imports and `scan` split one.
+    for item in MboxReader::new(data, &limits).take(8) {
+        if let Ok(MboxItem::Message(raw)) = item {
+            if let Ok(email) = parse_message(&raw, &limits) {
+                let _ = render(&email, &limits);
+            }
         }
     }
 }
