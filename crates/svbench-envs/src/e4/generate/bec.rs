@@ -114,11 +114,5 @@ fn phish_sender(c: &mut Ctx, d: &mut Draft, boss: &slots::Person, role: &str) {
         d.reply_to = Some(reply.clone());
         d.mark_header(HeaderLine::ReplyTo, &reply, phish("reply_to_mismatch"));
     }
-    // Attackers own their domains: their mail often passes SPF and DKIM.
-    if c.chance(45) {
-        d.auth = Some(format!(
-            "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
-            c.org.domain
-        ));
-    }
+    c.attacker_auth_pass(d, &domain);
 }

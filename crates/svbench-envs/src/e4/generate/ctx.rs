@@ -217,6 +217,17 @@ impl Ctx {
         (domain, marks)
     }
 
+    /// Attackers own their domains: their mail often passes SPF and DKIM
+    /// aligned with the attacker's `domain` (45 % of the time).
+    pub fn attacker_auth_pass(&mut self, d: &mut Draft, domain: &str) {
+        if self.chance(45) {
+            d.auth = Some(format!(
+                "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
+                self.org.domain
+            ));
+        }
+    }
+
     /// The call-to-action link: the brand's own site (legitimate), or the
     /// attacker's (phishing) with the drawn link indicators.
     pub fn link(&mut self, visible: &str, path: &str) -> Piece {

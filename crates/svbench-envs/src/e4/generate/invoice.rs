@@ -36,13 +36,7 @@ pub fn vendor_invoice(c: &mut Ctx) -> Draft {
             d.reply_to = Some(reply.clone());
             d.mark_header(HeaderLine::ReplyTo, &reply, phish("reply_to_mismatch"));
         }
-        // Attackers own their lookalikes: SPF and DKIM often pass.
-        if c.chance(45) {
-            d.auth = Some(format!(
-                "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
-                c.org.domain
-            ));
-        }
+        c.attacker_auth_pass(&mut d, &domain);
         c.sender_domain = domain;
     } else {
         let domain = vendor.domain;

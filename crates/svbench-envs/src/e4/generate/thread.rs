@@ -59,12 +59,7 @@ pub fn thread_hijack(c: &mut Ctx) -> Draft {
             d.reply_to = Some(reply.clone());
             d.mark_header(HeaderLine::ReplyTo, &reply, phish("reply_to_mismatch"));
         }
-        if c.chance(45) {
-            d.auth = Some(format!(
-                "mx.{}; spf=pass smtp.mailfrom={domain}; dkim=pass header.d={domain}",
-                c.org.domain
-            ));
-        }
+        c.attacker_auth_pass(&mut d, &domain);
         domain
     } else {
         d.from = format!("{display} <{real}>");
