@@ -297,6 +297,11 @@ impl CorpusGenerator for SvSynthE4 {
     }
 }
 
+/// The last commit whose generator is version 1: a build of it regenerates
+/// the version-1 splits from their manifest byte for byte (checked when
+/// version 2 landed).
+pub const VERSION_1_COMMIT: &str = "b7b1195";
+
 /// [`GenFailure::Stale`] for a manifest of an older `sv-synth-e4`.
 pub fn stale(manifest: &Manifest) -> Option<GenFailure> {
     let g = &manifest.generator;
@@ -305,10 +310,12 @@ pub fn stale(manifest: &Manifest) -> Option<GenFailure> {
             "the manifest records {GENERATOR_NAME} version 1, written by svbench 0.1.0 before \
              generator version {GENERATOR_VERSION}; this build cannot reproduce its files"
         ),
-        hint: "regenerate the corpus with `svbench data gen e4 --out DIR` (seed 42 is the \
-               committed one), or reproduce the old files with an svbench 0.1.0 build from \
-               before generator version 2"
-            .to_string(),
+        hint: format!(
+            "reproduce the version-1 files with a build of commit {VERSION_1_COMMIT} \
+             (`git checkout {VERSION_1_COMMIT} && cargo run -p svbench-cli -- data gen e4 \
+             --manifest MANIFEST --out DIR`), or generate the current corpus with \
+             `svbench data gen e4 --out DIR` (seed 42 is the committed one)"
+        ),
     })
 }
 

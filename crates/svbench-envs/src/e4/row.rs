@@ -257,15 +257,20 @@ pub fn gold_facts(meta: Option<&Value>, question: &str) -> Result<RowGold, RowEr
         return Err(RowError::SpansWithNoneSource);
     }
     if !spans.is_empty() {
-        let chars: Vec<char> = question.chars().collect();
+        // Spans count code points; in an ASCII question those are bytes.
+        let ascii = question.is_ascii();
+        let chars: Vec<char> = match ascii {
+            true => Vec::new(),
+            false => question.chars().collect(),
+        };
+        let holds = |span: &GoldSpan| match ascii {
+            true => question.get(span.start..span.end) == Some(span.text.as_str()),
+            false => chars
+                .get(span.start..span.end)
+                .is_some_and(|c| c.iter().copied().eq(span.text.chars())),
+        };
         for (i, span) in spans.iter().enumerate() {
-            let inside = span.start < span.end && span.end <= chars.len();
-            if !inside
-                || !chars[span.start..span.end]
-                    .iter()
-                    .copied()
-                    .eq(span.text.chars())
-            {
+            if span.start >= span.end || !holds(span) {
                 return Err(RowError::SpanMismatch {
                     index: i,
                     start: span.start,

@@ -502,6 +502,8 @@ fn a_version_1_manifest_is_stale_and_says_how_to_regenerate() {
             assert!(message.contains("version 1"), "{message}");
             assert!(message.contains("svbench 0.1.0"), "{message}");
             assert!(hint.contains("svbench data gen e4 --out"), "{hint}");
+            let commit = svbench_envs::e4::generate::VERSION_1_COMMIT;
+            assert!(hint.contains(&format!("git checkout {commit}")), "{hint}");
         }
         other => panic!("not stale: {other:?}"),
     }

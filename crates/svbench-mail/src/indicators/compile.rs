@@ -86,8 +86,8 @@ pub struct IndicatorSet {
     offset: f64,
     pub(super) min_chars: usize,
     pub(super) max_chars: usize,
-    /// The four clause categories and the greeting, each one regex.
-    pub(super) phrases: Vec<(&'static str, Regex)>,
+    /// The four clause categories and the greeting, searched together.
+    pub(super) phrases: PhraseLists,
     pub(super) corporate_claim: Regex,
     pub(super) protected_archive: Regex,
     pub(super) shorteners: HashSet<String>,
@@ -147,25 +147,13 @@ impl IndicatorSet {
             ));
         }
         let p = &file.phrases;
-        let phrases = vec![
-            (
-                "credential_request",
-                phrase_regex("credential_request", &p.credential_request)?,
-            ),
-            ("pii_request", phrase_regex("pii_request", &p.pii_request)?),
-            (
-                "payment_request",
-                phrase_regex("payment_request", &p.payment_request)?,
-            ),
-            (
-                "urgency_threat",
-                phrase_regex("urgency_threat", &p.urgency_threat)?,
-            ),
-            (
-                GENERIC_GREETING,
-                phrase_regex(GENERIC_GREETING, &p.generic_greeting)?,
-            ),
-        ];
+        let phrases = PhraseLists::new(&[
+            ("credential_request", &p.credential_request),
+            ("pii_request", &p.pii_request),
+            ("payment_request", &p.payment_request),
+            ("urgency_threat", &p.urgency_threat),
+            (GENERIC_GREETING, &p.generic_greeting),
+        ])?;
         let corporate_claim = phrase_regex("corporate_claim", &p.corporate_claim)?;
         let protected_archive = phrase_regex("protected_archive", &p.protected_archive)?;
 
@@ -315,9 +303,9 @@ fn validate_weights(weights: &BTreeMap<String, f64>) -> Result<(), String> {
     }
 }
 
-/// One case-insensitive regex for a phrase list, word-bounded at both ends
-/// (ASCII boundaries keep the regex on its fast DFA path).
-fn phrase_regex(list: &'static str, patterns: &[String]) -> Result<Regex, IndicatorError> {
+/// The regex source of a phrase list: case-insensitive, word-bounded at
+/// both ends (ASCII boundaries keep the regex on its fast DFA path).
+fn phrase_pattern(list: &'static str, patterns: &[String]) -> Result<String, IndicatorError> {
     if patterns.is_empty() {
         return Err(IndicatorError::Pattern {
             list,
@@ -329,12 +317,59 @@ fn phrase_regex(list: &'static str, patterns: &[String]) -> Result<Regex, Indica
         .map(|p| format!("(?:{p})"))
         .collect::<Vec<_>>()
         .join("|");
-    Regex::new(&format!(r"(?i)(?-u:\b)(?:{alternation})(?-u:\b)")).map_err(|e| {
-        IndicatorError::Pattern {
-            list,
-            message: e.to_string(),
-        }
+    Ok(format!(r"(?i)(?-u:\b)(?:{alternation})(?-u:\b)"))
+}
+
+/// One regex for a phrase list.
+fn phrase_regex(list: &'static str, patterns: &[String]) -> Result<Regex, IndicatorError> {
+    Regex::new(&phrase_pattern(list, patterns)?).map_err(|e| IndicatorError::Pattern {
+        list,
+        message: e.to_string(),
     })
+}
+
+/// Phrase lists compiled into one multi-pattern regex (pattern `i` is list
+/// `i`), so a region is scanned once for all of them, not once per list.
+#[derive(Debug)]
+pub(super) struct PhraseLists {
+    pub(super) categories: Vec<&'static str>,
+    /// Each list's own regex source (pattern `i` of `regex`), for the test
+    /// that compares one scan with a scan per list.
+    #[cfg(test)]
+    pub(super) sources: Vec<String>,
+    pub(super) regex: regex_automata::meta::Regex,
+}
+
+/// Lazy-DFA cache per searching thread.
+const CACHE: usize = 8 << 20;
+
+impl PhraseLists {
+    fn new(lists: &[(&'static str, &[String])]) -> Result<Self, IndicatorError> {
+        let sources = lists
+            .iter()
+            .map(|(list, patterns)| phrase_pattern(list, patterns))
+            .collect::<Result<Vec<_>, _>>()?;
+        let config = regex_automata::meta::Config::new().hybrid_cache_capacity(CACHE);
+        let regex = regex_automata::meta::Builder::new()
+            .configure(config)
+            .build_many(&sources)
+            .map_err(|e| {
+                let list = e
+                    .pattern()
+                    .and_then(|p| lists.get(p.as_usize()))
+                    .map_or("phrases", |(list, _)| *list);
+                IndicatorError::Pattern {
+                    list,
+                    message: e.to_string(),
+                }
+            })?;
+        Ok(Self {
+            categories: lists.iter().map(|(list, _)| *list).collect(),
+            #[cfg(test)]
+            sources,
+            regex,
+        })
+    }
 }
 
 type CompiledBrands = (Vec<(Brand, Vec<String>)>, Vec<String>, Vec<usize>);
