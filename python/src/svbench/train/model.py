@@ -3,8 +3,8 @@ with a byte-level BPE tokenizer trained here on the environment's own text
 (prompts and teacher answers), saved together as a checkpoint that
 `svbench.train.serve` can serve. Nothing is downloaded.
 
-With `model.path` the policy is instead a local checkpoint (for example a
-Qwen3 directory) and only its tokenizer's chat template is checked.
+With `[model] source = "pretrained"` the policy is a pretrained model
+instead (`svbench.train.pretrained`).
 """
 
 from __future__ import annotations

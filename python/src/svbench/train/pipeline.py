@@ -55,9 +55,8 @@ def stage_model(cfg: TrainConfig, run: RunDir) -> None:
     if cfg.sft_from:
         run.finish("model", started, source=f"the warm start of {cfg.sft_from}")
         return
-    if cfg.model.path:
-        path = check_checkpoint(cfg.model.path)
-        run.finish("model", started, checkpoint=str(path.resolve()), source="local checkpoint")
+    if cfg.model.source == "pretrained":
+        _pretrained_model(cfg, run, started)
         return
     texts, facts = _teacher_texts(cfg, run)
     tokenizer = train_tokenizer(texts, cfg.model.vocab_size, cfg.model.split_digits)
@@ -75,6 +74,44 @@ def stage_model(cfg: TrainConfig, run: RunDir) -> None:
         vocab_size=len(tokenizer),
         tokenizer_texts=len(texts),
         tokenizer_data=facts,
+    )
+
+
+def _pretrained_model(cfg: TrainConfig, run: RunDir, started: float) -> None:
+    """A GGUF model (a file, or one an installed package carries) de-quantised
+    into the run's `model/checkpoint`; a checkpoint directory used in place.
+    Either is checked (tokenizer, chat template) before any training."""
+    from transformers import AutoTokenizer
+
+    from svbench.train.model import parameter_count, save_checkpoint
+    from svbench.train.pretrained import check_directory, check_template, gguf_facts, load_gguf, resolve, sha256
+
+    src = resolve(cfg.model)
+    if src.kind == "checkpoint":
+        path = check_directory(src.path)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        facts = check_template(tokenizer, str(path), tools=True)
+        run.finish("model", started, checkpoint=str(path.resolve()), source="local checkpoint", **facts)
+        return
+    header = gguf_facts(src.path)
+    model, tokenizer = load_gguf(src.path)
+    facts = check_template(tokenizer, str(src.path), tools=True)
+    params = parameter_count(model)
+    ckpt = run.path / "model" / "checkpoint"
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    origin = {"named": src.named, "file": src.path.name, "sha256": sha256(src.path), **header}
+    save_checkpoint(
+        model, tokenizer, ckpt, {"stage": "init", "run_id": cfg.run_id, "parameters": params, "gguf": origin}
+    )
+    run.finish(
+        "model",
+        started,
+        checkpoint=str(ckpt),
+        source=f"pretrained GGUF ({src.named})",
+        gguf=origin,
+        parameters=params,
+        vocab_size=len(tokenizer),
+        **facts,
     )
 
 
