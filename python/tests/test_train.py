@@ -304,3 +304,23 @@ def test_exploit_measures_and_collapse_events(tmp_path):
     events, drawdown = collapse_events(ok + broken + ok + broken)
     assert events == 2 and drawdown == pytest.approx(0.8)
     assert collapse_events(ok) == (0, 0.0)
+
+
+def test_a_study_run_selects_variants_and_seeds(monkeypatch):
+    import svbench.train.pipeline as pipeline
+    from svbench.train.study import run_study
+
+    study = load_study(STUDY)
+    ran: list[str] = []
+    monkeypatch.setattr(pipeline, "run_stages", lambda cfg: ran.append(cfg.run_id))
+    seeds = sorted({seed for _, seed, _ in study.runs})
+    keys = sorted({v.key for v, _, _ in study.runs})
+    run_study(study, only={keys[0]}, seeds={seeds[-1]})
+    assert len(ran) == 1 and ran[0].startswith(f"{keys[0]}-s{seeds[-1]}")
+    ran.clear()
+    run_study(study, seeds={seeds[0]})
+    assert len(ran) == len(keys)
+    with pytest.raises(ConfigError, match="--seed 999: the study's seeds are"):
+        run_study(study, seeds={999})
+    with pytest.raises(ConfigError, match="--only Z: the study's variants are"):
+        run_study(study, only={"Z"})

@@ -82,3 +82,13 @@ def test_table_averages_over_seeds_and_appends_the_references(tmp_path):
     assert lines[2].startswith("| A | 1.000 | 1.000 | 0.500 | 0.000 | 1.5 | 0.750 |")
     assert not any(line.startswith("| none") for line in lines)
     assert any(line.startswith("| *always Abstain* | 1.088 |") for line in lines)
+
+
+def test_an_errored_row_is_left_out_of_the_mean_and_counted(tmp_path):
+    # An eval row that errored (endpoint down, timeout) has no reward.
+    errored = {**_row("Benign", None, None), "reward": None, "error": {"kind": "http", "message": "503"}}
+    rows = [_row("Malicious", "Malicious", 0.7), errored, _row("Benign", "Benign", 0.7)]
+    table = behaviour_table([("trained", [_write(tmp_path, rows)])])
+    assert table[2].startswith("| trained | 1.000 (1 errored, not counted) |"), table[2]
+    only_errors = _write(tmp_path, [errored], "e.jsonl")
+    assert behaviour_table([("broken", [only_errors])])[2].startswith("| broken | — (1 errored, not counted) |")

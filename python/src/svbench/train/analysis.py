@@ -57,6 +57,14 @@ def read_results(results: Path) -> list[dict]:
     return [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def scored_rewards(rows: list[dict]) -> tuple[list[float], int]:
+    """The rewards of the rows that were scored, and how many errored (an
+    errored row has no reward; `svbench eval`'s summary leaves them out of
+    the mean the same way and counts them apart)."""
+    rewards = [r["reward"] for r in rows if r.get("error") is None and isinstance(r.get("reward"), int | float)]
+    return rewards, len(rows) - len(rewards)
+
+
 def mix_table(
     policies: Policies,
     columns: list[tuple[str, str]],
@@ -75,12 +83,17 @@ def mix_table(
     lines.append("|---|---:|" + "---:|" * len(columns))
     for name, files in policies:
         mixes = [mix(f) for f in files]
-        rewards = [statistics.fmean(r["reward"] for r in read_results(f)) for f in files]
+        scored = [scored_rewards(read_results(f)) for f in files]
+        rewards = [statistics.fmean(r) for r, _ in scored if r]
+        errored = sum(e for _, e in scored)
         cells = []
         for c, _ in columns:
             vals = [m[c] for m in mixes if m[c] is not None]
             cells.append(fmt(statistics.fmean(vals) if vals else None, 1 if c == "distinct_answers" else 3))
-        lines.append(f"| {name} | {fmt(statistics.fmean(rewards))} | " + " | ".join(cells) + " |")
+        reward = fmt(statistics.fmean(rewards) if rewards else None)
+        if errored:
+            reward += f" ({errored} errored, not counted)"
+        lines.append(f"| {name} | {reward} | " + " | ".join(cells) + " |")
     for name, value in references(policies[0][1][0]):
         lines.append(f"| *{name}* | {fmt(value)} |" + " |" * len(columns))
     return lines

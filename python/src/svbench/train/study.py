@@ -158,11 +158,22 @@ def check_budgets(configs: list[TrainConfig]) -> None:
         raise ConfigError("budgets do not match across variants:\n  " + "\n  ".join(problems))
 
 
-def run_study(study: Study, only: set[str] | None = None) -> None:
+def run_study(study: Study, only: set[str] | None = None, seeds: set[int] | None = None) -> None:
+    """Runs every (variant, seed) of the study, or those of the variants in
+    `only` and the seeds in `seeds`; finished runs are skipped."""
     from svbench.train.pipeline import run_stages
 
-    for v, _seed, cfg in study.runs:
-        if only and v.key not in only:
+    known = {seed for _, seed, _ in study.runs}
+    if seeds and not seeds <= known:
+        unknown = ", ".join(str(s) for s in sorted(seeds - known))
+        raise ConfigError(f"--seed {unknown}: the study's seeds are {', '.join(str(s) for s in sorted(known))}")
+    keys = {v.key for v, _, _ in study.runs}
+    if only and not only <= keys:
+        raise ConfigError(
+            f"--only {', '.join(sorted(only - keys))}: the study's variants are {', '.join(sorted(keys))}"
+        )
+    for v, seed, cfg in study.runs:
+        if (only and v.key not in only) or (seeds and seed not in seeds):
             continue
         started = time.monotonic()
         print(f"[study] {cfg.run_id}: {v.label}", file=sys.stderr, flush=True)
@@ -174,13 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m svbench.train.study", description=__doc__)
     p.add_argument("config", help="study config (TOML), e.g. configs/train/e1-study.toml")
     p.add_argument("--only", action="append", default=[], help="run only this variant (repeatable)")
+    p.add_argument("--seed", action="append", type=int, default=[], help="run only this seed (repeatable)")
     p.add_argument("--page-only", action="store_true", help="only regenerate the results page from finished runs")
     p.add_argument("--no-page", action="store_true", help="run the study without writing the results page")
     args = p.parse_args(argv)
     try:
         study = load_study(args.config)
         if not args.page_only:
-            run_study(study, set(args.only) or None)
+            run_study(study, set(args.only) or None, set(args.seed) or None)
         if not args.no_page and study.page:
             from svbench.train.study_page import write_page
 
