@@ -77,9 +77,11 @@ def _write_study(tmp: Path, env: str) -> Path:
         'grpo = { advantage = "component_normalized" }\n',
         encoding="utf-8",
     )
+    configs = {(v.key, seed): cfg for v, seed, cfg in load_study(config).runs}
     for key in ("A", "B"):
         for seed in (1, 2):
             run = out / f"{key}-s{seed}"
+            assert configs[(key, seed)].run_dir == run
             if env == "e1":
                 collapsed = key == "B" and seed == 2
                 rows = [
@@ -109,7 +111,7 @@ def _write_study(tmp: Path, env: str) -> Path:
             (run / "grpo").mkdir(parents=True, exist_ok=True)
             (run / "grpo" / "metrics.jsonl").write_text("".join(json.dumps(m) + "\n" for m in metrics))
             provenance = {"machine": "test", "torch_threads": 1, "versions": {"svbench": "0"}}
-            state = {"stages": stages, "provenance": provenance}
+            state = {"stages": stages, "provenance": provenance, "config": configs[(key, seed)].to_dict()}
             (run / "run.json").write_text(json.dumps(state), encoding="utf-8")
     return config
 
@@ -164,3 +166,18 @@ def test_run_reports_ask_the_environments_question(tmp_path, env, question, firs
     lines = report._behaviour_section(env, cols)
     assert lines[0] == question
     assert lines[2].startswith(f"| policy | reward | {first_column} |")
+
+
+def test_a_page_refuses_runs_made_with_other_settings(tmp_path, monkeypatch):
+    """Editing the study config after the runs (more steps, another lr) must
+    not relabel them: the page would state settings no run used."""
+    monkeypatch.setattr(study_page, "_cached_compare", _fake_compare)
+    config = _write_study(tmp_path, "e1")
+    edited = config.read_text(encoding="utf-8") + "[base.grpo]\nsteps = 80\nlr = 1e-3\n"
+    config.write_text(edited, encoding="utf-8")
+    with pytest.raises(ConfigError) as e:
+        study_page.write_page(load_study(config))
+    message = str(e.value)
+    assert "runs made with other settings than the study config states" in message
+    assert "A-s1: grpo.lr: was 0.0005, now 0.001; grpo.steps: was 60, now 80" in message
+    assert message.count("\n  ") == 4

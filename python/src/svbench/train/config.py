@@ -232,10 +232,16 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-def _validate_model(m: ModelConfig) -> None:
-    """Settle `model.source` and check the pretrained model's origin is one thing."""
+def settle_model_source(m: ModelConfig) -> None:
+    """An empty `model.source` as it is read: `pretrained` when `path` or
+    `package` is set, else `scratch` (also for configs stored before the key)."""
     if not m.source:
         m.source = "pretrained" if (m.path or m.package) else "scratch"
+
+
+def _validate_model(m: ModelConfig) -> None:
+    """Settle `model.source` and check the pretrained model's origin is one thing."""
+    settle_model_source(m)
     if m.source not in MODEL_SOURCES:
         raise ConfigError(f"model.source must be one of {', '.join(MODEL_SOURCES)}, got {m.source!r}")
     if m.source == "scratch" and (m.path or m.package):
@@ -276,4 +282,13 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConf
         raise ConfigError(f"{path}: {e}") from e
 
 
-__all__ = ["ADVANTAGE_MODES", "MODEL_SOURCES", "ConfigError", "TrainConfig", "from_dict", "load", "validate"]
+__all__ = [
+    "ADVANTAGE_MODES",
+    "MODEL_SOURCES",
+    "ConfigError",
+    "settle_model_source",
+    "TrainConfig",
+    "from_dict",
+    "load",
+    "validate",
+]

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from svbench.train.config import ConfigError, TrainConfig, from_dict
+from svbench.train.config import ConfigError, TrainConfig, from_dict, settle_model_source
 
 RUN_FILE = "run.json"
 
@@ -106,10 +106,10 @@ class RunDir:
         config = cfg.to_dict()
         if self.file.exists():
             self.state = json.loads(self.file.read_text(encoding="utf-8"))
-            stored = _current_schema(self.state.get("config"))
-            if stored != config:
+            differences = config_differences(self.state, cfg)
+            if differences:
                 raise ConfigError(
-                    f"{self.path} was started with a different config ({_diff(stored, config)}); "
+                    f"{self.path} was started with a different config ({differences}); "
                     "use another run_id or delete the directory"
                 )
         else:
@@ -144,6 +144,14 @@ class RunDir:
         self.save()
 
 
+def config_differences(state: dict[str, Any], cfg: TrainConfig) -> str:
+    """How the config a run recorded in its `run.json` differs from `cfg`
+    (`grpo.steps: was 60, now 80; ...`); empty when they agree."""
+    stored = _current_schema(state.get("config"))
+    config = cfg.to_dict()
+    return "" if stored == config else _diff(stored, config)
+
+
 def _current_schema(stored: Any) -> Any:
     """A stored config as the current schema reads it: a key added since
     takes its default, which is what the run used. A stored config the
@@ -151,9 +159,11 @@ def _current_schema(stored: Any) -> Any:
     if not isinstance(stored, dict):
         return stored
     try:
-        return from_dict(stored).to_dict()
+        cfg = from_dict(stored)
     except ConfigError:
         return stored
+    settle_model_source(cfg.model)
+    return cfg.to_dict()
 
 
 def _diff(old: Any, new: Any, prefix: str = "") -> str:
@@ -166,4 +176,4 @@ def _diff(old: Any, new: Any, prefix: str = "") -> str:
     return f"{prefix.rstrip('.')}: was {old!r}, now {new!r}"
 
 
-__all__ = ["RUN_FILE", "RunDir", "now_utc", "provenance", "svbench_bin", "write_json_atomic"]
+__all__ = ["RUN_FILE", "RunDir", "config_differences", "now_utc", "provenance", "svbench_bin", "write_json_atomic"]

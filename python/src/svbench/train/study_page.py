@@ -15,9 +15,11 @@ from pathlib import Path
 
 from svbench.train.analysis import Analysis, analysis_of
 from svbench.train.curves import read_metrics, write_comparison_curves
+from svbench.train.errors import ConfigError
 from svbench.train.evaluate import compare
 from svbench.train.report import TRAINED_VS_START, fmt, relative_link, summary_metrics
 from svbench.train.rewards import COMPONENT_NORMALIZED
+from svbench.train.rundir import config_differences
 from svbench.train.study import Study, run_id
 
 #: Held-out metrics shown per variant (from each eval run's summary.json).
@@ -100,6 +102,18 @@ def write_page(study: Study) -> Path:
     assets.mkdir(parents=True, exist_ok=True)
     out = Path(study.out_dir)
     states = {(v.key, seed): _state(cfg.run_dir) for v, seed, cfg in study.runs}
+    # The page states the study config's settings: every run must have been
+    # made with them, or the page would describe runs that did not happen.
+    mismatched = [
+        f"{cfg.run_dir}: {differences}"
+        for v, seed, cfg in study.runs
+        if (state := states[(v.key, seed)]) and (differences := config_differences(state, cfg))
+    ]
+    if mismatched:
+        raise ConfigError(
+            "runs made with other settings than the study config states; the page would misstate them:\n  "
+            + "\n  ".join(mismatched)
+        )
     finished = {k: s for k, s in states.items() if s and "eval" in s["stages"]}
     split = study.compare_split
     base_cfg = study.runs[0][2]
