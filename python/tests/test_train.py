@@ -324,3 +324,19 @@ def test_a_study_run_selects_variants_and_seeds(monkeypatch):
         run_study(study, seeds={999})
     with pytest.raises(ConfigError, match="--only Z: the study's variants are"):
         run_study(study, only={"Z"})
+
+
+def test_training_hashes_tell_variants_apart_but_not_their_budgets():
+    from svbench.train.config import training_hashes
+
+    study = load_study(STUDY)
+    by_key = {v.key: cfg for v, seed, cfg in study.runs if seed == study.runs[0][1]}
+    hashes = {key: training_hashes(cfg) for key, cfg in by_key.items()}
+    assert len({config for config, _ in hashes.values()}) == len(hashes)
+    assert len({budget for _, budget in hashes.values()}) == 1
+    cfg = by_key["A"]
+    moved = train_config.from_dict({"run_id": "elsewhere", "out_dir": "/tmp/x", "eval": {"examples": 3}}, cfg)
+    assert training_hashes(moved) == training_hashes(cfg)
+    longer = train_config.from_dict({"grpo": {"steps": cfg.grpo.steps + 1}}, cfg)
+    assert training_hashes(longer)[1] != training_hashes(cfg)[1]
+    assert all(len(h) == 64 for h in training_hashes(cfg))

@@ -428,3 +428,96 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
         assert!(!err.contains("panicked"), "{}: {err}", args[0]);
     }
 }
+
+#[test]
+fn training_config_and_budget_hashes_are_recorded_and_a_budget_difference_is_no_match() {
+    // A tiny model trained 8 tokens a step and a real one trained 48 tokens
+    // a step share trainer and steps; only the budget hash tells them apart.
+    let sb = Sandbox::new();
+    let (config_a, config_b, budget_a, budget_b) = (
+        "a".repeat(64),
+        "b".repeat(64),
+        "c".repeat(64),
+        "D".repeat(64),
+    );
+    let run = |id: &str, config: &str, budget: &str| {
+        let out = sb.run(&[
+            "eval",
+            "e1",
+            "-n",
+            "4",
+            "--run-id",
+            id,
+            "--trainer",
+            "grpo",
+            "--max-steps",
+            "40",
+            "--training-config-sha256",
+            config,
+            "--training-budget-sha256",
+            budget,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        run_dir_of(&sb, &out)
+    };
+    let a = run("a", &config_a, &budget_a);
+    let m = manifest(&a);
+    assert_eq!(m["training_config_sha256"], config_a.as_str());
+    assert_eq!(m["training_budget_sha256"], budget_a.as_str());
+
+    // Two variants of one study: other learning settings, the same budget.
+    let b = run("b", &config_b, &budget_a);
+    let (pa, pb) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let out = sb.run(&["compare", pa, pb]);
+    assert_eq!(out.status.code(), Some(5), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("training_config_sha256 differs"),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb.run(&["compare", pa, pb, "--vary", "training_config_sha256"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    // Another budget is no match even when the config hash is varied.
+    let c = run("c", &config_b, &budget_b);
+    let out = sb.run(&[
+        "compare",
+        pa,
+        c.to_str().unwrap(),
+        "--vary",
+        "training_config_sha256",
+    ]);
+    assert_eq!(out.status.code(), Some(5), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("training_budget_sha256 differs"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Not a hash, or a hash without --trainer: usage errors.
+    for bad in [
+        vec![
+            "eval",
+            "e1",
+            "-n",
+            "4",
+            "--trainer",
+            "grpo",
+            "--max-steps",
+            "1",
+            "--training-config-sha256",
+            "abc",
+        ],
+        vec![
+            "eval",
+            "e1",
+            "-n",
+            "4",
+            "--training-budget-sha256",
+            &budget_a,
+        ],
+    ] {
+        let out = sb.run(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", stderr(&out));
+    }
+}

@@ -101,6 +101,13 @@ pub struct RunManifest {
     pub trainer: Trainer,
     /// Training steps (0 for evaluations).
     pub max_steps: u64,
+    /// SHA-256 of the evaluated model's whole training config, where the
+    /// run recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_config_sha256: Option<String>,
+    /// SHA-256 of its training budget (the config without how it learns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_budget_sha256: Option<String>,
     /// Samples per example.
     pub rollouts_per_example: u64,
     /// Token limit per model call.

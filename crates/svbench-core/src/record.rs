@@ -387,4 +387,12 @@ pub struct RunMetadata {
     /// Training steps of the evaluated model (`--max-steps`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u64>,
+    /// SHA-256 of the evaluated model's whole training config
+    /// (`--training-config-sha256`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_config_sha256: Option<String>,
+    /// SHA-256 of its training budget: the config without the settings of
+    /// how it learns (`--training-budget-sha256`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_budget_sha256: Option<String>,
 }

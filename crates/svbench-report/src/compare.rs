@@ -22,7 +22,7 @@ use crate::read::{read_info, LoadedRun};
 
 /// Parity fields of upstream `bench/compare_rewards.py`, plus svbench's
 /// `sampling_params` and `seed`, plus the reward design.
-pub const PARITY_FIELDS: [&str; 16] = [
+pub const PARITY_FIELDS: [&str; 18] = [
     "environment_id",
     "dataset_id",
     "dataset_revision",
@@ -35,6 +35,8 @@ pub const PARITY_FIELDS: [&str; 16] = [
     "max_turns",
     "tool_budget",
     "trainer",
+    "training_config_sha256",
+    "training_budget_sha256",
     "sampling_params",
     "seed",
     "reward_profile",
@@ -386,6 +388,9 @@ fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
             .cloned()
             .unwrap_or_else(|| Value::String("none".to_string())),
     );
+    for k in ["training_config_sha256", "training_budget_sha256"] {
+        parity.insert(k, get(k));
+    }
     for k in [
         "rollouts_per_example",
         "max_tokens",

@@ -173,6 +173,8 @@ pub fn build_manifest(
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or(Trainer::None),
         max_steps: u("max_steps").unwrap_or(0),
+        training_config_sha256: s("training_config_sha256"),
+        training_budget_sha256: s("training_budget_sha256"),
         rollouts_per_example,
         max_tokens,
         max_turns,

@@ -16,6 +16,7 @@ use svbench_runner::cache::CacheMode;
 use svbench_runner::prepare::{
     self, agent, builtin_name, check_resume_inputs, new_metadata, new_run_dir, resume_spec,
     BuildFacts, EndpointOptions, PrepareError, PrepareErrorKind, Requested, RunLabels, RunSpec,
+    TrainingLabel,
 };
 use svbench_runner::{run_eval, EvalPlan, RunSettings};
 
@@ -273,7 +274,15 @@ fn run_one(
         baseline_name: args.baseline_name.clone(),
         notes: args.notes.clone(),
         budget_group: args.budget_group.clone(),
-        training: args.trainer.zip(args.max_steps),
+        training: args
+            .trainer
+            .zip(args.max_steps)
+            .map(|(trainer, max_steps)| TrainingLabel {
+                trainer,
+                max_steps,
+                config_sha256: args.training_config_sha256.clone(),
+                budget_sha256: args.training_budget_sha256.clone(),
+            }),
         max_consecutive_errors: args.max_consecutive_errors,
         // Credentials in URLs (userinfo, `?api-key=…`) are never recorded.
         argv: std::env::args()

@@ -129,6 +129,14 @@ pub struct EvalArgs {
     /// Training steps of the evaluated model (needs --trainer).
     #[arg(long, requires = "trainer")]
     pub max_steps: Option<u64>,
+    /// SHA-256 (64 hex digits) of the evaluated model's whole training
+    /// config, recorded and compared by `svbench compare` (needs --trainer).
+    #[arg(long, value_parser = parse_sha256, requires = "trainer", value_name = "HEX")]
+    pub training_config_sha256: Option<String>,
+    /// SHA-256 of its training budget (the config without the settings of
+    /// how it learns), so `compare` can tell matched budgets (needs --trainer).
+    #[arg(long, value_parser = parse_sha256, requires = "trainer", value_name = "HEX")]
+    pub training_budget_sha256: Option<String>,
     /// Print one JSON object per run on stdout instead of the run directory.
     #[arg(long)]
     pub json: bool,
@@ -167,6 +175,15 @@ fn parse_cache_mode(text: &str) -> Result<CacheMode, String> {
 }
 
 /// `--trainer`: one of the manifest's training algorithms other than `none`.
+fn parse_sha256(s: &str) -> Result<String, String> {
+    let hex = s.to_ascii_lowercase();
+    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(hex)
+    } else {
+        Err("expected a SHA-256 as 64 hex digits".to_string())
+    }
+}
+
 fn parse_trainer(s: &str) -> Result<Trainer, String> {
     match serde_json::from_value::<Trainer>(serde_json::Value::String(s.to_string())) {
         Ok(Trainer::None) | Err(_) => Err("expected grpo, gdpo, distillation or other".to_string()),

@@ -32,14 +32,28 @@ pub struct RunLabels {
     pub notes: Option<String>,
     /// `--budget-group`.
     pub budget_group: Option<String>,
-    /// `--trainer` and `--max-steps`: how the evaluated model was trained.
-    pub training: Option<(Trainer, u64)>,
+    /// `--trainer`, `--max-steps` and the training config's hashes: how the
+    /// evaluated model was trained.
+    pub training: Option<TrainingLabel>,
     /// `--max-consecutive-errors`.
     pub max_consecutive_errors: u32,
     /// The command line, credentials in URLs redacted.
     pub argv: Vec<String>,
     /// `--max-tokens` as given (`None`: the environment's default).
     pub max_tokens: Option<u32>,
+}
+
+/// How the evaluated model was trained, as `eval` records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrainingLabel {
+    /// `--trainer`.
+    pub trainer: Trainer,
+    /// `--max-steps`.
+    pub max_steps: u64,
+    /// `--training-config-sha256`.
+    pub config_sha256: Option<String>,
+    /// `--training-budget-sha256`.
+    pub budget_sha256: Option<String>,
 }
 
 /// The metadata of a run starting now.
@@ -141,7 +155,15 @@ pub fn new_metadata(
         argv: labels.argv.clone(),
         notes: labels.notes.clone(),
         budget_group: labels.budget_group.clone(),
-        trainer: labels.training.map(|(t, _)| t),
-        max_steps: labels.training.map(|(_, n)| n),
+        trainer: labels.training.as_ref().map(|t| t.trainer),
+        max_steps: labels.training.as_ref().map(|t| t.max_steps),
+        training_config_sha256: labels
+            .training
+            .as_ref()
+            .and_then(|t| t.config_sha256.clone()),
+        training_budget_sha256: labels
+            .training
+            .as_ref()
+            .and_then(|t| t.budget_sha256.clone()),
     }
 }

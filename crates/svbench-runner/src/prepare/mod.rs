@@ -21,7 +21,7 @@ use svbench_envs::registry::{
 use crate::artifacts::{new_run_id, run_dir, validate_run_id};
 
 pub use agent::{builtin_name, AgentSetup, EndpointOptions};
-pub use metadata::{new_metadata, BuildFacts, RunLabels};
+pub use metadata::{new_metadata, BuildFacts, RunLabels, TrainingLabel};
 pub use resume::{check_resume_inputs, read_metadata, recorded_spec, resume_spec, Requested};
 
 /// The run-defining settings, from flags or from a resumed run's metadata.

@@ -219,15 +219,24 @@ pub fn check_resume_inputs(old: &RunMetadata, fresh: &RunMetadata) -> Result<(),
         }
     }
     let training = |m: &RunMetadata| match (m.trainer, m.max_steps) {
-        (Some(t), Some(n)) => format!(
-            "{} for {n} steps",
-            serde_json::json!(t).as_str().unwrap_or("?")
-        ),
+        (Some(t), Some(n)) => {
+            let hash = |label: &str, h: &Option<String>| {
+                h.as_deref()
+                    .map(|h| format!(", {label} {}", &h[..h.len().min(12)]))
+                    .unwrap_or_default()
+            };
+            format!(
+                "{} for {n} steps{}{}",
+                serde_json::json!(t).as_str().unwrap_or("?"),
+                hash("config", &m.training_config_sha256),
+                hash("budget", &m.training_budget_sha256)
+            )
+        }
         _ => "none".to_string(),
     };
     if training(old) != training(fresh) {
         mismatches.push(format!(
-            "  training: run has {}, now {} (pass the same --trainer / --max-steps)",
+            "  training: run has {}, now {} (pass the same --trainer / --max-steps / --training-*-sha256)",
             training(old),
             training(fresh)
         ));

@@ -22,6 +22,10 @@ from svbench.train.errors import ConfigError
 ADVANTAGE_MODES = ("sum_then_normalize", "component_normalized", "normalize_then_sum")
 
 
+#: The settings of *how* a run learns (all a study's variants may change);
+#: the rest of a config, bar where its files go, is its budget.
+LEARNING_SETTINGS = {"grpo": {"advantage", "profile", "method", "teacher"}}
+
 #: Where the policy comes from: a fresh tiny model, or pretrained weights.
 MODEL_SOURCES = ("scratch", "pretrained")
 
@@ -262,6 +266,28 @@ def _validate_model(m: ModelConfig) -> None:
                 )
 
 
+def training_hashes(cfg: TrainConfig) -> tuple[str, str]:
+    """SHA-256 of the config that trains a model, and of its budget (the
+    same without `LEARNING_SETTINGS`), over canonical JSON. What names or
+    places the run (`run_id`, `out_dir`, `sft_from`) and the evaluation
+    settings (`[eval]`, recorded by `svbench eval` itself) are left out."""
+    import hashlib
+
+    training = cfg.to_dict()
+    for key in ("run_id", "out_dir", "sft_from", "eval"):
+        training.pop(key)
+    budget = copy.deepcopy(training)
+    for table, keys in LEARNING_SETTINGS.items():
+        for key in keys:
+            budget[table].pop(key)
+
+    def sha(value: dict[str, Any]) -> str:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    return sha(training), sha(budget)
+
+
 def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read, override (`{"run_id": ..., "model": {"path": ...}}`) and validate a config file."""
     path = Path(path)
@@ -284,9 +310,11 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConf
 
 __all__ = [
     "ADVANTAGE_MODES",
+    "LEARNING_SETTINGS",
     "MODEL_SOURCES",
     "ConfigError",
     "settle_model_source",
+    "training_hashes",
     "TrainConfig",
     "from_dict",
     "load",

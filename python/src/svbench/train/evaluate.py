@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from svbench.train.config import ConfigError, TrainConfig
+from svbench.train.config import ConfigError, TrainConfig, training_hashes
 from svbench.train.rundir import svbench_bin
 from svbench.train.teacher import env_arg_flags, student_env_args
 
@@ -61,7 +61,9 @@ def evaluate(
             cmd += ["--max-tokens", str(e.max_tokens), "--temperature", str(e.temperature)]
             cmd += ["--concurrency", "1", "--no-cache", "--no-progress", "--max-consecutive-errors", "0"]
             cmd += ["--run-id", run_id, "--output-dir", str(out_dir), "--trainer", trainer]
+            config_sha, budget_sha = training_hashes(cfg)
             cmd += ["--max-steps", str(max_steps)]
+            cmd += ["--training-config-sha256", config_sha, "--training-budget-sha256", budget_sha]
             if e.examples:
                 cmd += ["-n", str(e.examples)]
             cmd += env_arg_flags(student_env_args(cfg.env, cfg.env_args))

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from svbench.train.config import ConfigError, TrainConfig, from_dict, validate
+from svbench.train.config import LEARNING_SETTINGS, ConfigError, TrainConfig, from_dict, validate
 
 #: The only settings a variant may override: how it learns, not how much.
-VARIANT_KEYS = {"grpo": {"advantage", "profile", "method", "teacher"}}
+VARIANT_KEYS = LEARNING_SETTINGS
 #: What must be equal across the variants of a study.
 BUDGET = (
     ("grpo", ("steps", "prompts_per_step", "generations", "max_tokens", "temperature", "dataset", "split", "rows")),
