@@ -14,7 +14,11 @@ from svbench.train.config import TrainConfig
 from svbench.train.rundir import RunDir
 
 #: What differs between a checkpoint and its warm start by construction.
-TRAINED_VS_START = ["model_id", "model_revision_or_digest", "trainer", "max_steps"]
+#: What may differ between a trained model and its SFT start: the model,
+#: how it was trained, and the training config (in a study the start comes
+#: from the first variant's run); never the budget (`training_budget_sha256`
+#: stays a parity field).
+TRAINED_VS_START = ["model_id", "model_revision_or_digest", "trainer", "max_steps", "training_config_sha256"]
 
 
 def summary_metrics(run_dir: str | Path) -> dict[str, float | None]:

@@ -192,13 +192,6 @@ def _cost_section(finished: dict) -> list[str]:
     return lines
 
 
-#: What differs between a variant's trained model and another variant's (or
-#: the shared SFT start, trained by the first variant's run): the model, its
-#: training, and the settings of how it learns; never the budget
-#: (`training_budget_sha256` stays a parity field).
-ACROSS_VARIANTS = [*TRAINED_VS_START, "training_config_sha256"]
-
-
 def _pairs(study: Study, finished: dict, split: str, out: Path) -> dict[tuple[str, int], dict]:
     """`svbench compare` of each variant against the reference (same seed)
     and against its SFT start, on `split`; results cached beside the runs."""
@@ -208,13 +201,13 @@ def _pairs(study: Study, finished: dict, split: str, out: Path) -> dict[tuple[st
         warm = finished.get((study.variants[0].key, seed))
         if warm is not None and (a := _eval_dir(warm, "sft", split)) and (b := _eval_dir(s, "grpo", split)):
             dest = out / "compare" / f"sft-vs-{run_id(key, seed)}-{split}.json"
-            results[("sft", key, seed)] = _cached_compare(a, b, dest, ACROSS_VARIANTS)
+            results[("sft", key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
         other = finished.get((ref, seed))
         if key != ref and other is not None:
             a, b = _eval_dir(other, "grpo", split), _eval_dir(s, "grpo", split)
             if a and b:
                 dest = out / "compare" / f"{run_id(ref, seed)}-vs-{run_id(key, seed)}-{split}.json"
-                results[(ref, key, seed)] = _cached_compare(a, b, dest, ACROSS_VARIANTS)
+                results[(ref, key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
     return results
 
 
