@@ -176,3 +176,13 @@ def test_study_smoke_runs_every_variant_and_writes_its_page(tmp_path, svbench_cl
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert {p: p.read_text() for p in out.glob("*-s1/run.json")} == before
+
+    # The page is evidence: regenerated offline it matches byte for byte,
+    # and a hand edit fails the check.
+    check = [*cmd, "--page-only", "--check"]
+    proc = subprocess.run(check, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "matches its evidence" in proc.stdout, proc.stderr[-3000:]
+    page_file = out / "advantage-modes.md"
+    page_file.write_text(page_file.read_text() + "\nC is the best variant.\n")
+    proc = subprocess.run(check, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "differs from what the evidence regenerates" in proc.stderr, proc.stderr

@@ -116,7 +116,7 @@ def _write_study(tmp: Path, env: str) -> Path:
     return config
 
 
-def _fake_compare(a: str, b: str, dest: Path, vary: list[str]) -> dict:
+def _fake_compare(a: str, b: str, dest: Path, vary: list[str], offline: bool = False) -> dict:
     def metric(name: str, delta: float) -> dict:
         m = {"metric": name, "mean_a": 1.0, "mean_b": 1.0 + delta, "mean_delta": delta}
         return {**m, "ci_low": delta - 0.05, "ci_high": delta + 0.05, "mcnemar": {"p_value": 0.5}}
@@ -181,3 +181,26 @@ def test_a_page_refuses_runs_made_with_other_settings(tmp_path, monkeypatch):
     assert "runs made with other settings than the study config states" in message
     assert "A-s1: grpo.lr: was 0.0005, now 0.001; grpo.steps: was 60, now 80" in message
     assert message.count("\n  ") == 4
+
+
+def test_check_regenerates_the_page_and_fails_on_a_hand_edit(tmp_path, monkeypatch):
+    monkeypatch.setattr(study_page, "_cached_compare", _fake_compare)
+    study = load_study(_write_study(tmp_path, "e1"))
+    page = study_page.write_page(study)
+    assert study_page.check_page(study) == page
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("| scalar |", "| scalar (best) |", 1) + "\nA typed claim.\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="page.md: differs from what the evidence regenerates"):
+        study_page.check_page(study)
+    page.write_text(text, encoding="utf-8")
+    svg = next(page.with_suffix("").glob("*.svg"))
+    svg.write_text(svg.read_text(encoding="utf-8").replace("<svg", "<svg data-edited='1'", 1), encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"{svg.name}: differs"):
+        study_page.check_page(study)
+
+
+def test_check_uses_stored_comparisons_only(tmp_path):
+    """Offline, a comparison the page cites must be stored with the runs."""
+    study = load_study(_write_study(tmp_path, "e1"))
+    with pytest.raises(ConfigError, match="holds no such `svbench compare` result"):
+        study_page.check_page(study)

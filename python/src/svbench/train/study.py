@@ -187,10 +187,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", action="append", default=[], help="run only this variant (repeatable)")
     p.add_argument("--seed", action="append", type=int, default=[], help="run only this seed (repeatable)")
     p.add_argument("--page-only", action="store_true", help="only regenerate the results page from finished runs")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="with --page-only: regenerate the page in a scratch directory and fail unless it matches the committed "
+        "one byte for byte (nothing is written)",
+    )
     p.add_argument("--no-page", action="store_true", help="run the study without writing the results page")
     args = p.parse_args(argv)
+    if args.check and not args.page_only:
+        p.error("--check goes with --page-only")
     try:
         study = load_study(args.config)
+        if args.check:
+            from svbench.train.study_page import check_page
+
+            print(f"{check_page(study)}: matches its evidence")
+            return 0
         if not args.page_only:
             run_study(study, set(args.only) or None, set(args.seed) or None)
         if not args.no_page and study.page:

@@ -96,8 +96,12 @@ def collapse_events(metrics: list[dict], window: int = 5) -> tuple[int, float]:
     return events, drawdown
 
 
-def write_page(study: Study) -> Path:
-    page = Path(study.page)
+def write_page(study: Study, page: Path | None = None, offline: bool = False) -> Path:
+    """Writes the study's page (to `page`, default the study's) and its
+    assets beside it. `offline`: from committed evidence only, so a
+    comparison with no stored result is an error instead of a new
+    `svbench compare` run."""
+    page = Path(study.page) if page is None else page
     assets = page.with_suffix("")
     assets.mkdir(parents=True, exist_ok=True)
     out = Path(study.out_dir)
@@ -155,11 +159,11 @@ def write_page(study: Study) -> Path:
         lines.append("")
 
     lines += _behaviour_section(study, finished, split, analysis)
-    lines += _paired_section(study, finished, split, out)
+    lines += _paired_section(study, finished, split, out, offline)
     lines += _stability_section(study, finished, split, analysis)
     lines += _exploit_section(study, finished, split, analysis)
     lines += _curves_section(study, finished, assets, page)
-    lines += _claim_section(study, finished, split, out, analysis)
+    lines += _claim_section(study, finished, split, out, analysis, offline)
     page.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
     return page
 
@@ -192,7 +196,7 @@ def _cost_section(finished: dict) -> list[str]:
     return lines
 
 
-def _pairs(study: Study, finished: dict, split: str, out: Path) -> dict[tuple[str, int], dict]:
+def _pairs(study: Study, finished: dict, split: str, out: Path, offline: bool) -> dict[tuple[str, int], dict]:
     """`svbench compare` of each variant against the reference (same seed)
     and against its SFT start, on `split`; results cached beside the runs."""
     results = {}
@@ -201,22 +205,24 @@ def _pairs(study: Study, finished: dict, split: str, out: Path) -> dict[tuple[st
         warm = finished.get((study.variants[0].key, seed))
         if warm is not None and (a := _eval_dir(warm, "sft", split)) and (b := _eval_dir(s, "grpo", split)):
             dest = out / "compare" / f"sft-vs-{run_id(key, seed)}-{split}.json"
-            results[("sft", key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
+            results[("sft", key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START, offline)
         other = finished.get((ref, seed))
         if key != ref and other is not None:
             a, b = _eval_dir(other, "grpo", split), _eval_dir(s, "grpo", split)
             if a and b:
                 dest = out / "compare" / f"{run_id(ref, seed)}-vs-{run_id(key, seed)}-{split}.json"
-                results[(ref, key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START)
+                results[(ref, key, seed)] = _cached_compare(a, b, dest, TRAINED_VS_START, offline)
     return results
 
 
-def _cached_compare(a: str, b: str, dest: Path, vary: list[str]) -> dict:
-    dest.parent.mkdir(parents=True, exist_ok=True)
+def _cached_compare(a: str, b: str, dest: Path, vary: list[str], offline: bool = False) -> dict:
     if dest.exists():
         cached = json.loads(dest.read_text(encoding="utf-8"))
         if cached.get("a", {}).get("path") == a and cached.get("b", {}).get("path") == b:
             return cached
+    if offline:
+        raise ConfigError(f"the page cites {a} against {b}, but {dest} holds no such `svbench compare` result")
+    dest.parent.mkdir(parents=True, exist_ok=True)
     return compare(a, b, dest, vary)
 
 
@@ -231,8 +237,8 @@ def _delta_cell(m: dict | None) -> str:
     return f"{fmt(m['mean_delta'])} [{fmt(m['ci_low'])}, {fmt(m['ci_high'])}]{mark}"
 
 
-def _paired_section(study: Study, finished: dict, split: str, out: Path) -> list[str]:
-    results = _pairs(study, finished, split, out)
+def _paired_section(study: Study, finished: dict, split: str, out: Path, offline: bool) -> list[str]:
+    results = _pairs(study, finished, split, out, offline)
     lines = [f"## Paired per-example comparisons on {split} (`svbench compare`, 95% paired bootstrap)", ""]
     lines += ["`*`: the interval excludes zero. Δ is B − A.", ""]
     lines += ["| A | B | seed | n | " + " | ".join(f"Δ {m}" for m in PAIRED) + " | McNemar p (accuracy) |"]
@@ -367,8 +373,8 @@ def _constant_sentence(key: str, finished: dict, split: str, mix: Callable[[Path
     )
 
 
-def _claim_section(study: Study, finished: dict, split: str, out: Path, analysis: Analysis) -> list[str]:
-    results = _pairs(study, finished, split, out)
+def _claim_section(study: Study, finished: dict, split: str, out: Path, analysis: Analysis, offline: bool) -> list[str]:
+    results = _pairs(study, finished, split, out, offline)
     ref = study.reference
     sentences = []
     for v in study.variants:
@@ -402,4 +408,45 @@ def _claim_section(study: Study, finished: dict, split: str, out: Path, analysis
     return lines
 
 
-__all__ = ["collapse_events", "write_page"]
+def check_page(study: Study) -> Path:
+    """Regenerates the page and its assets from the run directories and the
+    stored comparisons into a scratch directory and compares them byte for
+    byte with the committed ones; any difference (a hand edit, a changed
+    run, a missing file) is a `ConfigError` listing them."""
+    import tempfile
+
+    page = Path(study.page)
+    assets = page.with_suffix("")
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = write_page(study, Path(tmp) / page.name, offline=True)
+        fresh_assets = fresh.with_suffix("")
+        problems = []
+        if not page.exists():
+            problems.append(f"{page}: missing")
+        elif page.read_bytes() != fresh.read_bytes():
+            problems.append(f"{page}: differs from what the evidence regenerates{_first_difference(page, fresh)}")
+        names = {p.name for p in fresh_assets.iterdir()} | (
+            {p.name for p in assets.iterdir()} if assets.is_dir() else set()
+        )
+        for name in sorted(names):
+            committed, regenerated = assets / name, fresh_assets / name
+            if not regenerated.exists():
+                problems.append(f"{committed}: not generated from the evidence")
+            elif not committed.exists():
+                problems.append(f"{committed}: missing")
+            elif committed.read_bytes() != regenerated.read_bytes():
+                problems.append(f"{committed}: differs from what the evidence regenerates")
+    if problems:
+        raise ConfigError("the results page does not match its evidence:\n  " + "\n  ".join(problems))
+    return page
+
+
+def _first_difference(a: Path, b: Path) -> str:
+    ours, theirs = a.read_text(encoding="utf-8").splitlines(), b.read_text(encoding="utf-8").splitlines()
+    for i, (x, y) in enumerate(zip(ours, theirs), 1):
+        if x != y:
+            return f" (first at line {i}: committed {x[:80]!r}, regenerated {y[:80]!r})"
+    return f" (committed {len(ours)} lines, regenerated {len(theirs)})"
+
+
+__all__ = ["check_page", "collapse_events", "write_page"]
