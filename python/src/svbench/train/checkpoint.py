@@ -18,6 +18,7 @@ __all__ = [
     "METADATA_FILE",
     "REQUIRED",
     "check_checkpoint",
+    "file_sha256",
     "load_checkpoint",
     "read_metadata",
     "weights_files",
@@ -134,10 +135,20 @@ def weights_fingerprint(path: str | Path) -> str:
     order: the same weights give the same fingerprint whatever the directory."""
     h = hashlib.sha256()
     for f in weights_files(path):
-        with f.open("rb") as fh:
-            while chunk := fh.read(1 << 20):
-                h.update(chunk)
+        _hash_file(h, f)
     return h.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of one file, read in 1 MiB chunks."""
+    return _hash_file(hashlib.sha256(), path).hexdigest()
+
+
+def _hash_file(h: Any, path: Path) -> Any:
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h
 
 
 def read_metadata(path: str | Path) -> dict:

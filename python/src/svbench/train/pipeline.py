@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from svbench.train.checkpoint import check_checkpoint
+from svbench.train.checkpoint import check_checkpoint, file_sha256
 from svbench.train.config import ConfigError, TrainConfig
 from svbench.train.rundir import RUN_FILE, RunDir
 
@@ -84,7 +84,7 @@ def _pretrained_model(cfg: TrainConfig, run: RunDir, started: float) -> None:
     from transformers import AutoTokenizer
 
     from svbench.train.model import parameter_count, save_checkpoint
-    from svbench.train.pretrained import check_directory, check_template, gguf_facts, load_gguf, resolve, sha256
+    from svbench.train.pretrained import check_directory, check_template, gguf_facts, load_gguf, resolve
 
     src = resolve(cfg.model)
     if src.kind == "checkpoint":
@@ -99,7 +99,7 @@ def _pretrained_model(cfg: TrainConfig, run: RunDir, started: float) -> None:
     params = parameter_count(model)
     ckpt = run.path / "model" / "checkpoint"
     ckpt.parent.mkdir(parents=True, exist_ok=True)
-    origin = {"named": src.named, "file": src.path.name, "sha256": sha256(src.path), **header}
+    origin = {"named": src.named, "file": src.path.name, "sha256": file_sha256(src.path), **header}
     save_checkpoint(
         model, tokenizer, ckpt, {"stage": "init", "run_id": cfg.run_id, "parameters": params, "gguf": origin}
     )

@@ -12,7 +12,6 @@ template.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,14 +149,6 @@ def gguf_facts(path: Path) -> dict[str, Any]:
         if "general.file_type" in reader.fields
         else None,
     }
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def load_gguf(path: Path) -> tuple[Any, Any]:
