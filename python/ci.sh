@@ -62,7 +62,12 @@ fi
 
 # The train extra: torch, transformers, trl. Installing it is the heavy part
 # of this step (the timing is printed); the smoke run itself is small.
-echo "== python: train venv (svbench[train])"
+# The two venvs above are done with: the train venv (torch with its CUDA
+# libraries, about 6 GB) needs their disk space more.
+rm -rf "$work/classic" "$work/v1"
+export PIP_NO_CACHE_DIR=1
+
+echo "== python: train venv (svbench[train]; $(df -h --output=avail "$work" | tail -n1 | tr -d ' ') free)"
 "$python" -m venv "$work/train"
 pip=("$work/train/bin/python" -m pip --disable-pip-version-check -q)
 started=$SECONDS
