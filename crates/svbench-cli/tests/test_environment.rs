@@ -233,6 +233,7 @@ fn spec() -> RunSpec {
         reward_profile: "v1".into(),
         reward_config: None,
         system_prompt_file: None,
+        few_shot: 0,
     }
 }
 

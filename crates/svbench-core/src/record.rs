@@ -248,6 +248,21 @@ pub struct FileRef {
     pub sha256: String,
 }
 
+/// The worked examples shown before every prompt of a run (`eval --few-shot`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FewShotRecord {
+    /// How many worked examples.
+    pub k: usize,
+    /// The split they were drawn from (never the evaluated one).
+    pub split: String,
+    /// Who wrote their answers (`builtin:oracle`).
+    pub answers: String,
+    /// Their example ids, in the order shown.
+    pub example_ids: Vec<String>,
+    /// SHA-256 of the canonical JSON of the messages inserted.
+    pub sha256: String,
+}
+
 /// Where requests went (never a key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EndpointRecord {
@@ -395,4 +410,8 @@ pub struct RunMetadata {
     /// how it learns (`--training-budget-sha256`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training_budget_sha256: Option<String>,
+    /// Worked examples shown before every prompt (`--few-shot`; absent:
+    /// none, zero-shot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub few_shot: Option<FewShotRecord>,
 }

@@ -191,6 +191,10 @@ pub struct SummaryMetadata {
     /// `--system-prompt-file` path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt_file: Option<String>,
+    /// Worked examples shown before every prompt (`--few-shot`; absent:
+    /// zero-shot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub few_shot: Option<u64>,
 }
 
 /// `metrics` of environments without environment-specific metrics.

@@ -295,6 +295,7 @@ pub fn build_summary<P: EnvReport>(
             baseline_name: info.baseline_name.clone(),
             baseline_type: info.baseline_type.clone(),
             system_prompt_file: info.system_prompt_file.clone(),
+            few_shot: info.few_shot,
         },
         schema_version: SUMMARY_SCHEMA_VERSION.to_string(),
         svbench_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -22,7 +22,7 @@ use crate::read::{read_info, LoadedRun};
 
 /// Parity fields of upstream `bench/compare_rewards.py`, plus svbench's
 /// `sampling_params` and `seed`, plus the reward design.
-pub const PARITY_FIELDS: [&str; 18] = [
+pub const PARITY_FIELDS: [&str; 19] = [
     "environment_id",
     "dataset_id",
     "dataset_revision",
@@ -37,6 +37,7 @@ pub const PARITY_FIELDS: [&str; 18] = [
     "trainer",
     "training_config_sha256",
     "training_budget_sha256",
+    "few_shot",
     "sampling_params",
     "seed",
     "reward_profile",
@@ -391,6 +392,15 @@ fn read_side(path: &Path, plugins: PluginLookup) -> Result<Side, CompareError> {
     for k in ["training_config_sha256", "training_budget_sha256"] {
         parity.insert(k, get(k));
     }
+    // Worked examples in the prompt (`eval --few-shot`): 0 for zero-shot.
+    parity.insert(
+        "few_shot",
+        metadata
+            .get("few_shot")
+            .and_then(|f| f.get("k"))
+            .cloned()
+            .unwrap_or(Value::from(0)),
+    );
     for k in [
         "rollouts_per_example",
         "max_tokens",

@@ -194,11 +194,16 @@ pub enum ScoreboardError {
 /// # Errors
 /// The environment's entry does not serialise as an object.
 pub fn entry_of(board: &dyn EnvBoard, summary: &Summary) -> Result<BoardEntry, serde_json::Error> {
-    let baseline = summary
-        .metadata
-        .baseline_name
-        .clone()
-        .unwrap_or_else(|| summary.model.clone());
+    // A few-shot run is another row than the same model zero-shot.
+    let baseline =
+        summary
+            .metadata
+            .baseline_name
+            .clone()
+            .unwrap_or_else(|| match summary.metadata.few_shot {
+                Some(k) => format!("{} ({k}-shot)", summary.model),
+                None => summary.model.clone(),
+            });
     let ci95 = summary
         .headline
         .iter()

@@ -201,6 +201,7 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
                 .to_string(),
             reward_config: args.reward_config.clone(),
             system_prompt_file: args.system_prompt_file.clone(),
+            few_shot: args.few_shot.map_or(0, shots),
         };
         let code = run_one(&args, global, &endpoint, spec, None, interrupt.clone())?;
         worst = worst.max(code);
@@ -209,6 +210,11 @@ pub fn run(args: EvalArgs, global: &GlobalArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(worst)
+}
+
+/// `--few-shot K` (at most 16 by its parser) as a count.
+fn shots(k: u64) -> usize {
+    usize::try_from(k).unwrap_or(usize::MAX)
 }
 
 /// The run-defining flags, for `--resume`'s contradiction check.
@@ -227,6 +233,7 @@ fn requested(args: &EvalArgs) -> Requested {
         run_id: args.run_id.clone(),
         max_turns: args.max_turns,
         tool_budget: args.tool_budget,
+        few_shot: args.few_shot.map(shots),
         env_args: env_arg_pairs(args),
     }
 }

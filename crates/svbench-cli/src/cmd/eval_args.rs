@@ -112,6 +112,11 @@ pub struct EvalArgs {
     /// Replace the environment's system prompt with this file.
     #[arg(long, value_name = "FILE")]
     pub system_prompt_file: Option<PathBuf>,
+    /// Show K worked examples before every prompt: rows of the train split
+    /// (picked by --seed) with the oracle's answers, as earlier turns of the
+    /// conversation. Evaluates a held-out split only; at most 16.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(0..=16))]
+    pub few_shot: Option<u64>,
     /// Label recorded as baseline_name.
     #[arg(long)]
     pub baseline_name: Option<String>,

@@ -37,6 +37,8 @@ pub struct RunInfo {
     pub baseline_type: Option<String>,
     /// `--system-prompt-file`.
     pub system_prompt_file: Option<String>,
+    /// `--few-shot`: worked examples before every prompt (`None`: zero-shot).
+    pub few_shot: Option<u64>,
     /// Run status.
     pub status: Option<RunStatus>,
     /// Why the run aborted.
@@ -167,6 +169,11 @@ pub fn read_metadata(path: &Path, run_dir: &Path, strict: bool) -> Result<RunInf
         baseline_name: s("baseline_name"),
         baseline_type: s("baseline_type"),
         system_prompt_file: s("system_prompt_file"),
+        few_shot: map
+            .get("few_shot")
+            .and_then(|f| f.get("k"))
+            .and_then(Value::as_u64)
+            .filter(|k| *k > 0),
         status,
         abort_reason: s("abort_reason"),
         started_at: s("started_at"),

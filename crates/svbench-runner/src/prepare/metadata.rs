@@ -165,5 +165,6 @@ pub fn new_metadata(
             .training
             .as_ref()
             .and_then(|t| t.budget_sha256.clone()),
+        few_shot: p.few_shot.as_ref().map(|f| f.record.clone()),
     }
 }

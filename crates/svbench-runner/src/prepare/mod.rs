@@ -4,6 +4,7 @@
 //! it started with. The CLI, the server and Python can start the same run.
 
 pub mod agent;
+mod few_shot;
 mod metadata;
 mod resume;
 
@@ -21,6 +22,7 @@ use svbench_envs::registry::{
 use crate::artifacts::{new_run_id, run_dir, validate_run_id};
 
 pub use agent::{builtin_name, AgentSetup, EndpointOptions};
+pub use few_shot::{FewShot, FEW_SHOT_SPLIT, MAX_FEW_SHOT};
 pub use metadata::{new_metadata, BuildFacts, RunLabels, TrainingLabel};
 pub use resume::{check_resume_inputs, read_metadata, recorded_spec, resume_spec, Requested};
 
@@ -55,6 +57,9 @@ pub struct RunSpec {
     pub reward_config: Option<PathBuf>,
     /// System prompt override file.
     pub system_prompt_file: Option<PathBuf>,
+    /// Worked examples from the train split before every prompt (0:
+    /// zero-shot).
+    pub few_shot: usize,
 }
 
 /// What kind of problem stopped preparation (the CLI maps it to an exit code).
@@ -126,6 +131,8 @@ pub struct Prepared {
     pub reward_config_file: Option<FileRef>,
     /// `--system-prompt-file` as given.
     pub system_prompt_file: Option<String>,
+    /// The worked examples every prompt starts with (`--few-shot`).
+    pub few_shot: Option<FewShot>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -261,13 +268,17 @@ fn open_rows(spec: &RunSpec, configured: &Configured) -> Result<SelectedData, Pr
 /// Usage errors for settings the environment refuses, data errors for rows
 /// or replay files that cannot be used.
 pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, PrepareError> {
-    let (configured, reward_config_file) = configure(spec)?;
+    let (mut configured, reward_config_file) = configure(spec)?;
     let agent = match builtin_name(&spec.model) {
         Some(name) => agent::builtin_agent((spec.entry.builtin)(name, &configured))?,
         None => agent::model_agent(&spec.model, endpoint, spec.seed, spec.entry.sampling)?,
     };
     let selected = open_rows(spec, &configured)?;
     check_replay_coverage(&agent, selected.examples.as_ref(), spec.rollouts)?;
+    let few_shot = few_shot::few_shot(spec, &configured, &selected.provenance.split)?;
+    if let Some(shots) = &few_shot {
+        configured.env = few_shot::with_shots(configured.env.clone(), shots);
+    }
     Ok(Prepared {
         configured,
         agent,
@@ -278,6 +289,7 @@ pub fn prepare(spec: &RunSpec, endpoint: &EndpointOptions) -> Result<Prepared, P
             .system_prompt_file
             .as_ref()
             .map(|p| p.display().to_string()),
+        few_shot,
     })
 }
 

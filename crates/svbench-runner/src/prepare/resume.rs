@@ -37,6 +37,8 @@ pub struct Requested {
     pub max_turns: Option<u32>,
     /// `--tool-budget`.
     pub tool_budget: Option<u32>,
+    /// `--few-shot`.
+    pub few_shot: Option<usize>,
     /// The environment's own arguments, `K=V`.
     pub env_args: Vec<String>,
 }
@@ -135,6 +137,11 @@ pub fn resume_spec(
             given.tool_budget.map(|t| t.to_string()),
             meta.tool_budget.to_string(),
         ),
+        check(
+            "few_shot",
+            given.few_shot.map(|k| k.to_string()),
+            recorded.few_shot.to_string(),
+        ),
     ]
     .into_iter()
     .flatten()
@@ -191,6 +198,7 @@ pub fn recorded_spec(entry: &'static EnvEntry, meta: &RunMetadata) -> RunSpec {
             .as_ref()
             .map(|f| PathBuf::from(&f.path)),
         system_prompt_file: meta.system_prompt_file.as_ref().map(PathBuf::from),
+        few_shot: meta.few_shot.as_ref().map_or(0, |f| f.k),
     }
 }
 
@@ -239,6 +247,16 @@ pub fn check_resume_inputs(old: &RunMetadata, fresh: &RunMetadata) -> Result<(),
             "  training: run has {}, now {} (pass the same --trainer / --max-steps / --training-*-sha256)",
             training(old),
             training(fresh)
+        ));
+    }
+    // The worked examples come from the train split: changed rows there
+    // change every prompt.
+    let shots = |m: &RunMetadata| m.few_shot.as_ref().map(|f| f.sha256.clone());
+    if shots(old) != shots(fresh) {
+        mismatches.push(format!(
+            "  few_shot worked examples: run has {}, now {}",
+            shots(old).unwrap_or_else(|| "none".into()),
+            shots(fresh).unwrap_or_else(|| "none".into())
         ));
     }
     let base_url = |m: &RunMetadata| m.endpoint.as_ref().map(|e| e.base_url.clone());
