@@ -36,7 +36,7 @@ WORDS = (
 )
 
 
-def build_checkpoint(d: Path) -> Path:
+def build_checkpoint(d: Path, context: int = 2048) -> Path:
     """A ~50k-parameter random Llama with a word-level tokenizer and a chat template."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -55,7 +55,7 @@ def build_checkpoint(d: Path) -> Path:
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=2048,
+        max_position_embeddings=context,
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -246,7 +246,10 @@ def test_text_parts_and_stop_strings(server):
         ({"model": "other"}, 404, "not served here"),
         ({"stream": True}, 400, "streaming is not supported"),
         ({"n": 2}, 400, "n=1"),
-        ({"tools": [{"type": "function", "function": {"name": "f"}}]}, 400, "tools are not supported"),
+        ({"tools": [{"type": "function", "function": {"name": ""}}]}, 400, "name must be a non-empty string"),
+        ({"tools": "f"}, 400, "tools must be a list"),
+        ({"tool_choice": "required"}, 400, "forced call"),
+        ({"messages": [{"role": "assistant", "tool_calls": [{"function": {"name": 1}}]}]}, 400, "tool_calls[0]"),
         ({"temperature": "hot"}, 400, "temperature"),
         ({"max_tokens": 0}, 400, "positive integer"),
         ({"messages": "hi"}, 400, "messages"),
@@ -387,3 +390,100 @@ def test_svbench_eval_runs_against_the_served_checkpoint(request, tmp_path):
         assert row["completion"] == body["choices"][0]["message"]["content"]
         assert row["usage"]["completion_tokens"] == body["usage"]["completion_tokens"]
         assert row["parse"]["status"]
+
+
+# --- tools --------------------------------------------------------------------
+
+SCAN_TOOL = {"type": "function", "function": {"name": "run_kubelinter", "parameters": {"type": "object"}}}
+
+
+@pytest.fixture(scope="module")
+def long_ckpt(tmp_path_factory) -> Path:
+    """The tiny model with room for an E2 prompt (system prompt, tool list, file)."""
+    return build_checkpoint(tmp_path_factory.mktemp("long") / NAME, context=8192)
+
+
+@pytest.fixture()
+def scripted(long_ckpt):
+    """A server whose model 'writes' what the test scripts: the prompt it was
+    given is kept, and each reply's text is the next scripted one (decoding is
+    replaced; generation, the HTTP layer and tool-call handling are real)."""
+    srv, base_url = serve_in_thread(long_ckpt, max_new_tokens_cap=64)
+    chat_model = srv.chat
+    prompts: list[str] = []
+    replies: list[str] = []
+    render = chat_model.tokenizer.apply_chat_template
+
+    def keep(*args, **kwargs):
+        text = render(*args, **kwargs)
+        prompts.append(text)
+        return text
+
+    chat_model.tokenizer.apply_chat_template = keep
+    chat_model.tokenizer.decode = lambda ids, skip_special_tokens=True: replies.pop(0)
+    yield (srv, base_url), prompts, replies
+    srv.close()
+
+
+def test_a_tool_call_in_the_reply_comes_back_as_openai_tool_calls(scripted):
+    server, prompts, replies = scripted
+    assert server[0].chat.native_tools is False  # the test template ignores tools
+    replies.append('<tool_call>{"name": "run_kubelinter", "arguments": {"paths": ["."]}}</tool_call>')
+    status, body = chat(server, tools=[SCAN_TOOL], max_tokens=8)
+    assert status == 200, body
+    choice = body["choices"][0]
+    assert choice["finish_reason"] == "tool_calls"
+    assert choice["message"]["content"] is None
+    [call] = choice["message"]["tool_calls"]
+    assert call["function"] == {"name": "run_kubelinter", "arguments": '{"paths": ["."]}'}
+    # The template ignores tools, so the server wrote them into a system turn.
+    assert "run_kubelinter" in prompts[-1] and "<tool_call>" in prompts[-1]
+
+    # The call and its result go back in; the next reply is the answer.
+    replies.append('{"label": "Benign"}')
+    messages = [
+        {"role": "user", "content": "is the flow malicious"},
+        choice["message"],
+        {"role": "tool", "tool_call_id": call["id"], "content": '{"findings": []}'},
+    ]
+    status, body = chat(server, tools=[SCAN_TOOL], messages=messages, max_tokens=8)
+    assert status == 200, body
+    assert body["choices"][0]["message"] == {"role": "assistant", "content": '{"label": "Benign"}'}
+    assert "<tool_response>" in prompts[-1] and '"paths": ["."]' in prompts[-1]
+
+    # tool_choice none: the same text is a reply, not a call.
+    replies.append('<tool_call>{"name": "run_kubelinter", "arguments": {}}</tool_call>')
+    status, body = chat(server, tools=[SCAN_TOOL], tool_choice="none", max_tokens=8)
+    assert body["choices"][0]["message"]["content"].startswith("<tool_call>")
+    assert "tool_calls" not in body["choices"][0]["message"]
+
+
+def test_svbench_eval_e2_runs_a_tool_episode_against_the_served_checkpoint(request, scripted, tmp_path):
+    svbench = os.environ.get("SVBENCH_BIN")
+    if not svbench:
+        print("skipping: set SVBENCH_BIN to the svbench release binary to run eval against the server")
+        pytest.skip("SVBENCH_BIN is not set")
+    (_, base_url), prompts, replies = scripted
+    replies.extend(
+        [
+            '<tool_call>{"name": "run_kubelinter", "arguments": {"paths": ["."]}}</tool_call>',
+            '{"violations": [], "patch": "", "confidence": 0.5}',
+        ]
+    )
+    out = tmp_path / "evals"
+    proc = subprocess.run(
+        [svbench, "eval", "e2", "--model", NAME, "--base-url", base_url, "--api-key-env", "", "-n", "1",
+         "--split", "test", "--max-tokens", "16", "--temperature", "0", "--no-cache", "--no-progress",
+         "--output-dir", str(out)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [results] = list(out.rglob("results.jsonl"))
+    [row] = [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+    assert row["error"] is None, row["error"]
+    # The episode ran the analyzer the model called, then scored its answer.
+    [interaction] = row["tool_interactions"]
+    assert interaction["tool"] == "run_kubelinter" and interaction["ok"], interaction
+    assert row["turns"] == 2
+    assert row["parse"]["status"] == "valid"
+    assert not replies

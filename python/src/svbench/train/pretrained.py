@@ -19,6 +19,7 @@ from typing import Any
 
 from svbench.train.checkpoint import CheckpointError, check_checkpoint
 from svbench.train.config import ModelConfig
+from svbench.train.tool_calls import PROBE_TOOL
 
 __all__ = ["PACKAGES", "PretrainedError", "Source", "check_template", "gguf_facts", "load_gguf", "resolve"]
 
@@ -176,14 +177,6 @@ def load_gguf(path: Path) -> tuple[Any, Any]:
 
 
 #: A conversation with a tool call and its answer, as E2's tool mode sends.
-_TOOL = {
-    "type": "function",
-    "function": {
-        "name": "scan",
-        "description": "Run the analyzers on the configuration.",
-        "parameters": {"type": "object", "properties": {"tool": {"type": "string"}}, "required": ["tool"]},
-    },
-}
 
 
 def check_template(tokenizer: Any, where: str, tools: bool) -> dict[str, Any]:
@@ -202,11 +195,11 @@ def check_template(tokenizer: Any, where: str, tools: bool) -> dict[str, Any]:
     if tools:
         try:
             with_tools = tokenizer.apply_chat_template(
-                messages, tools=[_TOOL], tokenize=False, add_generation_prompt=True
+                messages, tools=[PROBE_TOOL], tokenize=False, add_generation_prompt=True
             )
         except Exception as e:
             raise PretrainedError(f"{where}: the chat template cannot render tools: {e}") from e
-        facts["template_shows_tools"] = "scan" in with_tools and with_tools != plain
+        facts["template_shows_tools"] = PROBE_TOOL["function"]["name"] in with_tools and with_tools != plain
     return facts
 
 

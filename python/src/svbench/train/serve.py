@@ -28,6 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from svbench.train.checkpoint import CheckpointError, check_checkpoint, load_checkpoint, weights_fingerprint
+from svbench.train.tool_calls import (
+    ToolError,
+    parse_tool_choice,
+    parse_tools,
+    prepare_messages,
+    split_tool_calls,
+    template_renders_tools,
+)
 
 __all__ = ["ApiError", "ChatModel", "ChatRequest", "CheckpointServer", "main", "parse_chat_request", "serve_in_thread"]
 
@@ -57,13 +65,17 @@ class ApiError(Exception):
 class ChatRequest:
     """A validated chat completion request."""
 
-    messages: list[dict[str, str]]
+    messages: list[dict[str, Any]]
     #: None: the server default (256, bounded by the cap and the context).
     max_tokens: int | None
     temperature: float
     top_p: float
     seed: int | None
     stop: tuple[str, ...]
+    #: OpenAI `tools` (functions); None: no tools offered.
+    tools: list[dict] | None = None
+    #: `tool_choice: none`: tools are shown but replies are never read as calls.
+    tools_off: bool = False
 
 
 def _bad(message: str, code: str = "invalid_value") -> ApiError:
@@ -78,12 +90,7 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _message(i: int, m: Any) -> dict[str, str]:
-    if not isinstance(m, dict):
-        raise _bad(f"messages[{i}] must be an object with role and content")
-    role, content = m.get("role"), m.get("content")
-    if not isinstance(role, str) or not role:
-        raise _bad(f"messages[{i}].role must be a non-empty string")
+def _text(i: int, content: Any) -> str:
     if isinstance(content, list):
         # Text parts are pieces of one text; anything else (images, audio) this
         # server cannot read.
@@ -95,7 +102,37 @@ def _message(i: int, m: Any) -> dict[str, str]:
         content = "".join(texts)
     if not isinstance(content, str):
         raise _bad(f"messages[{i}].content must be a string or a list of text parts")
-    return {"role": role, "content": content}
+    return content
+
+
+def _tool_call(i: int, j: int, call: Any) -> dict:
+    fn = call.get("function") if isinstance(call, dict) else None
+    if not (isinstance(fn, dict) and isinstance(fn.get("name"), str) and isinstance(fn.get("arguments", ""), str)):
+        raise _bad(f"messages[{i}].tool_calls[{j}] must be {{id, type: function, function: {{name, arguments: str}}}}")
+    return {
+        "id": str(call.get("id", "")),
+        "type": "function",
+        "function": {"name": fn["name"], "arguments": fn.get("arguments", "")},
+    }
+
+
+def _message(i: int, m: Any) -> dict[str, Any]:
+    if not isinstance(m, dict):
+        raise _bad(f"messages[{i}] must be an object with role and content")
+    role, content = m.get("role"), m.get("content")
+    if not isinstance(role, str) or not role:
+        raise _bad(f"messages[{i}].role must be a non-empty string")
+    calls = m.get("tool_calls")
+    if role == "assistant" and calls:
+        # A turn that called tools: its text may be null.
+        if not isinstance(calls, list):
+            raise _bad(f"messages[{i}].tool_calls must be a list")
+        text = "" if content is None else _text(i, content)
+        return {"role": role, "content": text, "tool_calls": [_tool_call(i, j, c) for j, c in enumerate(calls)]}
+    message: dict[str, Any] = {"role": role, "content": _text(i, content)}
+    if role == "tool" and isinstance(m.get("tool_call_id"), str):
+        message["tool_call_id"] = m["tool_call_id"]
+    return message
 
 
 def parse_chat_request(body: Any, model_name: str, max_tokens_cap: int) -> ChatRequest:
@@ -108,8 +145,11 @@ def parse_chat_request(body: Any, model_name: str, max_tokens_cap: int) -> ChatR
         raise _bad("model must be a string", "invalid_type")
     if model != model_name:
         raise ApiError(404, f"model {model!r} is not served here; this server serves {model_name!r}", "model_not_found")
-    if body.get("tools"):
-        raise _bad("tools are not supported by svbench.train.serve", "unsupported_parameter")
+    try:
+        tools = parse_tools(body.get("tools"))
+        parse_tool_choice(body.get("tool_choice"))
+    except ToolError as e:
+        raise _bad(str(e), "unsupported_parameter" if "tool_choice" in str(e) else "invalid_value") from e
     stream = body.get("stream")
     if stream not in (None, False):
         if stream is True:
@@ -160,6 +200,8 @@ def parse_chat_request(body: Any, model_name: str, max_tokens_cap: int) -> ChatR
         top_p=float(top_p),
         seed=seed,
         stop=tuple(s for s in stops if s),
+        tools=tools,
+        tools_off=body.get("tool_choice") == "none",
     )
 
 
@@ -188,6 +230,8 @@ class ChatModel:
         self.model, self.tokenizer = load_checkpoint(self.path, device=device)
         self.fingerprint = "svbench-ckpt-" + weights_fingerprint(self.path)[:12]
         self.context_length = _context_length(self.model, self.tokenizer)
+        # Templates that ignore `tools` get them written into the system turn.
+        self.native_tools = template_renders_tools(self.tokenizer)
         eos = self.model.generation_config.eos_token_id
         if eos is None:
             eos = self.tokenizer.eos_token_id
@@ -202,7 +246,10 @@ class ChatModel:
         from jinja2 import TemplateError
 
         try:
-            prompt = self.tokenizer.apply_chat_template(req.messages, add_generation_prompt=True, tokenize=False)
+            messages, tools = prepare_messages(req.messages, req.tools, self.native_tools)
+            prompt = self.tokenizer.apply_chat_template(
+                messages, tools=tools, add_generation_prompt=True, tokenize=False
+            )
         except TemplateError as e:
             raise _bad(f"the checkpoint's chat template rejected the messages: {e}", "invalid_messages") from e
         # The template already places any BOS token.
@@ -269,13 +316,19 @@ class ChatModel:
             finish = "stop"
         else:
             finish = "length" if len(new_ids) >= max_new else "stop"
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if req.tools and not req.tools_off:
+            content, calls = split_tool_calls(text)
+            if calls:
+                message = {"role": "assistant", "content": content, "tool_calls": calls}
+                finish = "tool_calls"
         return {
             "id": "chatcmpl-" + secrets.token_hex(12),
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.name,
             "system_fingerprint": self.fingerprint,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": len(new_ids),
