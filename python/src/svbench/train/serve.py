@@ -220,8 +220,24 @@ def _cut_at_stop(text: str, stops: tuple[str, ...]) -> str | None:
     return text[: min(hits)] if hits else None
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What an engine produced for one prompt."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    #: `stop` (end of turn or a stop string) or `length`.
+    finish: str
+
+
 class ChatModel:
-    """A loaded checkpoint that answers chat requests one at a time."""
+    """A loaded checkpoint that answers chat requests one at a time: the chat
+    template renders the prompt, torch generates (see :class:`LlamaCppChatModel`
+    for the other engine)."""
+
+    #: Recorded as the response's `system_fingerprint` prefix.
+    engine = "torch"
 
     def __init__(self, ckpt: str | Path, name: str, max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP, device: str = "cpu"):
         self.path = check_checkpoint(ckpt)
@@ -230,30 +246,29 @@ class ChatModel:
         self.model, self.tokenizer = load_checkpoint(self.path, device=device)
         self.fingerprint = "svbench-ckpt-" + weights_fingerprint(self.path)[:12]
         self.context_length = _context_length(self.model, self.tokenizer)
-        # Templates that ignore `tools` get them written into the system turn.
-        self.native_tools = template_renders_tools(self.tokenizer)
         eos = self.model.generation_config.eos_token_id
         if eos is None:
             eos = self.tokenizer.eos_token_id
         self.eos_ids: list[int] = [] if eos is None else list(eos) if isinstance(eos, list | tuple) else [eos]
         pad = self.tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else (self.eos_ids[0] if self.eos_ids else None)
+        self._chat_setup()
+
+    def _chat_setup(self) -> None:
+        # Templates that ignore `tools` get them written into the system turn.
+        self.native_tools = template_renders_tools(self.tokenizer)
         # One model, one forward pass at a time; also keeps seeding and sampling
         # of one request from interleaving with another's.
         self.lock = threading.Lock()
 
-    def _prompt_ids(self, req: ChatRequest) -> Any:
+    def _prompt_text(self, req: ChatRequest) -> str:
         from jinja2 import TemplateError
 
         try:
             messages, tools = prepare_messages(req.messages, req.tools, self.native_tools)
-            prompt = self.tokenizer.apply_chat_template(
-                messages, tools=tools, add_generation_prompt=True, tokenize=False
-            )
+            return self.tokenizer.apply_chat_template(messages, tools=tools, add_generation_prompt=True, tokenize=False)
         except TemplateError as e:
             raise _bad(f"the checkpoint's chat template rejected the messages: {e}", "invalid_messages") from e
-        # The template already places any BOS token.
-        return self.tokenizer(prompt, add_special_tokens=False, return_tensors="pt")
 
     def _max_new_tokens(self, req: ChatRequest, prompt_tokens: int) -> int:
         default = min(DEFAULT_MAX_TOKENS, self.max_tokens_cap)
@@ -276,12 +291,33 @@ class ChatModel:
         with self.lock:
             # Under the lock too: a Rust tokenizer used from two threads at once
             # can fail with "Already borrowed".
-            return self._complete(req)
+            out = self._generate(self._prompt_text(req), req)
+        message: dict[str, Any] = {"role": "assistant", "content": out.text}
+        finish = out.finish
+        if req.tools and not req.tools_off:
+            content, calls = split_tool_calls(out.text)
+            if calls:
+                message = {"role": "assistant", "content": content, "tool_calls": calls}
+                finish = "tool_calls"
+        return {
+            "id": "chatcmpl-" + secrets.token_hex(12),
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.name,
+            "system_fingerprint": self.fingerprint,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": out.prompt_tokens,
+                "completion_tokens": out.completion_tokens,
+                "total_tokens": out.prompt_tokens + out.completion_tokens,
+            },
+        }
 
-    def _complete(self, req: ChatRequest) -> dict:
+    def _generate(self, prompt: str, req: ChatRequest) -> Generated:
         import torch
 
-        enc = self._prompt_ids(req)
+        # The template already places any BOS token.
+        enc = self.tokenizer(prompt, add_special_tokens=False, return_tensors="pt")
         input_ids = enc["input_ids"].to(self.model.device)
         attention_mask = enc["attention_mask"].to(self.model.device)
         prompt_tokens = int(input_ids.shape[1])
@@ -316,25 +352,7 @@ class ChatModel:
             finish = "stop"
         else:
             finish = "length" if len(new_ids) >= max_new else "stop"
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if req.tools and not req.tools_off:
-            content, calls = split_tool_calls(text)
-            if calls:
-                message = {"role": "assistant", "content": content, "tool_calls": calls}
-                finish = "tool_calls"
-        return {
-            "id": "chatcmpl-" + secrets.token_hex(12),
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": self.name,
-            "system_fingerprint": self.fingerprint,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": len(new_ids),
-                "total_tokens": prompt_tokens + len(new_ids),
-            },
-        }
+        return Generated(text, prompt_tokens, len(new_ids), finish)
 
     def models_body(self) -> dict:
         return {"object": "list", "data": [{"id": self.name, "object": "model", "owned_by": "svbench"}]}
@@ -577,7 +595,19 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_TOKENS_CAP,
         help=f"largest max_tokens a request may ask for (default {DEFAULT_MAX_TOKENS_CAP})",
     )
-    p.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    p.add_argument(
+        "--engine",
+        choices=("torch", "llama-cpp"),
+        default="torch",
+        help="what generates: torch (any checkpoint), or llama.cpp from the GGUF file a checkpoint was made "
+        "from (needs llama-cpp-python; default torch)",
+    )
+    p.add_argument(
+        "--gguf",
+        type=Path,
+        help="with --engine llama-cpp: the GGUF file (default: the one the checkpoint recorded, from its package)",
+    )
+    p.add_argument("--threads", type=int, help="CPU threads (default: the engine's choice)")
     p.add_argument("--device", default="cpu", help="torch device for the model (default cpu)")
     p.add_argument("--allow-remote", action="store_true", help="allow binding a non-loopback address")
     return p
@@ -598,13 +628,22 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, CheckpointError) as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
-    import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    if args.gguf is not None and args.engine != "llama-cpp":
+        _parser().error("--gguf goes with --engine llama-cpp")
     name = args.model_name or args.ckpt.resolve().name
     try:
-        chat = ChatModel(args.ckpt, name, args.max_new_tokens_cap, args.device)
+        if args.engine == "llama-cpp":
+            from svbench.train.llama_engine import LlamaCppChatModel
+
+            chat: ChatModel = LlamaCppChatModel(
+                args.ckpt, name, args.max_new_tokens_cap, gguf=args.gguf, threads=args.threads
+            )
+        else:
+            import torch
+
+            if args.threads:
+                torch.set_num_threads(args.threads)
+            chat = ChatModel(args.ckpt, name, args.max_new_tokens_cap, args.device)
     except CheckpointError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
