@@ -20,6 +20,8 @@ SMOKE = ROOT / "configs" / "train" / "e1-smoke.toml"
 torch = pytest.importorskip("torch", reason="the train extra (torch) is not installed")
 pytest.importorskip("trl", reason="the train extra (trl) is not installed")
 
+from svbench.train import evaluate as evaluate_module  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def svbench_cli() -> str:
@@ -59,6 +61,8 @@ def test_smoke_pipeline_end_to_end_and_resume(tmp_path, svbench_cli):
             assert sum(1 for _ in (d / "results.jsonl").open()) == 5
             check = subprocess.run([svbench_cli, "manifest", "validate", str(d / "run_manifest.json")])
             assert check.returncode == 0
+            # What svbench wrote reads as finished, so a resumed pipeline keeps it.
+            assert evaluate_module._complete(d)
 
     report = (run / "report.md").read_text()
     assert "Paired comparison on 5 examples" in report and "## Learning curves: grpo" in report

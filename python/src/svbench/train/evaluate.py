@@ -19,7 +19,7 @@ def _complete(run_dir: Path) -> bool:
     meta = run_dir / "metadata.json"
     if not (run_dir / "run_manifest.json").exists() or not meta.exists():
         return False
-    return json.loads(meta.read_text(encoding="utf-8")).get("status") == "complete"
+    return json.loads(meta.read_text(encoding="utf-8")).get("status") == "completed"
 
 
 def eval_run_dir(out_dir: Path, run_id: str) -> Path | None:
