@@ -47,10 +47,19 @@ def test_configs_are_read_strictly(tmp_path):
         'env = "e2"\n[grpo]\nrows = "flagged"\n': "grpo.rows must be all or with_findings",
         'env = "e1"\n[grpo]\nrows = "with_findings"\n': "with_findings is for e2",
         'env = "e2"\n[grpo]\nmethod = "distillation"\nrows = "with_findings"\nteacher = "analyzers"': "selects GRPO",
+        'env = "e4"\n[eval]\nfresh = "embedded"\n': "eval.fresh must be synthetic:SEED:N",
+        'env = "e4"\n[eval]\nfresh = "synthetic:13:50"\n': "uses generator seed 13, which a training stage uses too",
+        'env = "e4"\n[eval]\nsplits = ["test", "fresh"]\n': "eval.fresh sets no generated dataset",
+        'env = "e4"\n[eval]\nengine = "vllm"\n': "eval.engine must be one of torch, llama-cpp",
+        'env = "e4"\n[eval]\nengine = "llama-cpp"\n': "eval.engine llama-cpp needs a model from a GGUF file",
     }
     for text, message in cases.items():
         with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
             train_config.load(write(tmp_path, "bad.toml", text))
+    fresh = train_config.load(write(tmp_path, "fresh.toml", 'env = "e4"\n[eval]\nfresh = "synthetic:99:40"\n'))
+    assert fresh.eval.splits == ["dev", "test", "ood", "fresh"]
+    assert train_config.eval_source(fresh.eval, "fresh") == ("synthetic:99:40", "test")
+    assert train_config.eval_source(fresh.eval, "ood") == ("embedded", "ood")
 
 
 def test_every_environments_teachers_and_defaults_come_from_the_registry(tmp_path):

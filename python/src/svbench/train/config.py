@@ -106,6 +106,13 @@ class EvalConfig:
 
     splits: list[str] = field(default_factory=list)
     dataset: str = "embedded"
+    #: A freshly generated held-out set (`synthetic:SEED:N`, a seed no
+    #: training stage uses), evaluated as split `fresh` (its `test` rows);
+    #: empty: none.
+    fresh: str = ""
+    #: What generates the evaluated answers: `torch`, or `llama-cpp` (each
+    #: checkpoint exported to a float16 GGUF; a model from a GGUF file only).
+    engine: str = "torch"
     #: Examples per split (0: all).
     examples: int = 0
     max_tokens: int = 24
@@ -233,7 +240,43 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"env_args.{key} cannot be set: the student always runs with {key} = {json.dumps(value)}")
     if not cfg.eval.splits:
         cfg.eval.splits = held_out_splits(cfg.env, {cfg.sft.split, g.split})
+    _settle_fresh(cfg)
+    if cfg.eval.engine not in EVAL_ENGINES:
+        raise ConfigError(f"eval.engine must be one of {', '.join(EVAL_ENGINES)}, got {cfg.eval.engine!r}")
+    if cfg.eval.engine == "llama-cpp" and not (cfg.model.package or cfg.model.path.endswith(".gguf")):
+        raise ConfigError("eval.engine llama-cpp needs a model from a GGUF file (model.package, or a .gguf model.path)")
     return cfg
+
+
+#: `eval.engine` values.
+EVAL_ENGINES = ("torch", "llama-cpp")
+
+
+#: The split name a freshly generated held-out set is evaluated and reported under.
+FRESH = "fresh"
+
+
+def _settle_fresh(cfg: TrainConfig) -> None:
+    """`eval.fresh` becomes the last evaluated split, `fresh`; its generator
+    seed must be one no training stage draws rows from."""
+    e = cfg.eval
+    if not e.fresh:
+        if FRESH in e.splits:
+            raise ConfigError(f"eval.splits names {FRESH!r} but eval.fresh sets no generated dataset for it")
+        return
+    parts = e.fresh.split(":")
+    if len(parts) != 3 or parts[0] != "synthetic" or not all(p.isdigit() for p in parts[1:]) or int(parts[2]) < 1:
+        raise ConfigError(f"eval.fresh must be synthetic:SEED:N (a generated set), got {e.fresh!r}")
+    used = {d.split(":")[1] for d in (cfg.sft.dataset, cfg.grpo.dataset) if d.startswith("synthetic:")}
+    if parts[1] in used:
+        raise ConfigError(f"eval.fresh {e.fresh!r} uses generator seed {parts[1]}, which a training stage uses too")
+    if FRESH not in e.splits:
+        e.splits = [*e.splits, FRESH]
+
+
+def eval_source(e: EvalConfig, split: str) -> tuple[str, str]:
+    """The `--dataset` and `--split` an evaluated split runs with."""
+    return (e.fresh, "test") if split == FRESH else (e.dataset, split)
 
 
 def settle_model_source(m: ModelConfig) -> None:
@@ -313,6 +356,8 @@ __all__ = [
     "LEARNING_SETTINGS",
     "MODEL_SOURCES",
     "ConfigError",
+    "FRESH",
+    "eval_source",
     "settle_model_source",
     "training_hashes",
     "TrainConfig",

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from svbench.train.config import ConfigError, TrainConfig, training_hashes
+from svbench.train.config import ConfigError, TrainConfig, eval_source, training_hashes
 from svbench.train.rundir import svbench_bin
 from svbench.train.teacher import env_arg_flags, student_env_args
 
@@ -20,6 +20,22 @@ def _complete(run_dir: Path) -> bool:
     if not (run_dir / "run_manifest.json").exists() or not meta.exists():
         return False
     return json.loads(meta.read_text(encoding="utf-8")).get("status") == "completed"
+
+
+def exported_gguf(cfg: TrainConfig, ckpt: Path) -> Path:
+    """`ckpt` as a float16 GGUF beside it (made once), with the metadata of
+    the GGUF file the model came from, for the llama.cpp engine."""
+    from svbench.train.checkpoint import weights_fingerprint
+    from svbench.train.gguf_export import export_gguf, exported_fingerprint
+    from svbench.train.pretrained import resolve
+
+    out = ckpt.with_name(ckpt.name + ".f16.gguf")
+    if out.is_file() and exported_fingerprint(out) == weights_fingerprint(ckpt):
+        return out
+    source = resolve(cfg.model)
+    if source.kind != "gguf":
+        raise ConfigError(f"eval.engine llama-cpp: the model ({source.named}) is not a GGUF file")
+    return export_gguf(ckpt, source.path, out)
 
 
 def eval_run_dir(out_dir: Path, run_id: str) -> Path | None:
@@ -53,11 +69,15 @@ def evaluate(
         todo.append((split, run_id))
     if not todo:
         return done
-    server, base_url = serve_in_thread(ckpt, model_name=model_name, max_new_tokens_cap=max(512, e.max_tokens))
+    gguf = exported_gguf(cfg, ckpt) if e.engine == "llama-cpp" else None
+    server, base_url = serve_in_thread(
+        ckpt, model_name=model_name, max_new_tokens_cap=max(512, e.max_tokens), engine=e.engine, gguf=gguf
+    )
     try:
         for split, run_id in todo:
             cmd = [svbench_bin(), "eval", cfg.env, "--model", model_name, "--base-url", base_url]
-            cmd += ["--api-key-env", "", "--dataset", e.dataset, "--split", split]
+            dataset, dataset_split = eval_source(e, split)
+            cmd += ["--api-key-env", "", "--dataset", dataset, "--split", dataset_split]
             cmd += ["--max-tokens", str(e.max_tokens), "--temperature", str(e.temperature)]
             cmd += ["--concurrency", "1", "--no-cache", "--no-progress", "--max-consecutive-errors", "0"]
             cmd += ["--run-id", run_id, "--output-dir", str(out_dir), "--trainer", trainer]

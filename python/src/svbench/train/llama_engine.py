@@ -5,10 +5,12 @@ from, quantised as it ships.
 
     python -m svbench.train.serve CKPT --engine llama-cpp [--gguf FILE]
 
-Only a checkpoint made from a GGUF file (`python -m svbench.train model` with
-a pretrained GGUF) can be served this way, and only with that very file: its
-SHA-256 must be the one the checkpoint recorded, so the two engines serve the
-same model. A trained checkpoint has no GGUF; serve it with torch.
+A checkpoint made from a GGUF file (`python -m svbench.train model` with a
+pretrained GGUF) is served from that very file: its SHA-256 must be the one
+the checkpoint recorded, so the two engines serve the same model. Any other
+checkpoint of such a model (a trained one) is served from its export
+(`python -m svbench.train.gguf_export`), which records the checkpoint's
+weights fingerprint; the server checks it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from svbench.train.checkpoint import CheckpointError, check_checkpoint, file_sha256, read_metadata
+from svbench.train.checkpoint import CheckpointError, check_checkpoint, file_sha256, read_metadata, weights_fingerprint
 from svbench.train.serve import DEFAULT_MAX_TOKENS_CAP, ChatModel, ChatRequest, Generated, _cut_at_stop
 
 __all__ = ["LlamaCppChatModel", "recorded_gguf"]
@@ -49,6 +51,39 @@ def _package_file(named: str, file: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def _weights_file(ckpt: Path, gguf: Path | None) -> tuple[Path, str]:
+    """The GGUF file to serve for `ckpt` and its SHA-256: an export of this
+    very checkpoint (`svbench.train.gguf_export`), or the file the checkpoint
+    was made from."""
+    from svbench.train.gguf_export import exported_fingerprint
+
+    if gguf is not None and not gguf.is_file():
+        raise CheckpointError(f"--gguf {gguf}: no such file")
+    try:
+        exported = None if gguf is None else exported_fingerprint(gguf)
+    except Exception as e:  # the gguf reader raises several kinds on a damaged file
+        raise CheckpointError(f"--gguf {gguf}: not a readable GGUF file: {e}") from e
+    if exported is not None:
+        if exported != weights_fingerprint(ckpt):
+            raise CheckpointError(f"{gguf} was exported from other weights than {ckpt}'s")
+        return gguf, file_sha256(gguf)
+    origin = recorded_gguf(ckpt)
+    if gguf is None:
+        gguf = _package_file(str(origin.get("named", "")), str(origin.get("file", "")))
+        if gguf is None:
+            raise CheckpointError(
+                f"{ckpt} was made from {origin.get('file')} ({origin.get('named')}), which is not "
+                "installed here; pass its path with --gguf"
+            )
+    sha = file_sha256(gguf)
+    if sha != origin["sha256"]:
+        raise CheckpointError(
+            f"{gguf} is not the GGUF file {ckpt} was made from "
+            f"(SHA-256 {sha[:12]}…, the checkpoint recorded {origin['sha256'][:12]}…)"
+        )
+    return gguf, sha
+
+
 class LlamaCppChatModel(ChatModel):
     """:class:`ChatModel` with llama.cpp generating from the GGUF file."""
 
@@ -65,20 +100,7 @@ class LlamaCppChatModel(ChatModel):
         self.path = check_checkpoint(ckpt)
         self.name = name
         self.max_tokens_cap = max_tokens_cap
-        origin = recorded_gguf(self.path)
-        if gguf is None:
-            gguf = _package_file(str(origin.get("named", "")), str(origin.get("file", "")))
-            if gguf is None:
-                raise CheckpointError(
-                    f"{self.path} was made from {origin.get('file')} ({origin.get('named')}), which is not "
-                    "installed here; pass its path with --gguf"
-                )
-        sha = file_sha256(gguf)
-        if sha != origin["sha256"]:
-            raise CheckpointError(
-                f"{gguf} is not the GGUF file {self.path} was made from "
-                f"(SHA-256 {sha[:12]}…, the checkpoint recorded {origin['sha256'][:12]}…)"
-            )
+        gguf, sha = _weights_file(self.path, gguf)
         try:
             from llama_cpp import Llama
         except ImportError as e:

@@ -554,15 +554,25 @@ def serve_in_thread(
     max_new_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
     device: str = "cpu",
     allow_remote: bool = False,
+    engine: str = "torch",
+    gguf: Path | None = None,
+    threads: int | None = None,
 ) -> tuple[CheckpointServer, str]:
-    """Loads ``ckpt`` and serves it from a background thread.
+    """Loads ``ckpt`` and serves it from a background thread, generating with
+    torch or (``engine="llama-cpp"``) llama.cpp from ``gguf``.
 
     Returns ``(server, base_url)``; ``server.close()`` (or ``with server:``)
     shuts it down. ``base_url`` ends in ``/v1``, ready for ``svbench eval --base-url``.
     """
     _check_host(host, allow_remote)
     name = model_name or Path(ckpt).resolve().name
-    server = CheckpointServer((host, port), ChatModel(ckpt, name, max_new_tokens_cap, device))
+    if engine == "llama-cpp":
+        from svbench.train.llama_engine import LlamaCppChatModel
+
+        chat: ChatModel = LlamaCppChatModel(ckpt, name, max_new_tokens_cap, gguf=gguf, threads=threads)
+    else:
+        chat = ChatModel(ckpt, name, max_new_tokens_cap, device)
+    server = CheckpointServer((host, port), chat)
     server.start()
     return server, server.base_url
 

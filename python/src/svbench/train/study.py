@@ -27,7 +27,7 @@ VARIANT_KEYS = LEARNING_SETTINGS
 #: What must be equal across the variants of a study.
 BUDGET = (
     ("grpo", ("steps", "prompts_per_step", "generations", "max_tokens", "temperature", "dataset", "split", "rows")),
-    ("eval", ("splits", "dataset", "examples", "max_tokens", "temperature")),
+    ("eval", ("splits", "dataset", "fresh", "engine", "examples", "max_tokens", "temperature")),
     ("sft", ("teacher", "dataset", "split", "examples", "epochs", "batch_size", "lr")),
 )
 
