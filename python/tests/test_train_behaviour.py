@@ -33,7 +33,31 @@ def test_a_constant_policy_has_one_answer_and_full_recall_of_one_class(tmp_path)
         "distinct_answers": 1,
         "top_answer_share": 1.0,
         "top_answer": "Malicious@0.7",
+        # One label whatever the gold: the label does not depend on it.
+        "label_gold_p": 1.0,
+        "reads_record": 0.0,
     }
+
+
+def test_fisher_exact_p_matches_reference_values():
+    from svbench.train.analysis import fisher_exact_p
+
+    # Two-sided values as the usual statistics packages give them.
+    assert fisher_exact_p(8, 2, 1, 5) == pytest.approx(0.034965034965)
+    assert fisher_exact_p(1, 9, 11, 3) == pytest.approx(0.002759456185)
+    assert fisher_exact_p(5, 5, 5, 5) == pytest.approx(1.0)
+    assert fisher_exact_p(0, 0, 3, 4) == 1.0
+
+
+def test_a_policy_whose_labels_follow_the_gold_reads_the_record(tmp_path):
+    rows = [_row("Malicious", "Malicious", 0.8)] * 8 + [_row("Malicious", "Benign", 0.6)] * 2
+    rows += [_row("Benign", "Malicious", 0.6)] + [_row("Benign", "Benign", 0.8)] * 5 + [_row("Benign", "Abstain", 0.5)]
+    mix = answer_mix(_write(tmp_path, rows))
+    # Abstentions are not decided labels: the table is [[8, 1], [2, 5]].
+    assert mix["label_gold_p"] == pytest.approx(0.034965034965)
+    assert mix["reads_record"] == 1.0
+    # No decided label: no test.
+    assert answer_mix(_write(tmp_path, [_row("Benign", "Abstain", 0.5)]))["reads_record"] is None
 
 
 def test_recall_counts_abstains_and_parse_failures_as_misses(tmp_path):

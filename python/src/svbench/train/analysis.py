@@ -65,6 +65,23 @@ def scored_rewards(rows: list[dict]) -> tuple[list[float], int]:
     return rewards, len(rows) - len(rewards)
 
 
+def fisher_exact_p(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided Fisher exact test of the 2×2 table [[a, b], [c, d]]: the
+    probability, with the margins fixed, of a table no more likely than this
+    one (the usual two-sided rule, with a relative tolerance for ties)."""
+    from math import comb
+
+    row1, col1, n = a + b, a + c, a + b + c + d
+    total = comb(n, col1)
+
+    def prob(x: int) -> float:
+        return comb(row1, x) * comb(n - row1, col1 - x) / total
+
+    observed = prob(a)
+    lo, hi = max(0, col1 - (n - row1)), min(row1, col1)
+    return min(1.0, sum(p for p in map(prob, range(lo, hi + 1)) if p <= observed * (1 + 1e-7)))
+
+
 def mix_table(
     policies: Policies,
     columns: list[tuple[str, str]],

@@ -13,7 +13,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from svbench.train.analysis import Analysis, Policies, StudyAnalysis, mix_table, read_results
+from svbench.train.analysis import Analysis, Policies, StudyAnalysis, fisher_exact_p, mix_table, read_results
 
 
 def label_of(r: dict) -> str | None:
@@ -32,6 +32,11 @@ def answer_mix(results: Path) -> dict[str, float | int | None]:
         return sum(label_of(r) == gold for r in of) / len(of) if of else None
 
     top = answers.most_common(1)[0][0] if rows else (None, None)
+    # Does the decided label depend on the gold label? A policy that reads
+    # the record says Malicious more often on malicious flows.
+    decided = [(label_of(r), r.get("answer")) for r in rows if label_of(r) in ("Benign", "Malicious")]
+    table = [sum(1 for p, g in decided if (p, g) == cell) for cell in MIX_CELLS]
+    p = fisher_exact_p(*table) if decided else None
     return {
         "malicious_recall": recall("Malicious"),
         "benign_recall": recall("Benign"),
@@ -39,7 +44,13 @@ def answer_mix(results: Path) -> dict[str, float | int | None]:
         "distinct_answers": len(answers),
         "top_answer_share": answers.most_common(1)[0][1] / len(rows) if rows else None,
         "top_answer": _answer_text(*top),
+        "label_gold_p": p,
+        "reads_record": None if p is None else float(p < 0.05),
     }
+
+
+#: The 2×2 table of decided label (rows) against gold label (columns).
+MIX_CELLS = (("Malicious", "Malicious"), ("Malicious", "Benign"), ("Benign", "Malicious"), ("Benign", "Benign"))
 
 
 def _answer_text(label: str | None, confidence) -> str:
@@ -89,7 +100,11 @@ def reference_policies(results: Path) -> list[tuple[str, float]]:
 def behaviour_table(policies: Policies) -> list[str]:
     """Markdown: each policy's reward and answer mix, then the reference policies."""
     cols = ("malicious_recall", "benign_recall", "abstain_rate", "distinct_answers", "top_answer_share")
-    return mix_table(policies, [(c, c.replace("_", " ")) for c in cols], answer_mix, reference_policies)
+    headings = [(c, c.replace("_", " ")) for c in cols]
+    # A test, not a reading of the recalls: the share of runs whose decided
+    # labels depend on the gold label (Fisher exact p < 0.05).
+    headings.append(("reads_record", "label depends on gold (Fisher p < 0.05)"))
+    return mix_table(policies, headings, answer_mix, reference_policies)
 
 
 def exploit_measures(results: Path) -> dict[str, float | None]:
