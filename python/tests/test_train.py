@@ -349,3 +349,14 @@ def test_training_hashes_tell_variants_apart_but_not_their_budgets():
     longer = train_config.from_dict({"grpo": {"steps": cfg.grpo.steps + 1}}, cfg)
     assert training_hashes(longer)[1] != training_hashes(cfg)[1]
     assert all(len(h) == 64 for h in training_hashes(cfg))
+
+
+def test_reward_trend_says_whether_training_reward_rose_above_its_start():
+    from svbench.train.study_page import reward_trend
+
+    flat = [{"step": i + 1, "svbench/reward": r} for i, r in enumerate([1.072, 0.94, 1.01, 1.048])]
+    assert reward_trend(flat) == "1.072 → 1.048 (never above the first) → 1.048"
+    rising = [{"step": i + 1, "svbench/reward": r} for i, r in enumerate([0.5, 0.9, 0.7])]
+    assert reward_trend(rising) == "0.500 → 0.900 (best at step 2) → 0.700"
+    assert reward_trend([{"step": 1, "svbench/reward": 0.5}]) == "n/a"
+    assert reward_trend([{"step": 1}, {"step": 2, "loss": 1.0}]) == "n/a"

@@ -96,6 +96,20 @@ def collapse_events(metrics: list[dict], window: int = 5) -> tuple[int, float]:
     return events, drawdown
 
 
+def reward_trend(metrics: list[dict]) -> str:
+    """The training reward (`svbench/reward`, the trained profile) at the first step,
+    its highest at a later step, and at the last step: whether it ever rose
+    above where it started."""
+    rewards = [(m.get("step"), m.get("svbench/reward")) for m in metrics]
+    rewards = [(step, r) for step, r in rewards if r is not None]
+    if len(rewards) < 2:
+        return "n/a"
+    first, later = rewards[0][1], rewards[1:]
+    best_step, best = max(later, key=lambda sr: sr[1])
+    verdict = "never above the first" if best <= first else f"best at step {best_step}"
+    return f"{fmt(first)} → {fmt(best)} ({verdict}) → {fmt(later[-1][1])}"
+
+
 def write_page(study: Study, page: Path | None = None, offline: bool = False) -> Path:
     """Writes the study's page (to `page`, default the study's) and its
     assets beside it. `offline`: from committed evidence only, so a
@@ -260,12 +274,14 @@ def _stability_section(study: Study, finished: dict, split: str, analysis: Analy
     lines += [
         "Across seeds: the standard deviation of the final held-out mean reward. Per run: parse-failure "
         "collapses (the 5-step trailing parse-failure rate reaching 0.5) and the largest drop of the 5-step "
-        "trailing training reward below its best so far (in the variant's own reward units). For E1, the "
+        "trailing training reward below its best so far (in the variant's own reward units), and the "
+        "training reward at the first step → its highest at any later step → at the last step. For E1, the "
         f"most common {split} answer per run and its share: a share near 1 is a policy that stopped reading.",
         "",
-        f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run |"
+        f"| variant | sd of {split} reward across seeds | collapses per run | largest drawdown per run "
+        "| training reward: first → best later → last, per run |"
         + (f" most common {split} answer per run |" if mix else ""),
-        "|---|---:|---|---|" + ("---|" if mix else ""),
+        "|---|---:|---|---|---|" + ("---|" if mix else ""),
     ]
     for v in study.variants:
         runs = [(seed, s) for (k, seed), s in sorted(finished.items()) if k == v.key]
@@ -273,13 +289,15 @@ def _stability_section(study: Study, finished: dict, split: str, analysis: Analy
             continue
         finals = [summary_metrics(d)["reward"] for _, s in runs if (d := _eval_dir(s, "grpo", split))]
         sd = statistics.stdev(finals) if len(finals) > 1 else None
-        events, draws = [], []
+        events, draws, trends = [], [], []
         for _, s in runs:
             metrics_file = Path(s["stages"]["grpo"]["checkpoint"]).parent / "metrics.jsonl"
-            e, d = collapse_events(read_metrics(metrics_file)) if metrics_file.exists() else (None, None)
+            metrics = read_metrics(metrics_file) if metrics_file.exists() else []
+            e, d = collapse_events(metrics) if metrics else (None, None)
             events.append(str(e))
             draws.append(fmt(d))
-        row = f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} |"
+            trends.append(reward_trend(metrics))
+        row = f"| {v.key} | {fmt(sd)} | {', '.join(events)} | {', '.join(draws)} | {'; '.join(trends)} |"
         if mix:
             mixes = [mix(Path(d) / "results.jsonl") for _, s in runs if (d := _eval_dir(s, "grpo", split))]
             row += " " + ", ".join(f"{m['top_answer']} ({fmt(m['top_answer_share'], 2)})" for m in mixes) + " |"
