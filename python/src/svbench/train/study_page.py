@@ -422,7 +422,15 @@ def _claim_section(study: Study, finished: dict, split: str, out: Path, analysis
     lines.append(" ".join(sentences) if sentences else "No finished runs yet.")
     lines.append("")
     if study.discussion:
-        lines += [study.discussion.strip(), ""]
+        # Typed by hand in the study config, so kept apart from what the
+        # runs generated above: every figure it cites must be one of the
+        # page's own.
+        lines += [
+            "## Discussion (written by hand in the study config, not generated)",
+            "",
+            study.discussion.strip(),
+            "",
+        ]
     return lines
 
 
