@@ -592,3 +592,13 @@ def test_gguf_export_refuses_a_source_of_another_model(ckpt, tmp_path):
     with pytest.raises(ExportError, match="not a readable GGUF file"):
         export_gguf(ckpt, tmp_path / "junk.gguf", tmp_path / "out.gguf")
     assert not (tmp_path / "out.gguf").exists()
+
+
+def test_serve_bench_generates_exactly_the_budget_and_reports_its_speed(ckpt, capsys):
+    from svbench.train import serve_bench
+
+    assert serve_bench.main([str(ckpt), "--rows", "2", "--max-tokens", "5", "--threads", "1"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["engine"] == "torch" and out["rows"] == 2
+    assert out["generated_tokens"] == 10 and out["prompt_tokens"] > 0
+    assert out["generated_tokens_per_s"] > 0
