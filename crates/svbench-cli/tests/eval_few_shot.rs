@@ -5,32 +5,12 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::*;
 use serde_json::Value;
-use svbench_envs::e1::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
 use svbench_fakeai::{FakeServer, Script, Step};
-
-/// Question → gold label of an embedded E1 split.
-fn gold(split: &str) -> HashMap<String, String> {
-    let d = load(
-        &DatasetSpec::Embedded,
-        &SplitRequest(Some(split.into())),
-        &SelectionRequest {
-            max_examples: None,
-            shuffle: false,
-            seed: 0,
-        },
-    )
-    .unwrap();
-    d.examples
-        .iter()
-        .map(|e| (e.question.clone(), e.answer.as_str().unwrap().to_string()))
-        .collect()
-}
 
 fn run_dir(sb: &Sandbox, out: &Output) -> PathBuf {
     sb.path().join(stdout(out).lines().last().unwrap().trim())
@@ -59,8 +39,8 @@ fn eval_model(sb: &Sandbox, server: &FakeServer, extra: &[&str]) -> Output {
 
 #[test]
 fn the_endpoint_sees_k_train_examples_with_oracle_answers_before_each_task() {
-    let test_gold = gold("test");
-    let train_gold = gold("train");
+    let test_gold = e1_gold_by_question("test");
+    let train_gold = e1_gold_by_question("train");
     let answers = test_gold.clone();
     let server = FakeServer::start(Script::from_fn(move |body: &Value| {
         let q = svbench_fakeai::last_user_text(body).unwrap_or_default();

@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,27 +13,9 @@ use svbench_fakeai::{FakeServer, Rule, Script, Step};
 
 const KEY: &str = "sk-test-s3cr3t-value";
 
-/// Question → gold label of the embedded test split.
-fn gold_by_question() -> HashMap<String, String> {
-    let d = load(
-        &DatasetSpec::Embedded,
-        &SplitRequest(Some("test".into())),
-        &SelectionRequest {
-            max_examples: None,
-            shuffle: false,
-            seed: 0,
-        },
-    )
-    .unwrap();
-    d.examples
-        .iter()
-        .map(|e| (e.question.clone(), e.answer.as_str().unwrap().to_string()))
-        .collect()
-}
-
 /// A server that answers every E1 question correctly with confidence 0.9.
 fn solver() -> Script {
-    let gold = gold_by_question();
+    let gold = e1_gold_by_question("test");
     Script::from_fn(move |body: &Value| {
         let q = svbench_fakeai::last_user_text(body).unwrap_or_default();
         match gold.get(q.as_ref()) {

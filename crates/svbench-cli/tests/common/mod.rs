@@ -73,3 +73,27 @@ pub fn results(run_dir: &Path) -> Vec<serde_json::Value> {
 pub fn read_json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// Question → gold label of an embedded E1 split.
+pub fn e1_gold_by_question(split: &str) -> std::collections::HashMap<String, String> {
+    use svbench_envs::e1::dataset::{load, DatasetSpec, SelectionRequest, SplitRequest};
+    let d = load(
+        &DatasetSpec::Embedded,
+        &SplitRequest(Some(split.into())),
+        &SelectionRequest {
+            max_examples: None,
+            shuffle: false,
+            seed: 0,
+        },
+    )
+    .expect("the embedded E1 split loads");
+    d.examples
+        .iter()
+        .map(|e| {
+            (
+                e.question.clone(),
+                e.answer.as_str().expect("a label").to_string(),
+            )
+        })
+        .collect()
+}
