@@ -166,7 +166,13 @@ impl ExtensionsAcc {
         self.strict_format += u64::from(p.format_ok);
         if oracle.is_empty() {
             self.clean += 1;
-            self.clean_pass += u64::from(predicted.is_empty());
+            // An answer that did not parse reports nothing, but it is not a
+            // clean pass: the model never said the config is clean.
+            let valid = r
+                .parse
+                .as_ref()
+                .is_some_and(|p| p.status == svbench_core::ParseStatus::Valid);
+            self.clean_pass += u64::from(valid && predicted.is_empty());
         }
         // Absent in hand-built records: no patch.
         let status = match p.v1_patch.status.as_str() {
@@ -272,5 +278,20 @@ mod tests {
         assert_eq!(v1.patch_provided_rate, Some(0.75));
         assert_eq!(v1.patch_applied_rate, Some(1.0 / 3.0));
         assert_eq!(v1.preservation_failure_rate, Some(0.0));
+    }
+
+    #[test]
+    fn an_invalid_answer_on_a_clean_config_is_not_a_clean_pass() {
+        let clean = |status: &str| -> RecordView<E2Fields> {
+            serde_json::from_value(serde_json::json!({
+                "parse": {"status": status, "reason": null, "format_ok": status == "valid"},
+                "parsed": {"oracle": [], "prediction": [], "parse_status": status}
+            }))
+            .expect("record view")
+        };
+        let mut acc = ExtensionsAcc::default();
+        acc.add(&clean("valid"));
+        acc.add(&clean("invalid"));
+        assert_eq!(acc.v1().clean_pass_rate, Some(0.5));
     }
 }

@@ -52,7 +52,7 @@ pub fn e2(e2: &E2Summary) -> Vec<HeadlineMetric> {
         "clean_pass_rate",
         e2.v1.clean_pass_rate,
         None,
-        "Among records whose oracle is empty: share answered with no scored finding.",
+        "Among records whose oracle is empty: share answered validly with no scored finding (an invalid answer is not a pass).",
     ));
     out.push(metric(
         "patch_applied_rate",
