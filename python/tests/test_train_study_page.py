@@ -139,7 +139,12 @@ def test_e1_study_pages_show_its_analysis(page_of):
     page = page_of("e1")
     assert E1_HEADING in page and "| *always Malicious, confidence 0.50* |" in page
     assert E1_EXPLOITS in page and "| policy | abstain_rate | abstain_where_optimal |" in page
-    assert "| largest drawdown per run | most common test answer per run |" in page
+    assert (
+        "| largest drawdown per run | training reward: first → best later → last, per run "
+        "| most common test answer per run |"
+    ) in page
+    # The behaviour table carries the test that decided labels depend on the gold label.
+    assert "label depends on gold (Fisher p < 0.05) |" in page
     assert "| B | " in page and "Malicious@0.9 (1.00)" in page
     assert "B gives one answer to at least 95% of test rows in 1 of 2 seeds." in page
 
