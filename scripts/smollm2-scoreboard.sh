@@ -19,7 +19,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-svbench="${SVBENCH_BIN:-$root/target/release/svbench}"
+# Called by name from PATH, so the command line each run records (argv)
+# names no directory of this machine.
+PATH="$(dirname "${SVBENCH_BIN:-$root/target/release/svbench}"):$PATH"
+svbench=svbench
 python="${PYTHON:-python3}"
 threads="${THREADS:-2}"
 name="smollm2-135m-instruct"
