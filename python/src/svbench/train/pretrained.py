@@ -21,7 +21,16 @@ from svbench.train.checkpoint import CheckpointError, check_checkpoint
 from svbench.train.config import ModelConfig
 from svbench.train.tool_calls import PROBE_TOOL
 
-__all__ = ["PACKAGES", "PretrainedError", "Source", "check_template", "gguf_facts", "load_gguf", "resolve"]
+__all__ = [
+    "PACKAGES",
+    "PretrainedError",
+    "Source",
+    "check_template",
+    "gguf_facts",
+    "load_gguf",
+    "package_file",
+    "resolve",
+]
 
 
 @dataclass(frozen=True)
@@ -62,14 +71,23 @@ class Source:
     named: str
 
 
+def package_file(name: str) -> Path | None:
+    """Where package `name` (a key of `PACKAGES`) keeps its model file in this
+    Python; None when the package is not installed. Found, not imported."""
+    pkg = PACKAGES[name]
+    spec = importlib.util.find_spec(pkg.module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / pkg.file
+
+
 def resolve(m: ModelConfig) -> Source:
     """The model file or directory `model.path` or `model.package` names."""
     if m.package:
         pkg = PACKAGES[m.package]
-        spec = importlib.util.find_spec(pkg.module)
-        if spec is None or not spec.submodule_search_locations:
+        path = package_file(m.package)
+        if path is None:
             raise PretrainedError(f"model.package {m.package} is not installed in this Python; {pkg.install}")
-        path = Path(next(iter(spec.submodule_search_locations))) / pkg.file
         if not path.is_file():
             raise PretrainedError(f"model.package {m.package}: {path} is missing; reinstall it ({pkg.install})")
         return Source(path, "gguf", f"package {m.package}")
